@@ -1,0 +1,40 @@
+"""Exact symbolic checks of the theory in Jeong & Chung (ICML 2023).
+
+Every check raises :class:`ClaimFailed` when its claim fails and returns a
+:class:`CheckRecord` when it holds. :data:`CHECKS` maps names to checks in
+run order; :func:`run_all` runs them all. This package alone imports SymPy;
+``toptwo`` never imports it.
+"""
+
+from __future__ import annotations
+
+from ._core import CHECKS, CheckRecord, ClaimFailed
+from . import checks_model  # noqa: F401  (registers checks, in this order)
+from .checks_model import *  # noqa: F401,F403
+from .model import (
+    answer_probabilities,
+    paper_delta_r,
+    r_from_indicators,
+    symbolic_delta_r,
+    symbolic_expected_binary,
+    symbolic_r,
+)
+
+__all__ = [
+    "CHECKS",
+    "CheckRecord",
+    "ClaimFailed",
+    "run_all",
+    "answer_probabilities",
+    "paper_delta_r",
+    "r_from_indicators",
+    "symbolic_delta_r",
+    "symbolic_expected_binary",
+    "symbolic_r",
+]
+__all__ += [f"check_{name}" for name in CHECKS]
+
+
+def run_all() -> list[CheckRecord]:
+    """Run every registered check in order; raise :class:`ClaimFailed` at the first failure."""
+    return [fn() for fn in CHECKS.values()]
