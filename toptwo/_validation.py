@@ -1,0 +1,133 @@
+"""Input validation shared by every public entry point (scipy ``_iv`` style).
+
+One function per kind of argument; every message names the argument, quotes the
+constraint and shows the offending value, in scikit-learn's phrasing
+"must be ...; got ... instead".
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+RNGLike = "None | int | numpy.random.Generator"
+
+
+def check_rng(rng: Any, *, owner: str) -> np.random.Generator:
+    """Resolve ``rng`` (None, a non-negative int, or a Generator) to a Generator.
+
+    ``numpy.random.RandomState`` and the global seed are refused on purpose
+    (SPEC 7): every random draw in ``toptwo`` comes from an explicit Generator.
+    """
+    if rng is None or isinstance(rng, np.random.Generator):
+        return np.random.default_rng(rng)
+    if isinstance(rng, (bool, np.bool_)):
+        raise TypeError(f"The 'rng' parameter of {owner} must be None, a non-negative int "
+                        f"or a numpy.random.Generator; got {rng!r} instead.")
+    if isinstance(rng, numbers.Integral):
+        if rng < 0:
+            raise ValueError(f"The 'rng' parameter of {owner} must be a non-negative int seed; "
+                             f"got {rng} instead.")
+        return np.random.default_rng(int(rng))
+    if isinstance(rng, np.random.SeedSequence):
+        return np.random.default_rng(rng)
+    raise TypeError(f"The 'rng' parameter of {owner} must be None, a non-negative int "
+                    f"or a numpy.random.Generator; got {type(rng).__name__} {rng!r} instead.")
+
+
+def check_open_unit(value: Any, name: str, *, owner: str) -> float:
+    """A float in the open interval (0, 1) (split rates, sampling rates below 1)."""
+    v = _check_real(value, name, owner=owner)
+    if not 0.0 < v < 1.0:
+        raise ValueError(f"The '{name}' parameter of {owner} must be a float in the open "
+                         f"interval (0, 1); got {value!r} instead.")
+    return v
+
+
+def check_sampling_rate(value: Any, name: str = "sampling_rate", *, owner: str) -> float:
+    """A float in (0, 1]: the probability s that a (worker, task) pair is observed."""
+    v = _check_real(value, name, owner=owner)
+    if not 0.0 < v <= 1.0:
+        raise ValueError(f"The '{name}' parameter of {owner} must be a float in the interval "
+                         f"(0, 1]; got {value!r} instead.")
+    return v
+
+
+def check_positive(value: Any, name: str, *, owner: str) -> float:
+    """A finite float > 0 (for example eta in eta*sqrt(n) <= ||p||_2)."""
+    v = _check_real(value, name, owner=owner)
+    if not v > 0.0:
+        raise ValueError(f"The '{name}' parameter of {owner} must be a float > 0; "
+                         f"got {value!r} instead.")
+    return v
+
+
+def check_choice(value: Any, name: str, choices: tuple, *, owner: str) -> Any:
+    if value not in choices:
+        allowed = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"The '{name}' parameter of {owner} must be one of {allowed}; "
+                         f"got {value!r} instead.")
+    return value
+
+
+def check_int(value: Any, name: str, *, owner: str, minimum: int) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"The '{name}' parameter of {owner} must be an int >= {minimum}; "
+                        f"got {type(value).__name__} {value!r} instead.")
+    if value < minimum:
+        raise ValueError(f"The '{name}' parameter of {owner} must be an int >= {minimum}; "
+                         f"got {value} instead.")
+    return int(value)
+
+
+def check_bool(value: Any, name: str, *, owner: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"The '{name}' parameter of {owner} must be True or False; "
+                        f"got {value!r} instead.")
+    return bool(value)
+
+
+def check_n_labels(n_labels: Any, *, owner: str, n_top: int = 2) -> int:
+    """K >= 2 and the number T of plausible answers below K."""
+    K = check_int(n_labels, "n_labels", owner=owner, minimum=2)
+    if n_top >= K:
+        raise ValueError(f"{owner} needs n_top < n_labels (T < K: at least one label outside "
+                         f"the top T); got n_top={n_top} with n_labels={K}.")
+    return K
+
+
+def check_probability_vector(x: Any, name: str, *, owner: str, low: float, high: float,
+                             low_open: bool = False, length: int | None = None) -> np.ndarray:
+    """A 1-D float array with entries in [low, high] (or (low, high] if ``low_open``)."""
+    arr = np.asarray(x)
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number)
+                                   or arr.dtype == np.bool_):
+        raise TypeError(f"`{name}` of {owner} must be an array of real numbers; "
+                        f"got dtype {arr.dtype} instead.")
+    arr = arr.astype(float)
+    if arr.ndim != 1:
+        raise ValueError(f"`{name}` of {owner} must be 1-D; got an array with shape "
+                         f"{arr.shape} instead.")
+    if length is not None and arr.shape[0] != length:
+        raise ValueError(f"`{name}` of {owner} must have length {length}; "
+                         f"got length {arr.shape[0]} instead.")
+    bad = ~np.isfinite(arr) | (arr > high) | ((arr <= low) if low_open else (arr < low))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        lo = "(" if low_open else "["
+        raise ValueError(f"`{name}` of {owner} must lie in {lo}{low}, {high}]; found "
+                         f"{arr[i]!r} at index {i} ({int(bad.sum())} entries out of range).")
+    return arr
+
+
+def _check_real(value: Any, name: str, *, owner: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"The '{name}' parameter of {owner} must be a real number; "
+                        f"got {type(value).__name__} {value!r} instead.")
+    v = float(value)
+    if not np.isfinite(v):
+        raise ValueError(f"The '{name}' parameter of {owner} must be finite; "
+                         f"got {value!r} instead.")
+    return v

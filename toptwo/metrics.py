@@ -1,0 +1,53 @@
+"""Error rates as reported in the paper (Sec. 6.1 and Appendix D)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["top_two_errors"]
+
+
+def top_two_errors(estimate: Any, truth: Any) -> dict[str, float]:
+    """Empirical error rates of estimated top-two answers.
+
+    ``g``: (1/m) sum_j 1(g_hat_j != g_j); ``h``: likewise for h; ``pair``:
+    (1/m) sum_j 1((g_hat_j, h_hat_j) != (g_j, h_j)) -- the three quantities plotted in
+    the paper's Fig. 1 and Appendix D.
+
+    Parameters
+    ----------
+    estimate, truth : array-like of int, shape (n_tasks, 2)
+        Columns (g, h). Tasks whose true g is 0 (unknown truth, as in real datasets)
+        are left out of all three averages; a true h of 0 leaves the task out of the
+        ``h`` and ``pair`` averages only. An estimate of 0 (no response) counts as wrong.
+
+    Returns
+    -------
+    dict with keys "g", "h", "pair" (floats; NaN when no task is scored), and "n_scored".
+    """
+    est = np.asarray(estimate)
+    tru = np.asarray(truth)
+    if est.ndim == 1:
+        est = est[:, None]
+    if tru.ndim == 1:
+        tru = tru[:, None]
+    if est.shape[0] != tru.shape[0]:
+        raise ValueError(f"top_two_errors: estimate has {est.shape[0]} tasks, truth has "
+                         f"{tru.shape[0]}; they must describe the same tasks.")
+    if not (np.issubdtype(est.dtype, np.integer) and np.issubdtype(tru.dtype, np.integer)):
+        raise TypeError(f"top_two_errors needs integer labels; got dtypes {est.dtype} and "
+                        f"{tru.dtype}.")
+    gmask = tru[:, 0] > 0
+    out = {"g": float(np.mean(est[gmask, 0] != tru[gmask, 0])) if gmask.any() else float("nan")}
+    if est.shape[1] >= 2 and tru.shape[1] >= 2:
+        hmask = gmask & (tru[:, 1] > 0)
+        if hmask.any():
+            out["h"] = float(np.mean(est[hmask, 1] != tru[hmask, 1]))
+            out["pair"] = float(np.mean((est[hmask, 0] != tru[hmask, 0])
+                                        | (est[hmask, 1] != tru[hmask, 1])))
+        else:
+            out["h"] = out["pair"] = float("nan")
+    out["n_scored"] = int(gmask.sum())
+    return out

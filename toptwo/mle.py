@@ -1,0 +1,324 @@
+r"""Stage 2: worker reliabilities and the plug-in MLE (Algorithm 2, "TopTwo2").
+
+Algorithm 2 [`alg:plugin_MLE`]:
+
+1. Split A into A^1 = A o S and A^2 = A o (1 - S), S_ij ~ Bernoulli(s_1)
+   (:func:`toptwo.spectral.split_entries`).
+2. Algorithm 1 on A^1 gives (g_j, h_j) and q_j (:class:`toptwo.TopTwo1`).
+3. p_i by eq. (5) [`eqn:hatpi`] on A^2 (:func:`estimate_reliability`)::
+
+       p_i = K/(K-2) * ( #{j : A2_ij in {g_j, h_j}} / (m s (1 - s_1)) - 2/K )
+
+4. The plug-in MLE of eq. (6) [`eqn:plug-in-mle`] on all of A (:func:`plugin_mle`)::
+
+       (g_j, h_j) = argmax_{a != b} sum_i log(K p_i q_j/(1 - p_i) + 1) 1(A_ij = a)
+                                        + log(K p_i (1 - q_j)/(1 - p_i) + 1) 1(A_ij = b)
+
+Eq. (6) is the log-likelihood of eq. (1) up to terms that do not depend on (a, b):
+P(A_ij = a)/P(A_ij = c) = K p q/(1 - p) + 1 for c outside the pair. It needs p_i < 1
+and K p q/(1-p) + 1 > 0; hence the clipping stated under TopTwo2's Attributes.
+
+The pair search costs O(nnz + m K): each task's two score vectors S^a_j(c) (weights of
+answers c as the first label) and S^b_j(c) come from one pass over the responses
+(``np.bincount``), and the best ordered pair with a != b is either (argmax S^a,
+argmax S^b) or, when these coincide, the better of the two runner-up combinations.
+For T > 2 (Algorithm 4 [`alg:plugin_MLE_T`]) the T-tuple is a linear assignment
+problem per task (``scipy.optimize.linear_sum_assignment``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from ._validation import (check_bool, check_choice, check_int, check_open_unit,
+                          check_positive, check_probability_vector, check_rng)
+from .responses import Responses, as_responses
+from .spectral import (TopTwo1, check_spectral_labels, soft_labels, spectral_estimate,
+                       split_entries)
+
+__all__ = ["TopTwo2", "OracleMLE", "estimate_reliability", "plugin_mle", "best_pairs",
+           "MAX_RELIABILITY", "CONFUSION_CLIP"]
+
+#: p_hat is clipped to [0, MAX_RELIABILITY] before eq. (6) takes log(1 - p).
+MAX_RELIABILITY = 0.99
+#: q_hat is clipped to this range before eq. (6): the model's q lies in (1/2, 1]; the
+#: upper end stays below 1 so that the weight of the second answer is not exactly 0
+#: (which would leave h_j to the tie rule).
+CONFUSION_CLIP = (0.5, 0.99)
+
+
+def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str = "paper",
+                         n_responses: np.ndarray | None = None) -> np.ndarray:
+    """Worker reliabilities p_i from held-out responses, eq. (5) (and eq. for top-T).
+
+    Parameters
+    ----------
+    A2 : Responses
+        The responses not used by stage 1.
+    top : ndarray of shape (n_tasks, T)
+        Estimated plausible answers per task (0 for tasks without any; a response to
+        such a task never counts as a hit).
+    normalization : {"paper", "per_worker"}
+        "paper": divide the hit count by m s (1 - s_1), estimated as nnz(A2)/n, the
+        average number of A^2 answers per worker (eq. (5)). "per_worker": divide by the
+        worker's own number of A^2 answers (real workers answer very different numbers
+        of tasks; this is the sample mean of Lemma 1's Bernoulli variables).
+    n_responses : ndarray of shape (n_workers,), optional
+        Responses per worker in the full data; workers with none get NaN.
+
+    Returns
+    -------
+    p_hat : ndarray of shape (n_workers,)
+        K/(K-T) (hits_i / N_i - T/K), unclipped (may fall outside [0, 1]); NaN for a worker
+        with no responses (and, with "per_worker", for one with no A^2 responses).
+    """
+    K = A2.n_labels
+    T = top.shape[1]
+    hit = (top[A2.tasks] == A2.labels[:, None]).any(axis=1)
+    hits = np.bincount(A2.workers, weights=hit, minlength=A2.n_workers)
+    if normalization == "paper":
+        denom = np.full(A2.n_workers, A2.nnz / A2.n_workers)
+    else:
+        denom = A2.worker_counts().astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = K / (K - T) * (hits / denom - T / K)
+    p[denom == 0] = np.nan
+    if n_responses is not None:
+        p[n_responses == 0] = np.nan
+    return p
+
+
+def _log_weights(p: np.ndarray, q: np.ndarray, K: int) -> np.ndarray:
+    """log(K p q / (1 - p) + 1): the eq. (6) weight of one response."""
+    return np.log1p(K * p * q / (1.0 - p))
+
+
+def best_pairs(Sa: np.ndarray, Sb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """argmax over ordered pairs a != b of Sa[j, a] + Sb[j, b], for every row j at once.
+
+    O(m K): the maximiser is (argmax Sa, argmax Sb) unless both argmaxes coincide, in
+    which case it is the better of (a1, b2) and (a2, b1), where a2/b2 are the best
+    entries other than the shared label. Ties go to the smaller label, first in a, then
+    in b (the order of a row-major brute-force scan).
+
+    Returns (a, b, score) with 0-based label indices.
+    """
+    m, K = Sa.shape
+    rows = np.arange(m)
+    a1 = Sa.argmax(axis=1)
+    b1 = Sb.argmax(axis=1)
+    Sa2 = Sa.copy()
+    Sa2[rows, b1] = -np.inf
+    a2 = Sa2.argmax(axis=1)                 # best a != b1
+    Sb2 = Sb.copy()
+    Sb2[rows, a1] = -np.inf
+    b2 = Sb2.argmax(axis=1)                 # best b != a1
+    s_a1b2 = Sa[rows, a1] + Sb[rows, b2]
+    s_a2b1 = Sa[rows, a2] + Sb[rows, b1]
+    # Both candidates are optimal among pairs with a != b (one of them contains a1 or b1);
+    # pick the larger score, tie -> smaller a, then smaller b.
+    pick_first = (s_a1b2 > s_a2b1) | ((s_a1b2 == s_a2b1) & ((a1 < a2) | ((a1 == a2) & (b2 <= b1))))
+    a = np.where(pick_first, a1, a2)
+    b = np.where(pick_first, b2, b1)
+    return a, b, np.where(pick_first, s_a1b2, s_a2b1)
+
+
+def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> np.ndarray:
+    """Eq. (6) (T = 2) or Algorithm 4's T-tuple MLE, given (p, q) per worker / task.
+
+    Parameters
+    ----------
+    A : Responses
+    reliability : ndarray of shape (n_workers,)
+        p_i in [0, 1); NaN is treated as 0 (the worker's answers get weight 0).
+    confusion : ndarray of shape (n_tasks,) or (n_tasks, T)
+        q_j in [1/2, 1] (or the T weights per task).
+
+    Returns
+    -------
+    top : ndarray of shape (n_tasks, T), labels 1..K; 0 for tasks with no response.
+    """
+    K = A.n_labels
+    p = np.nan_to_num(np.asarray(reliability, float), nan=0.0)
+    W = np.asarray(confusion, float)
+    if W.ndim == 1:
+        W = np.column_stack([W, 1.0 - W])
+    T = W.shape[1]
+    pw = p[A.workers]
+    scores = [A.task_label_counts(_log_weights(pw, W[A.tasks, t], K)) for t in range(T)]
+    answered = A.task_counts() > 0
+    if T == 2:
+        a, b, _ = best_pairs(scores[0], scores[1])
+        top = np.column_stack([a, b]) + 1
+    else:
+        top = np.zeros((A.n_tasks, T), dtype=np.int64)
+        S = np.stack(scores, axis=1)            # (m, T, K)
+        for j in np.flatnonzero(answered):
+            rows, cols = linear_sum_assignment(S[j], maximize=True)
+            top[j, rows] = cols + 1
+    top[~answered] = 0
+    return top.astype(np.int64)
+
+
+class TopTwo2:
+    """Top-two answers by spectral initialisation and plug-in MLE (Algorithm 2, "TopTwo2").
+
+    Parameters
+    ----------
+    split_rate : float, default=0.5
+        s_1: the fraction of observed entries given to stage 1 (Alg. 2 step 1). Used only
+        with ``sample_splitting=True``.
+    eta : float, default=0.1
+        Trimming parameter of Algorithm 1 (eta sqrt(n) <= ||p||_2).
+    sample_splitting : bool, default=False
+        True: the paper's Algorithm 2 (A^1/A^2 split, and Algorithm 1's B/C split inside
+        stage 1). False: the variant of the authors' experiments, every stage on all of
+        A. Default False, because it measures better on all four scenarios of Table 2
+        (see ``benchmarks/splitting.py`` and notebook 04).
+    reliability_normalization : {"per_worker", "paper"}, default="per_worker"
+        Denominator of eq. (5): "paper" uses m s (1 - s_1) (estimated from the data),
+        "per_worker" each worker's own number of answers. The default is "per_worker";
+        both agree in expectation under uniform sampling and per-worker is what real
+        data with uneven workloads need.
+    n_top : int, default=2
+        T (Algorithms 3-4 for T > 2).
+    rng : None, int or numpy.random.Generator
+        Source of the sample splits.
+
+    Attributes
+    ----------
+    top_two_ : ndarray of shape (n_tasks, 2)
+        (g_j, h_j) from eq. (6); both 0 for a task with no response.
+    top_ : ndarray of shape (n_tasks, T)
+    confusion_ : ndarray of shape (n_tasks,)
+        q_j: eq. (4) of stage 1 evaluated at the final g_j, clipped to [1/2, 1]; NaN for
+        a task with no response. Eq. (6) uses it clipped to ``CONFUSION_CLIP`` = (0.5,
+        0.99); a task that stage 1 could not see gets the median q_hat in eq. (6).
+    reliability_ : ndarray of shape (n_workers,)
+        p_i from eq. (5), unclipped; NaN for a worker with no answers. Eq. (6) uses it
+        clipped to [0, ``MAX_RELIABILITY``] = [0, 0.99] (NaN counts as 0), which keeps
+        log(K p q/(1 - p) + 1) finite and defined.
+    stage1_ : TopTwo1
+        The fitted stage-1 estimator (its ``top_two_`` is the initial estimate).
+    norm_p_ : float
+        Stage 1's estimate of ||p||_2.
+    observed_rate_ : float
+    n_workers_in_, n_tasks_in_, n_labels_in_ : int
+    """
+
+    def __init__(self, *, split_rate: float = 0.5, eta: float = 0.1,
+                 sample_splitting: bool = False, reliability_normalization: str = "per_worker",
+                 n_top: int = 2, rng: Any = None):
+        self.split_rate = split_rate
+        self.eta = eta
+        self.sample_splitting = sample_splitting
+        self.reliability_normalization = reliability_normalization
+        self.n_top = n_top
+        self.rng = rng
+
+    def fit(self, A: Any, n_labels: int | None = None) -> "TopTwo2":
+        """Run Algorithm 2 on A (dense array, sparse matrix or Responses)."""
+        owner = "TopTwo2"
+        s1 = check_open_unit(self.split_rate, "split_rate", owner=owner)
+        eta = check_positive(self.eta, "eta", owner=owner)
+        split = check_bool(self.sample_splitting, "sample_splitting", owner=owner)
+        norm = check_choice(self.reliability_normalization, "reliability_normalization",
+                            ("per_worker", "paper"), owner=owner)
+        T = check_int(self.n_top, "n_top", owner=owner, minimum=2)
+        R = as_responses(A, n_labels, owner=f"{owner}.fit")
+        check_spectral_labels(R.n_labels, T, owner)
+        gen = check_rng(self.rng, owner=owner)
+        answered = R.task_counts() > 0
+        if split:
+            A1, A2 = split_entries(R, s1, gen)                       # step 1
+            B, C = split_entries(A1, 0.5, gen)                       # Alg. 1 step 1
+            if min(B.nnz, C.nnz, A2.nnz) == 0:
+                raise ValueError(f"{owner}: sample splitting left a part empty ({R.nnz} "
+                                 f"responses); use sample_splitting=False for so few.")
+        else:
+            A1 = A2 = B = C = R
+        res = spectral_estimate(B, C, eta=eta, n_top=T)              # step 2
+        stage1 = TopTwo1(eta=eta, sample_splitting=split, n_top=T)
+        stage1._set_outputs(res, A1, T, A1.task_counts() > 0)
+        p_hat = estimate_reliability(A2, res.top, normalization=norm,   # step 3
+                                     n_responses=R.worker_counts())
+        q_raw = res.confusion_raw
+        seen = np.isfinite(q_raw[:, 0])
+        q_use = np.clip(q_raw, *CONFUSION_CLIP)
+        if T == 2:
+            fill = float(np.median(q_use[seen, 0])) if seen.any() else 0.75
+            q_mle = np.where(seen, q_use[:, 0], fill)
+        else:
+            q_mle = np.clip(q_raw, 0.0, 1.0)
+            q_mle[~seen] = 1.0 / T
+        p_mle = np.clip(np.nan_to_num(p_hat, nan=0.0), 0.0, MAX_RELIABILITY)
+        top = plugin_mle(R, p_mle, q_mle)                             # step 4
+        # eq. (4) at the final g_j (same value as stage 1 wherever stage 1 agrees on g_j)
+        K = R.n_labels
+        g_idx = np.clip(top[:, 0] - 1, 0, K - 1)
+        q_final = 1.0 / K - res.delta_v[np.arange(R.n_tasks), g_idx] / res.norm_p
+        q_final = np.where(answered & seen, q_final, np.nan)
+        self.stage1_ = stage1
+        self.top_ = top
+        self.top_two_ = top[:, :2]
+        self.confusion_raw_ = q_final
+        self.confusion_ = np.clip(q_final, 0.5, 1.0)
+        self.reliability_ = p_hat
+        self.norm_p_ = res.norm_p
+        self.observed_rate_ = R.observed_rate
+        self.n_workers_in_, self.n_tasks_in_, self.n_labels_in_ = R.n_workers, R.n_tasks, K
+        return self
+
+    def fit_predict(self, A: Any, n_labels: int | None = None) -> np.ndarray:
+        """Fit and return g_hat (shape (n_tasks,))."""
+        return self.fit(A, n_labels).top_two_[:, 0]
+
+    def soft_labels(self) -> np.ndarray:
+        """(n_tasks, K): q_hat on g_hat, 1 - q_hat on h_hat (Sec. 6.3)."""
+        return soft_labels(self.top_two_, self.confusion_, self.n_labels_in_)
+
+
+class OracleMLE:
+    """Eq. (6) with the true (p, q): the paper's oracle-MLE reference curve.
+
+    Parameters
+    ----------
+    reliability : array-like of shape (n_workers,)
+        True p_i in [0, 1]; clipped to [0, 1 - 1e-9] so that a hammer (p_i = 1) keeps a
+        finite, dominant weight.
+    confusion : array-like of shape (n_tasks,) or (n_tasks, T)
+        True q_j (or top-T weights).
+
+    Attributes
+    ----------
+    top_two_, top_, confusion_ (the given q), reliability_ (the given p)
+    """
+
+    def __init__(self, reliability: Any, confusion: Any):
+        self.reliability = reliability
+        self.confusion = confusion
+
+    def fit(self, A: Any, n_labels: int | None = None) -> "OracleMLE":
+        R = as_responses(A, n_labels, owner="OracleMLE.fit")
+        p = check_probability_vector(self.reliability, "reliability", owner="OracleMLE",
+                                     low=0.0, high=1.0, length=R.n_workers)
+        q = np.asarray(self.confusion, float)
+        if q.ndim == 1:
+            q = check_probability_vector(q, "confusion", owner="OracleMLE", low=0.5, high=1.0,
+                                         length=R.n_tasks)
+        elif q.shape[0] != R.n_tasks:
+            raise ValueError(f"`confusion` of OracleMLE must have n_tasks={R.n_tasks} rows; "
+                             f"got shape {q.shape}.")
+        top = plugin_mle(R, np.minimum(p, 1.0 - 1e-9), q)
+        self.top_ = top
+        self.top_two_ = top[:, :2]
+        self.reliability_ = p
+        self.confusion_ = q if q.ndim == 1 else q[:, 0]
+        self.n_labels_in_ = R.n_labels
+        return self
+
+    def fit_predict(self, A: Any, n_labels: int | None = None) -> np.ndarray:
+        return self.fit(A, n_labels).top_two_[:, 0]

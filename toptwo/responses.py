@@ -1,0 +1,377 @@
+"""Crowdsourced responses: the response matrix A of the paper, stored sparsely.
+
+The paper's convention is kept everywhere (Sec. 3, eq. (1) [`eqn:A_dist`]): ``A`` has
+shape ``(n_workers, n_tasks)``; ``A[i, j]`` is the label in ``1..K`` that worker ``i``
+gave task ``j``, and ``0`` means "not answered". Workers are rows, tasks are columns
+(crowd-kit and scikit-learn put items in rows; we do not).
+
+:class:`Responses` holds the observed entries only, as three aligned 1-D arrays
+(worker, task, label) sorted by worker and then task. Nothing in the core ever builds
+the dense ``n_workers x n_tasks`` array; :meth:`Responses.toarray` exists for small
+teaching examples only.
+
+:func:`as_responses` is the single gate through which every estimator reads data. It
+accepts a dense integer array, a scipy sparse matrix/array, or a :class:`Responses`,
+and refuses bad input with a message that names the value, where it was found, and
+what is allowed. :meth:`Responses.from_triples` builds responses from
+(worker, task, label) triples and applies an explicit policy to repeated
+(worker, task) pairs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._validation import check_choice, check_int
+
+__all__ = ["Responses", "as_responses"]
+
+Duplicates = Literal["error", "first", "last"]
+
+
+class Responses:
+    """Observed entries of a response matrix A (n_workers x n_tasks, labels 1..K).
+
+    Build one with :func:`as_responses` (from a dense array or a sparse matrix) or
+    :meth:`Responses.from_triples`. The constructor itself trusts its arguments and is
+    meant for internal use.
+
+    Parameters
+    ----------
+    workers, tasks, labels : ndarray of shape (nnz,)
+        Row index i, column index j and label A_ij in 1..n_labels of each response,
+        sorted by (worker, task), no (worker, task) pair twice.
+    shape : tuple of int
+        ``(n_workers, n_tasks)``.
+    n_labels : int
+        K, the number of answer choices (>= 2). A label may never occur in the data.
+    worker_ids, task_ids : ndarray, optional
+        Original identifiers (e.g. strings read from a CSV file); row i of A is
+        ``worker_ids[i]``.
+
+    Attributes
+    ----------
+    nnz : int
+        Number of responses.
+    shape : tuple of int
+    n_workers, n_tasks, n_labels : int
+    """
+
+    __slots__ = ("workers", "tasks", "labels", "n_workers", "n_tasks", "n_labels",
+                 "worker_ids", "task_ids", "_csr", "_csc_cache")
+
+    def __init__(self, workers: np.ndarray, tasks: np.ndarray, labels: np.ndarray, *,
+                 shape: tuple[int, int], n_labels: int,
+                 worker_ids: np.ndarray | None = None, task_ids: np.ndarray | None = None):
+        self.workers = workers
+        self.tasks = tasks
+        self.labels = labels
+        self.n_workers, self.n_tasks = int(shape[0]), int(shape[1])
+        self.n_labels = int(n_labels)
+        self.worker_ids = worker_ids
+        self.task_ids = task_ids
+        self._csr = None
+        self._csc_cache = None
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.n_workers, self.n_tasks)
+
+    @property
+    def nnz(self) -> int:
+        return int(self.labels.shape[0])
+
+    @property
+    def observed_rate(self) -> float:
+        """Fraction of (worker, task) pairs answered: the estimate s_hat = nnz / (n m)."""
+        return self.nnz / (self.n_workers * self.n_tasks)
+
+    def __repr__(self) -> str:
+        return (f"Responses(n_workers={self.n_workers}, n_tasks={self.n_tasks}, "
+                f"n_labels={self.n_labels}, nnz={self.nnz})")
+
+    def __len__(self) -> int:
+        return self.nnz
+
+    def tocsr(self) -> sp.csr_array:
+        """A as a scipy CSR array of int32 labels (0 = not answered); cached."""
+        if self._csr is None:
+            indptr = np.zeros(self.n_workers + 1, dtype=np.int64)
+            np.cumsum(np.bincount(self.workers, minlength=self.n_workers), out=indptr[1:])
+            self._csr = sp.csr_array((self.labels.astype(np.int32, copy=False),
+                                      self.tasks.astype(np.int32, copy=False), indptr),
+                                     shape=self.shape)
+        return self._csr
+
+    def toarray(self) -> np.ndarray:
+        """Dense ``(n_workers, n_tasks)`` int array. For small teaching examples only."""
+        out = np.zeros(self.shape, dtype=np.int64)
+        out[self.workers, self.tasks] = self.labels
+        return out
+
+    def subset(self, mask: np.ndarray) -> "Responses":
+        """The responses selected by a boolean mask over entries (same shape and K)."""
+        return Responses(self.workers[mask], self.tasks[mask], self.labels[mask],
+                         shape=self.shape, n_labels=self.n_labels,
+                         worker_ids=self.worker_ids, task_ids=self.task_ids)
+
+    def with_n_labels(self, n_labels: int) -> "Responses":
+        return Responses(self.workers, self.tasks, self.labels, shape=self.shape,
+                         n_labels=n_labels, worker_ids=self.worker_ids, task_ids=self.task_ids)
+
+    def task_label_counts(self, weights: np.ndarray | None = None) -> np.ndarray:
+        """``(n_tasks, K)`` array: (weighted) number of responses with each label.
+
+        Column ``c - 1`` of row ``j`` is ``sum_i weights[e] * 1(A_ij = c)``; one pass over
+        the responses (``np.bincount``), O(nnz + m K) time and memory.
+        """
+        K = self.n_labels
+        idx = self.tasks.astype(np.int64) * K + (self.labels - 1)
+        return np.bincount(idx, weights=weights, minlength=self.n_tasks * K).reshape(
+            self.n_tasks, K).astype(float, copy=False)
+
+    def task_counts(self) -> np.ndarray:
+        """Number of responses per task, shape (n_tasks,)."""
+        return np.bincount(self.tasks, minlength=self.n_tasks)
+
+    def worker_counts(self) -> np.ndarray:
+        """Number of responses per worker, shape (n_workers,)."""
+        return np.bincount(self.workers, minlength=self.n_workers)
+
+    # ------------------------------------------------------------ construction
+    @classmethod
+    def from_triples(cls, workers: Any, tasks: Any = None, labels: Any = None, *,
+                     n_workers: int | None = None, n_tasks: int | None = None,
+                     n_labels: int | None = None, duplicates: Duplicates = "error",
+                     worker_ids: np.ndarray | None = None,
+                     task_ids: np.ndarray | None = None) -> "Responses":
+        """Responses from (worker, task, label) triples.
+
+        Parameters
+        ----------
+        workers, tasks, labels : array-like of int
+            0-based worker index i, 0-based task index j and label in 1..K. Alternatively
+            pass one ``(N, 3)`` array as ``workers`` and leave the others ``None``.
+        n_workers, n_tasks : int, optional
+            Matrix shape; inferred as ``max index + 1`` when omitted (so a worker who
+            answered nothing still has a row if you pass ``n_workers``).
+        n_labels : int, optional
+            K. When omitted it is inferred as the largest label present, which is wrong
+            if the highest choice never occurs: pass it whenever you know it.
+        duplicates : {"error", "first", "last"}, default="error"
+            What to do when the same (worker, task) pair occurs more than once:
+            raise (the message counts them and shows one), keep the first occurrence in
+            input order, or keep the last one. Nothing is dropped silently.
+
+        Returns
+        -------
+        Responses
+        """
+        owner = "Responses.from_triples"
+        check_choice(duplicates, "duplicates", ("error", "first", "last"), owner=owner)
+        if tasks is None and labels is None:
+            arr = _as_int_array(workers, "triples", owner=owner)
+            if arr.ndim != 2 or arr.shape[1] != 3:
+                raise ValueError(f"`triples` passed to {owner} must have shape (N, 3) with "
+                                 f"columns worker, task, label; got shape {arr.shape} instead.")
+            w, t, lab = arr[:, 0], arr[:, 1], arr[:, 2]
+        elif tasks is None or labels is None:
+            raise TypeError(f"{owner} takes either one (N, 3) array or three arrays "
+                            f"(workers, tasks, labels); got only two of them.")
+        else:
+            w = _as_int_array(workers, "workers", owner=owner)
+            t = _as_int_array(tasks, "tasks", owner=owner)
+            lab = _as_int_array(labels, "labels", owner=owner)
+            for name, a in (("workers", w), ("tasks", t), ("labels", lab)):
+                if a.ndim != 1:
+                    raise ValueError(f"`{name}` passed to {owner} must be 1-D; got shape "
+                                     f"{a.shape} instead.")
+            if not (w.shape == t.shape == lab.shape):
+                raise ValueError(f"`workers`, `tasks` and `labels` passed to {owner} must have "
+                                 f"the same length; got {w.shape[0]}, {t.shape[0]} and "
+                                 f"{lab.shape[0]}.")
+        if w.shape[0] == 0:
+            raise ValueError(f"{owner} got no responses (empty input); at least one "
+                             f"(worker, task, label) triple is needed.")
+        for name, a in (("worker", w), ("task", t)):
+            if a.min() < 0:
+                e = int(np.argmax(a < 0))
+                raise ValueError(f"{name} indices passed to {owner} must be >= 0 (0-based); "
+                                 f"found {int(a[e])} in triple {e}.")
+        nw = int(w.max()) + 1 if n_workers is None else check_int(
+            n_workers, "n_workers", owner=owner, minimum=1)
+        nt = int(t.max()) + 1 if n_tasks is None else check_int(
+            n_tasks, "n_tasks", owner=owner, minimum=1)
+        for name, a, bound in (("worker", w, nw), ("task", t, nt)):
+            if a.max() >= bound:
+                e = int(np.argmax(a >= bound))
+                raise ValueError(f"{name} index {int(a[e])} in triple {e} is out of range "
+                                 f"for n_{name}s={bound} (indices are 0-based).")
+        zero = lab == 0
+        if zero.any():
+            e = int(np.argmax(zero))
+            raise ValueError(f"labels passed to {owner} must be in 1..n_labels; found 0 in "
+                             f"triple {e} (worker {int(w[e])}, task {int(t[e])}). In triples "
+                             f"every row is an answer: leave unanswered pairs out.")
+        K = _resolve_n_labels(lab, n_labels, owner=owner,
+                              where=lambda e: f"triple {e} (worker {int(w[e])}, task {int(t[e])})")
+        # Sort by (worker, task), stable so that input order survives among duplicates.
+        key = w.astype(np.int64) * nt + t
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        dup_next = key[1:] == key[:-1]          # entry e+1 repeats entry e
+        if dup_next.any():
+            if duplicates == "error":
+                first = int(np.argmax(dup_next))
+                e1, e2 = int(order[first]), int(order[first + 1])
+                n_pairs = _count_dup_pairs(dup_next)
+                raise ValueError(
+                    f"{n_pairs} (worker, task) pair(s) occur more than once "
+                    f"({int(dup_next.sum())} extra responses); e.g. worker {int(w[e1])} "
+                    f"answered task {int(t[e1])} in triples {e1} and {e2} (labels "
+                    f"{int(lab[e1])} and {int(lab[e2])}). Pass duplicates='first' or "
+                    f"duplicates='last' to keep one answer per pair.")
+            if duplicates == "first":
+                keep = np.r_[True, ~dup_next]
+            else:
+                keep = np.r_[~dup_next, True]
+            order = order[keep]
+        return cls(w[order].astype(np.int32), t[order].astype(np.int32),
+                   lab[order].astype(np.int32), shape=(nw, nt), n_labels=K,
+                   worker_ids=worker_ids, task_ids=task_ids)
+
+
+def _count_dup_pairs(dup_next: np.ndarray) -> int:
+    """Number of distinct keys that occur more than once, given the sorted-run mask."""
+    starts = dup_next & ~np.r_[False, dup_next[:-1]]
+    return int(np.count_nonzero(starts))
+
+
+def _as_int_array(x: Any, name: str, *, owner: str) -> np.ndarray:
+    """Integer array from array-like; integral floats accepted, anything else refused."""
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"`{name}` passed to {owner} must be an array of integers; got a "
+                        f"{type(x).__name__}.")
+    arr = np.asarray(x)
+    if arr.dtype == np.bool_:
+        raise TypeError(f"`{name}` passed to {owner} must hold integer labels; got a boolean "
+                        f"array.")
+    if np.issubdtype(arr.dtype, np.integer):
+        return arr.astype(np.int64, copy=False)
+    if np.issubdtype(arr.dtype, np.floating):
+        bad = ~np.isfinite(arr) | (arr != np.round(arr))
+        if bad.any():
+            pos = tuple(int(i) for i in np.argwhere(bad)[0])
+            where = f"index {pos[0]}" if len(pos) == 1 else f"position {pos}"
+            raise ValueError(f"`{name}` passed to {owner} must hold integers; found "
+                             f"{arr[pos]!r} at {where} ({int(bad.sum())} non-integer or NaN "
+                             f"entries).")
+        return arr.astype(np.int64)
+    raise TypeError(f"`{name}` passed to {owner} must be an array of integers; got dtype "
+                    f"{arr.dtype} instead.")
+
+
+def _resolve_n_labels(labels: np.ndarray, n_labels: Any, *, owner: str, where) -> int:
+    """Check labels >= 1 and <= K; infer K as the largest label when not given."""
+    neg = labels < 0
+    if neg.any():
+        e = int(np.argmax(neg))
+        raise ValueError(f"labels must be in 1..n_labels with 0 for 'not answered'; found "
+                         f"{int(labels[e])} at {where(e)}.")
+    top = int(labels.max())
+    if n_labels is None:
+        if top < 2:
+            raise ValueError(f"n_labels was not given and the largest label in the data is "
+                             f"{top}, so K would be {top} < 2; pass n_labels=K explicitly.")
+        return top
+    K = check_int(n_labels, "n_labels", owner=owner, minimum=2)
+    if top > K:
+        e = int(np.argmax(labels > K))
+        raise ValueError(f"labels must be in 1..n_labels with 0 for 'not answered'; found "
+                         f"{int(labels[e])} at {where(e)} with n_labels={K}.")
+    return K
+
+
+def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> Responses:
+    """Validate a response matrix and return it as :class:`Responses`.
+
+    Parameters
+    ----------
+    A : array-like of int, scipy sparse matrix/array, or Responses
+        ``(n_workers, n_tasks)`` with labels in 1..K and 0 for "not answered". Float
+        arrays are accepted only when every entry is a whole number (the conversion is
+        then exact); NaN, non-integers, negative labels and labels above ``n_labels`` are
+        refused. In a sparse matrix, stored zeros mean "not answered".
+    n_labels : int, optional
+        K. When omitted it is inferred as the largest label present (for a
+        :class:`Responses`, its own ``n_labels``), which under-counts K if the highest
+        choice never occurs: pass it whenever you know it.
+    owner : str
+        Name of the calling function, used in messages.
+
+    Returns
+    -------
+    Responses
+    """
+    if isinstance(A, Responses):
+        if n_labels is None or int(n_labels) == A.n_labels:
+            return A
+        K = check_int(n_labels, "n_labels", owner=owner, minimum=2)
+        if A.nnz and int(A.labels.max()) > K:
+            e = int(np.argmax(A.labels > K))
+            raise ValueError(f"labels must be in 1..n_labels with 0 for 'not answered'; found "
+                             f"{int(A.labels[e])} at worker {int(A.workers[e])}, task "
+                             f"{int(A.tasks[e])} with n_labels={K}.")
+        return A.with_n_labels(K)
+    if sp.issparse(A):
+        coo = sp.coo_array(A)
+        if coo.ndim != 2:
+            raise ValueError(f"`A` passed to {owner} must be 2-D with shape (n_workers, "
+                             f"n_tasks); got shape {coo.shape} instead.")
+        data = _as_int_array(coo.data, "A", owner=owner)
+        rows = np.asarray(coo.row, dtype=np.int64)
+        cols = np.asarray(coo.col, dtype=np.int64)
+        keep = data != 0
+        rows, cols, data = rows[keep], cols[keep], data[keep]
+        shape = coo.shape
+        key = rows * shape[1] + cols
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        if key.size > 1 and (key[1:] == key[:-1]).any():
+            e = int(np.argmax(key[1:] == key[:-1]))
+            i, j = divmod(int(key[e]), shape[1])
+            raise ValueError(f"The sparse matrix passed to {owner} stores entry (worker {i}, "
+                             f"task {j}) more than once; scipy would add the labels. Build it "
+                             f"from deduplicated triples (Responses.from_triples with "
+                             f"duplicates='first' or 'last').")
+        rows, cols, data = rows[order], cols[order], data[order]
+    else:
+        if isinstance(A, (list, tuple)) and len(A) == 0:
+            raise ValueError(f"`A` passed to {owner} is empty; it must be a 2-D array of shape "
+                             f"(n_workers, n_tasks) with at least one response.")
+        arr = _as_int_array(A, "A", owner=owner)
+        if arr.ndim != 2:
+            raise ValueError(f"`A` passed to {owner} must be 2-D with shape (n_workers, "
+                             f"n_tasks); got an array with shape {arr.shape} instead.")
+        shape = arr.shape
+        rows, cols = np.nonzero(arr)
+        data = arr[rows, cols]
+        if (arr < 0).any():
+            i, j = (int(v) for v in np.argwhere(arr < 0)[0])
+            raise ValueError(f"`A` passed to {owner} must hold labels in 1..n_labels with 0 "
+                             f"for 'not answered'; found {int(arr[i, j])} at worker {i}, "
+                             f"task {j}.")
+    if shape[0] == 0 or shape[1] == 0:
+        raise ValueError(f"`A` passed to {owner} is empty: shape {tuple(shape)}; it needs at "
+                         f"least one worker and one task.")
+    if data.size == 0:
+        raise ValueError(f"`A` passed to {owner} holds no responses (every entry is 0, "
+                         f"'not answered'); nothing to estimate from.")
+    K = _resolve_n_labels(data, n_labels, owner=owner,
+                          where=lambda e: f"worker {int(rows[e])}, task {int(cols[e])}")
+    return Responses(rows.astype(np.int32), cols.astype(np.int32), data.astype(np.int32),
+                     shape=(int(shape[0]), int(shape[1])), n_labels=K)

@@ -1,0 +1,358 @@
+r"""Stage 1: the spectral estimate of the top-two answers (Algorithm 1, "TopTwo1").
+
+Algorithm 1 [`alg:top_two`], step by step, with the line of code that implements it:
+
+1. Split the entries of A^1 with equal probability into B and C; convert both into
+   B^(k), C^(k) and centre them, X^(k) = B^(k) - s'(K-2k)/K 1, Y^(k) likewise, where
+   s' is the sampling rate of B (resp. C). The centring is never materialised: it is a
+   rank-one correction applied inside every product (``_XXt_operator``,
+   ``_project``). s' is estimated from the data as nnz(B)/(n m) (resp. C).
+2. u^(k): leading left singular vector of X^(k), sign fixed so that at least half of
+   its entries are positive (``_fix_sign``); entries u_i > 2/(eta sqrt(n)) are set
+   to zero (``_trim``), giving u~^(k).
+3. v^(k) = (Y^(k))^T u~^(k) / (2 s')   -- see "Scaling" below.
+4. Delta v_j^(k) = v_j^(k) - v_j^(k-1) with v^(0) = v^(K) = 0; g_j = argmin_k
+   Delta v_j^(k), h_j = argmin_{k != g_j} (eq. (3) [`alg:gh`]).
+5. l_j = K/(K-2) sum_{k not in {g_j, h_j}} Delta v_j^(k), l = mean_j l_j.
+6. q_j = 1/K - Delta v_j^(g_j) / l (eq. (4) [`eqn:est_q`]).
+
+Scaling. Proposition 1 gives E[X^(k)] = 2 s' p (r^(k))^T (B has sampling rate s'),
+whereas Sec. 4.1 writes s' p (r^(k))^T. With u = p/||p||, the paper's
+v^(k) = (Y^(k))^T u / s' therefore estimates 2 ||p|| r^(k), and its l estimates
+2 ||p||_2, not ||p||_2. We divide by 2 s' instead, so that v^(k) estimates
+||p||_2 r^(k) and ``norm_p_`` (= l) estimates ||p||_2, as the paper intends; q_j of
+eq. (4) is a ratio and is the same under both scalings. A noise-free test
+(``tests/test_spectral.py``) and ``theory_checks`` (claim 12) check this.
+
+Top-T (Algorithm 3 [`alg:top_T`]): the T smallest Delta v_j^(k) in increasing order
+give g_j1..g_jT, l_j = K/(K-T) sum over the other labels, q_jt = 1/K - Delta v^(g_jt)/l.
+
+K = 2. The distribution of eq. (1) with K = 2 depends on (p, q) only through
+p_i (2 q_j - 1), so ||p|| and q are not identifiable, and step 5 divides by K - 2 = 0.
+TopTwo1 refuses K = 2 with a message saying so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator, eigsh
+
+from ._validation import (check_bool, check_int, check_n_labels, check_open_unit,
+                          check_positive, check_rng)
+from .responses import Responses, as_responses
+
+__all__ = ["TopTwo1", "SpectralResult", "spectral_estimate", "spectral_from_matrices",
+           "top_from_projections", "split_entries"]
+
+#: Below this many workers u^(k) comes from the dense n x n Gram matrix (exact eigh);
+#: above it from ARPACK on the implicit operator X X^T. Both give the same vector.
+DENSE_GRAM_MAX_WORKERS = 400
+
+
+def split_entries(R: Responses, rate: float, rng: np.random.Generator
+                  ) -> tuple[Responses, Responses]:
+    """Split the observed entries: each goes to the first part with probability ``rate``.
+
+    This is A o S and A o (1 - S) with S_ij ~ Bernoulli(rate) i.i.d. (Alg. 2 step 1;
+    Alg. 1 step 1 with rate 1/2). Unobserved entries are unaffected either way, so only
+    the nnz observed entries need a draw.
+    """
+    mask = rng.random(R.nnz) < rate
+    return R.subset(mask), R.subset(~mask)
+
+
+@dataclass
+class SpectralResult:
+    """Everything Algorithm 1 computes (diagnostics for notebooks and tests)."""
+
+    top: np.ndarray            #: (m, T) estimated top-T labels, 0 for tasks without data
+    confusion_raw: np.ndarray  #: (m, T) eq. (4) per plausible answer, unclipped
+    delta_v: np.ndarray        #: (m, K) Delta v_j^(k)
+    v: np.ndarray              #: (m, K-1) v^(k)
+    left_vectors: np.ndarray   #: (K-1, n) u^(k) after the sign rule, before trimming
+    trimmed: np.ndarray        #: (K-1, n) u~^(k)
+    singular_values: np.ndarray  #: (K-1,) leading singular value of X^(k)
+    l_per_task: np.ndarray     #: (m,) l_j (NaN where the task has no data in C)
+    norm_p: float              #: l, the estimate of ||p||_2
+    s_prime_x: float           #: s' of B (estimated)
+    s_prime_y: float           #: s' of C (estimated)
+
+
+# --------------------------------------------------------------------- helpers
+def _fix_sign(u: np.ndarray) -> np.ndarray:
+    """The paper's sign rule: of {u, -u}, the one with at least half its entries > 0.
+
+    When both qualify (exactly half positive, half negative) the one with a
+    non-negative sum is kept, so the result never depends on the eigen-solver's sign.
+    """
+    n = u.shape[0]
+    pos, neg = int((u > 0).sum()), int((u < 0).sum())
+    if 2 * pos < n:
+        return -u
+    if 2 * neg >= n and u.sum() < 0:   # both u and -u qualify
+        return -u
+    return u
+
+
+def _trim(u: np.ndarray, eta: float) -> np.ndarray:
+    """Alg. 1 step 2: zero the entries u_i > 2/(eta sqrt(n))."""
+    out = u.copy()
+    out[u > 2.0 / (eta * np.sqrt(u.shape[0]))] = 0.0
+    return out
+
+
+def _leading_left(M: sp.csr_array, c: float, v0: np.ndarray) -> tuple[np.ndarray, float]:
+    """Leading left singular vector and value of X = M - c 1 1^T (M sparse, n x m).
+
+    X X^T = M M^T - c (b 1^T + 1 b^T) + c^2 m 1 1^T with b = M 1: dense n x n Gram for
+    small n, otherwise ARPACK (Lanczos) on the implicit operator, started at ``v0``
+    (deterministic, no hidden random start).
+    """
+    n, m = M.shape
+    if n <= DENSE_GRAM_MAX_WORKERS:
+        b = M @ np.ones(m)
+        G = (M @ M.T).toarray()
+        G -= c * (b[:, None] + b[None, :])
+        G += c * c * m
+        w, V = np.linalg.eigh(G)
+        return V[:, -1], float(np.sqrt(max(w[-1], 0.0)))
+    MT = M.T.tocsr()
+
+    def mv(x):
+        x = np.ravel(x)
+        y = MT @ x - c * x.sum()          # X^T x
+        return M @ y - c * y.sum()        # X y
+
+    op = LinearOperator((n, n), matvec=mv, dtype=float)
+    w, V = eigsh(op, k=1, which="LA", v0=v0)
+    return V[:, 0], float(np.sqrt(max(w[0], 0.0)))
+
+
+def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | None = None
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+    """Steps 4-6 of Algorithm 1 from the projections v^(k) (deterministic core).
+
+    Parameters
+    ----------
+    v : ndarray of shape (m, K-1)
+        v^(1)..v^(K-1) (estimates of ||p|| r^(k)).
+    n_top : int
+        T (2 for the top-two model).
+    active : bool ndarray of shape (m,), optional
+        Tasks whose v carries data; only they enter the mean l (step 5).
+
+    Returns
+    -------
+    top : (m, T) int labels 1..K (eq. (3); ties go to the smaller label)
+    q_raw : (m, T) 1/K - Delta v^(g_jt) / l (eq. (4)), unclipped
+    delta_v : (m, K)
+    l_j : (m,) step 5 per task (NaN outside ``active``)
+    l : float, mean of l_j over active tasks
+    """
+    m, Km1 = v.shape
+    K = Km1 + 1
+    padded = np.zeros((m, K + 1))
+    padded[:, 1:K] = v
+    delta_v = np.diff(padded, axis=1)                         # step 4
+    order = np.argsort(delta_v, axis=1, kind="stable")        # eq. (3)
+    top = order[:, :n_top] + 1
+    top_mass = np.take_along_axis(delta_v, order[:, :n_top], axis=1)
+    rest = delta_v.sum(axis=1) - top_mass.sum(axis=1)
+    l_j = K / (K - n_top) * rest                              # step 5
+    if active is None:
+        active = np.ones(m, dtype=bool)
+    l_j = np.where(active, l_j, np.nan)
+    l = float(np.nanmean(l_j)) if active.any() else float("nan")
+    q_raw = 1.0 / K - top_mass / l                            # eq. (4)
+    return top.astype(np.int64), q_raw, delta_v, l_j, l
+
+
+def spectral_from_matrices(X: list[np.ndarray], Y: list[np.ndarray], s_prime: float,
+                           eta: float = 0.1, n_top: int = 2) -> SpectralResult:
+    """Algorithm 1 on given dense matrices X^(k), Y^(k) (already centred).
+
+    For teaching and for the noise-free test: pass X^(k) = Y^(k) = E[X^(k)] =
+    2 s' p (r^(k))^T and g, h, q come back exactly. ``s_prime`` is s'.
+    """
+    Km1 = len(X)
+    n, m = X[0].shape
+    U, Ut, sv, V = [], [], [], []
+    for Xk, Yk in zip(X, Y):
+        u_all, s_all, _ = np.linalg.svd(np.asarray(Xk, float), full_matrices=False)
+        u = _fix_sign(u_all[:, 0])
+        ut = _trim(u, eta)
+        U.append(u), Ut.append(ut), sv.append(s_all[0])
+        V.append(np.asarray(Yk, float).T @ ut / (2.0 * s_prime))   # step 3
+    v = np.column_stack(V)
+    top, q_raw, dv, l_j, l = top_from_projections(v, n_top)
+    return SpectralResult(top, q_raw, dv, v, np.array(U), np.array(Ut), np.array(sv), l_j, l,
+                          s_prime, s_prime)
+
+
+def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
+                      n_top: int = 2) -> SpectralResult:
+    """Algorithm 1 steps 2-6 on sparse parts B (singular vectors) and C (projection).
+
+    Pass the same :class:`Responses` twice for the variant without the B/C split.
+    Tasks with no response at all in B or C get top labels 0 and NaN confusion.
+    """
+    n, m, K = B.n_workers, B.n_tasks, B.n_labels
+    sx = B.nnz / (n * m)
+    sy = C.nnz / (n * m)
+    baseB, baseC = B.tocsr(), C.tocsr()
+    v = np.empty((m, K - 1))
+    U = np.empty((K - 1, n))
+    Ut = np.empty((K - 1, n))
+    sv = np.empty(K - 1)
+    v0 = np.full(n, 1.0 / np.sqrt(n))
+    CT_struct = None
+    for k in range(1, K):
+        shift = (K - 2 * k) / K
+        Mk = sp.csr_array((np.where(baseB.data > k, 1.0, -1.0), baseB.indices,
+                           baseB.indptr), shape=(n, m))
+        u, sv[k - 1] = _leading_left(Mk, sx * shift, v0)          # step 2
+        u = _fix_sign(u)
+        U[k - 1] = u
+        Ut[k - 1] = ut = _trim(u, eta)
+        v0 = u
+        if CT_struct is None:
+            CT_struct = baseC.T.tocsr()          # tasks x workers, one transpose for all k
+        data_c = np.where(CT_struct.data > k, 1.0, -1.0)
+        CkT = sp.csr_array((data_c, CT_struct.indices, CT_struct.indptr), shape=(m, n))
+        # step 3: v = (C^(k) - s'(K-2k)/K 1)^T u~ / (2 s')
+        v[:, k - 1] = (CkT @ ut) / (2.0 * sy) - shift * ut.sum() / 2.0
+    active = C.task_counts() > 0
+    top, q_raw, dv, l_j, l = top_from_projections(v, n_top, active=active)
+    answered = (B.task_counts() + C.task_counts()) > 0 if B is not C else B.task_counts() > 0
+    top[~answered] = 0
+    q_raw[~answered] = np.nan
+    return SpectralResult(top, q_raw, dv, v, U, Ut, sv, l_j, l, sx, sy)
+
+
+def check_spectral_labels(K: int, n_top: int, owner: str) -> None:
+    if K == 2:
+        raise ValueError(
+            f"{owner} needs n_labels >= 3; got n_labels=2. With K = 2 the model (eq. (1)) "
+            f"depends on (p, q) only through p_i (2 q_j - 1), so ||p|| and q are not "
+            f"identifiable and Alg. 1 step 5 / eq. (5) divide by K - 2 = 0. For binary tasks "
+            f"use toptwo.MajorityVote or a one-coin model.")
+    if n_top >= K:
+        raise ValueError(f"{owner} needs n_top < n_labels (T < K); got n_top={n_top} with "
+                         f"n_labels={K}.")
+
+
+class TopTwo1:
+    """Spectral estimate of the top-two answers (Algorithm 1, "TopTwo1").
+
+    Parameters
+    ----------
+    eta : float, default=0.1
+        The eta of the assumption eta sqrt(n) <= ||p||_2 <= sqrt(n); entries of u^(k)
+        above 2/(eta sqrt(n)) are trimmed (Alg. 1 step 2).
+    sample_splitting : bool, default=False
+        True: the paper's Algorithm 1 -- split the input into B and C with equal
+        probability, singular vectors from B, projection on C. False: the variant the
+        authors' experiments ran, with all of the input used for both. The default is
+        False because it measures better on every scenario of Table 2: see
+        ``benchmarks/splitting.py`` and notebook 04 (at (n, m, K) = (50, 500, 5),
+        s = 0.1, 20 replicates, the pair error of TopTwo1 falls from
+        0.31/0.60/0.57/0.38 to 0.14/0.43/0.37/0.18 on easy/hard/few_smart/high_variance).
+    n_top : int, default=2
+        T, the number of plausible answers (Algorithm 3 for T > 2).
+    rng : None, int or numpy.random.Generator
+        Source of the B/C split (used only with ``sample_splitting=True``).
+
+    Attributes
+    ----------
+    top_two_ : ndarray of shape (n_tasks, 2)
+        (g_j, h_j) by eq. (3); both 0 for a task with no response.
+    top_ : ndarray of shape (n_tasks, T)
+        All T estimated plausible answers (equals ``top_two_`` for T = 2).
+    confusion_ : ndarray of shape (n_tasks,)
+        q_j by eq. (4), clipped to [1/2, 1] (the model's range for q); NaN for a task
+        with no response. For T > 2, ``confusions_`` holds all T weights.
+    confusion_raw_ : ndarray of shape (n_tasks,)
+        q_j by eq. (4) before clipping.
+    norm_p_ : float
+        l of step 5: the estimate of ||p||_2 (see "Scaling" in the module docstring).
+    result_ : SpectralResult
+        u^(k), u~^(k), v^(k), Delta v, l_j and the estimated s'.
+    observed_rate_ : float
+        s_hat = nnz / (n m) of the input.
+    n_workers_in_, n_tasks_in_, n_labels_in_ : int
+
+    Notes
+    -----
+    Sign rule: of {u, -u}, the one with at least half of its entries positive (Sec. 4.1);
+    this is not scikit-learn's ``svd_flip``. Ties in eq. (3) go to the smaller label.
+    """
+
+    def __init__(self, *, eta: float = 0.1, sample_splitting: bool = False, n_top: int = 2,
+                 rng: Any = None):
+        self.eta = eta
+        self.sample_splitting = sample_splitting
+        self.n_top = n_top
+        self.rng = rng
+
+    def _check_params(self, owner: str) -> tuple[float, bool, int]:
+        eta = check_positive(self.eta, "eta", owner=owner)
+        split = check_bool(self.sample_splitting, "sample_splitting", owner=owner)
+        T = check_int(self.n_top, "n_top", owner=owner, minimum=2)
+        return eta, split, T
+
+    def fit(self, A: Any, n_labels: int | None = None) -> "TopTwo1":
+        """Run Algorithm 1 on A (dense array, sparse matrix or Responses)."""
+        owner = "TopTwo1"
+        eta, split, T = self._check_params(owner)
+        R = as_responses(A, n_labels, owner=f"{owner}.fit")
+        check_spectral_labels(R.n_labels, T, owner)
+        gen = check_rng(self.rng, owner=owner)
+        if split:
+            B, C = split_entries(R, 0.5, gen)                      # step 1
+            if B.nnz == 0 or C.nnz == 0:
+                raise ValueError(f"{owner}: the B/C split left one half empty ({R.nnz} "
+                                 f"responses); use sample_splitting=False for so few.")
+        else:
+            B = C = R
+        res = spectral_estimate(B, C, eta=eta, n_top=T)
+        answered = R.task_counts() > 0
+        res.top[~answered] = 0
+        self._set_outputs(res, R, T, answered)
+        return self
+
+    def _set_outputs(self, res: SpectralResult, R: Responses, T: int,
+                     answered: np.ndarray) -> None:
+        self.result_ = res
+        self.top_ = res.top
+        self.top_two_ = res.top[:, :2]
+        q_raw = np.where(answered[:, None], res.confusion_raw, np.nan)
+        self.confusions_ = np.clip(q_raw, 0.0, 1.0) if T > 2 else None
+        self.confusion_raw_ = q_raw[:, 0]
+        self.confusion_ = np.clip(q_raw[:, 0], 0.5, 1.0)
+        self.norm_p_ = res.norm_p
+        self.observed_rate_ = R.observed_rate
+        self.n_workers_in_, self.n_tasks_in_, self.n_labels_in_ = R.n_workers, R.n_tasks, R.n_labels
+
+    def fit_predict(self, A: Any, n_labels: int | None = None) -> np.ndarray:
+        """Fit and return g_hat (shape (n_tasks,))."""
+        return self.fit(A, n_labels).top_two_[:, 0]
+
+    def soft_labels(self) -> np.ndarray:
+        """(n_tasks, K): q_hat on g_hat, 1 - q_hat on h_hat (Sec. 6.3); NaN rows if unanswered."""
+        return soft_labels(self.top_two_, self.confusion_, self.n_labels_in_)
+
+
+def soft_labels(top_two: np.ndarray, confusion: np.ndarray, n_labels: int) -> np.ndarray:
+    """The paper's top-two soft labels (Sec. 6.3): q on g, 1 - q on h, 0 elsewhere."""
+    m = top_two.shape[0]
+    out = np.zeros((m, n_labels))
+    ok = top_two[:, 0] > 0
+    rows = np.flatnonzero(ok)
+    out[rows, top_two[ok, 0] - 1] = confusion[ok]
+    out[rows, top_two[ok, 1] - 1] = 1.0 - confusion[ok]
+    out[~ok] = np.nan
+    return out
