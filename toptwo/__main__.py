@@ -1,0 +1,215 @@
+"""Command line of toptwo: ``python -m toptwo demo`` and ``python -m toptwo infer FILE.csv``.
+
+``demo`` draws one synthetic instance of the top-two model (eq. (1) [`eqn:A_dist`],
+a scenario of Table 2) and prints the error rates of majority vote, TopTwo1
+(Algorithm 1), TopTwo2 (Algorithm 2) and the oracle MLE (eq. (6) with the true p, q).
+
+``infer`` reads ``worker,task,label`` triples (see :mod:`toptwo.io`) and writes, per
+task, the estimated top two (g, h) and the confusion probability q_hat as CSV; per
+worker, the reliability p_hat on request.
+
+Exit status: 0 on success, 2 on bad input or bad arguments (message on stderr, no
+traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+
+from .baselines import MajorityVote
+from .io import read_triples_csv, write_reliability_csv, write_results_csv
+from .metrics import top_two_errors
+from .mle import OracleMLE, TopTwo2
+from .model import SCENARIOS, TopTwoModel
+from .spectral import TopTwo1
+
+__all__ = ["main", "run_demo", "build_parser"]
+
+#: The embedded demo instance: (n_workers, n_tasks, n_labels), as in the paper's Sec. 6.1.
+DEMO_SHAPE = (50, 500, 5)
+
+_METHODS = ("toptwo2", "toptwo1", "majority")
+
+
+class _UsageError(Exception):
+    """Bad command-line input: reported on stderr with exit status 2."""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer; got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1; got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer; got {text!r}") \
+            from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer; got {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argparse parser of ``python -m toptwo`` (sub-commands demo and infer)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m toptwo",
+        description="Top-two answers and confusion probabilities in multi-choice "
+                    "crowdsourcing (Jeong & Chung, ICML 2023).",
+        epilog="Run 'python -m toptwo COMMAND --help' for the options of a command.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    n, m, K = DEMO_SHAPE
+    demo = sub.add_parser(
+        "demo", help="compare the estimators on a synthetic instance (no files needed)",
+        description=f"Draw one synthetic instance of the top-two model (n={n} workers, "
+                    f"m={m} tasks, K={K} labels; a scenario of the paper's Table 2) and "
+                    f"print the error rates of majority vote, TopTwo1 (Algorithm 1), "
+                    f"TopTwo2 (Algorithm 2) and the oracle MLE that knows the true "
+                    f"reliabilities and confusions.")
+    demo.add_argument("--scenario", choices=sorted(SCENARIOS), default="hard",
+                      help="worker/task parameter scenario of Table 2 (default: hard)")
+    demo.add_argument("--queries-per-task", type=_positive_int, default=10, metavar="Q",
+                      help=f"expected number of answers per task, Q = n s with n={n} "
+                           f"workers; 1..{n} (default: 10, i.e. s = 0.2)")
+    demo.add_argument("--seed", type=_seed, default=0,
+                      help="seed of the instance and of the estimators (default: 0)")
+
+    infer = sub.add_parser(
+        "infer", help="estimate top-two answers from a worker,task,label CSV file",
+        description="Read answers from a CSV file with a header row naming the columns "
+                    "worker, task and label (any order, no other columns; ids may be any "
+                    "strings; labels are integers 1..K, or 0..K-1 with --label-base 0) and "
+                    "write one row per task: task,g,h,confusion -- the most plausible "
+                    "answer g, the most confusing one h, and the estimated probability q "
+                    "that a reliable worker answers g rather than h.",
+        epilog="Bad input (malformed file, labels out of range, repeated answers with "
+               "--duplicates error) is reported on stderr with exit status 2.")
+    infer.add_argument("file", metavar="FILE.csv", help="CSV file of worker,task,label rows")
+    infer.add_argument("--n-labels", type=_positive_int, default=None, metavar="K",
+                       help="number of answer choices K (default: the largest label in "
+                            "the file, which is too small if the highest choice never "
+                            "occurs)")
+    infer.add_argument("--duplicates", choices=("error", "first", "last"), default="error",
+                       help="what to do when a worker answered a task on more than one "
+                            "row: refuse (default), keep the first or the last row")
+    infer.add_argument("--method", choices=_METHODS, default="toptwo2",
+                       help="toptwo2: spectral + plug-in MLE (Algorithm 2, default); "
+                            "toptwo1: spectral only (Algorithm 1); majority: majority vote")
+    infer.add_argument("--label-base", type=int, choices=(0, 1), default=1,
+                       help="smallest label in the file: 1 for labels 1..K (default), 0 "
+                            "for 0..K-1; output labels use the same numbering")
+    infer.add_argument("--seed", type=_seed, default=0,
+                       help="seed of the random sample splits and tie-breaking (default: 0)")
+    infer.add_argument("--output", "-o", metavar="OUT.csv", default=None,
+                       help="write the per-task CSV here instead of standard output")
+    infer.add_argument("--workers-output", metavar="W.csv", default=None,
+                       help="also write per-worker reliabilities (worker,reliability; "
+                            "eq. (5), unclipped) to this file; needs --method toptwo2")
+    return parser
+
+
+# ------------------------------------------------------------------------ demo
+def run_demo(scenario: str = "hard", queries_per_task: int = 10, seed: int = 0
+             ) -> tuple[dict[str, dict[str, float]], str]:
+    """Fit the four estimators on one synthetic instance; return (errors, table text).
+
+    One :class:`numpy.random.SeedSequence` of ``seed`` is spawned into independent
+    streams for the instance, the sample and each randomised estimator.
+    """
+    n, m, K = DEMO_SHAPE
+    if not 1 <= queries_per_task <= n:
+        raise _UsageError(f"--queries-per-task must be an integer in 1..{n} (the number "
+                          f"of workers); got {queries_per_task} instead.")
+    s = queries_per_task / n
+    g_model, g_sample, g_mv, g_t1, g_t2 = (np.random.default_rng(c) for c in
+                                           np.random.SeedSequence(seed).spawn(5))
+    model = TopTwoModel.scenario(scenario, n_workers=n, n_tasks=m, n_labels=K, rng=g_model)
+    A = model.sample(s, rng=g_sample)
+    estimators = {
+        "MajorityVote": MajorityVote(rng=g_mv),
+        "TopTwo1": TopTwo1(rng=g_t1),
+        "TopTwo2": TopTwo2(rng=g_t2),
+        "OracleMLE": OracleMLE(model.reliability, model.confusion),
+    }
+    errors = {}
+    for name, est in estimators.items():
+        est.fit(A, n_labels=K)
+        errors[name] = top_two_errors(est.top_two_, model.top_two)
+    lines = [f"toptwo demo: scenario {scenario!r}, n={n} workers, m={m} tasks, K={K} "
+             f"labels, {queries_per_task} answers per task on average (s={s:g}), "
+             f"{A.nnz} answers, seed {seed}",
+             "",
+             f"{'method':<14}{'pair':>7}{'g':>7}{'h':>7}"]
+    for name, e in errors.items():
+        lines.append(f"{name:<14}{e['pair']:>7.3f}{e['g']:>7.3f}{e['h']:>7.3f}")
+    lines += ["",
+              f"Error rates over the {m} tasks (lower is better): fraction whose estimated "
+              f"(g, h) pair / most plausible answer g / most confusing answer h differs "
+              f"from the truth. OracleMLE knows the true worker reliabilities and task "
+              f"confusions (the paper's reference)."]
+    return errors, "\n".join(lines)
+
+
+# ----------------------------------------------------------------------- infer
+def _run_infer(args: argparse.Namespace) -> None:
+    if args.workers_output is not None and args.method != "toptwo2":
+        raise _UsageError(f"--workers-output needs --method toptwo2 (only TopTwo2 "
+                          f"estimates worker reliabilities, eq. (5)); got --method "
+                          f"{args.method}.")
+    R = read_triples_csv(args.file, n_labels=args.n_labels, duplicates=args.duplicates,
+                         label_base=args.label_base)
+    if args.method == "majority":
+        est = MajorityVote(rng=args.seed)
+    elif args.method == "toptwo1":
+        est = TopTwo1(rng=args.seed)
+    else:
+        est = TopTwo2(rng=args.seed)
+    try:
+        est.fit(R)
+    except ValueError as exc:
+        raise ValueError(f"{args.file}: {exc}") from None
+    write_results_csv(sys.stdout if args.output is None else args.output, R.task_ids,
+                      est.top_two_, est.confusion_, label_base=args.label_base)
+    if args.workers_output is not None:
+        write_reliability_csv(args.workers_output, R.worker_ids, est.reliability_)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m toptwo`` and of the ``toptwo`` console script.
+
+    Returns the exit status: 0 on success, 2 on bad arguments or bad input (the
+    message goes to stderr, without a traceback).
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:           # --help (0) or an argparse usage error (2)
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        if args.command == "demo":
+            _, text = run_demo(args.scenario, args.queries_per_task, args.seed)
+            print(text)
+        else:
+            _run_infer(args)
+    except (_UsageError, ValueError, TypeError, OSError) as exc:
+        print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,293 @@
+"""Reading response triples from CSV and writing results as CSV (csv module + numpy only).
+
+The file format is the one of the command line (``python -m toptwo infer FILE.csv``)::
+
+    worker,task,label
+    alice,q1,3
+    bob,q1,2
+    alice,q2,5
+
+* A header row names the three columns ``worker``, ``task`` and ``label`` exactly, in
+  any order; any other column is refused (no silent dropping of data).
+* Worker and task ids are arbitrary strings (leading and trailing spaces are
+  stripped). Row ``i`` of the response matrix A (shape ``(n_workers, n_tasks)``,
+  the paper's orientation, eq. (1) [`eqn:A_dist`]) is the ``i``-th distinct worker in
+  order of first appearance in the file, and likewise for the tasks; the ids are kept
+  in :attr:`toptwo.Responses.worker_ids` / :attr:`~toptwo.Responses.task_ids`.
+* Labels are integers ``label_base .. label_base + K - 1`` (by default ``1..K``, the
+  paper's convention). Every row is an answer: a blank label, or ``0`` with
+  ``label_base=1``, is refused; leave unanswered pairs out of the file.
+* A (worker, task) pair given twice is handled by the ``duplicates`` policy of
+  :meth:`toptwo.Responses.from_triples` (``"error"`` by default).
+
+Every error message names the file, the line number, the offending value and what is
+allowed. Empty lines are skipped.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+from collections.abc import Sequence
+from typing import IO, Any
+
+import numpy as np
+
+from ._validation import check_choice, check_int
+from .responses import Responses
+
+__all__ = ["read_triples_csv", "write_results_csv", "write_reliability_csv",
+           "REQUIRED_COLUMNS"]
+
+#: The columns of a triples file, in the order used by the error messages.
+REQUIRED_COLUMNS = ("worker", "task", "label")
+
+_OWNER = "read_triples_csv"
+
+
+def _fail(path: str, line: int | None, message: str) -> ValueError:
+    where = f"{path}" if line is None else f"{path}, line {line}"
+    return ValueError(f"{where}: {message}")
+
+
+def read_triples_csv(path: str | os.PathLike, *, n_labels: int | None = None,
+                     duplicates: str = "error", label_base: int = 1) -> Responses:
+    """Read ``worker,task,label`` triples from a CSV file with a header row.
+
+    Parameters
+    ----------
+    path : str or path-like
+        CSV file (UTF-8, an optional byte-order mark is ignored). The header must name
+        exactly the columns ``worker``, ``task`` and ``label`` (any order).
+    n_labels : int, optional
+        K, the number of answer choices. When omitted it is inferred as the largest
+        label in the file, which under-counts K if the highest choice never occurs:
+        pass it whenever you know it.
+    duplicates : {"error", "first", "last"}, default="error"
+        What to do when one worker answered one task on more than one row: raise
+        (the message counts the repeated pairs and shows one with its line numbers),
+        keep the first row in file order, or keep the last.
+    label_base : int, default=1
+        The smallest label in the file's numbering: 1 for labels ``1..K`` (the
+        paper's), 0 for files numbering choices ``0..K-1``. Labels are shifted to
+        ``1..K`` inside :class:`~toptwo.Responses`; add ``label_base - 1`` to get the
+        file's numbering back (:func:`write_results_csv` does so).
+
+    Returns
+    -------
+    Responses
+        ``(n_workers, n_tasks)`` responses with labels ``1..K``; ``worker_ids[i]`` and
+        ``task_ids[j]`` (object arrays of str) give the ids of row ``i`` and column
+        ``j``, numbered in order of first appearance.
+
+    Raises
+    ------
+    ValueError
+        On a missing or malformed header, extra columns, a row with the wrong number
+        of fields, an empty id, a label that is not an integer in the allowed range,
+        an empty file, or repeated (worker, task) pairs with ``duplicates="error"``.
+        The message names the file and the line.
+    OSError
+        If the file cannot be opened.
+    """
+    check_choice(duplicates, "duplicates", ("error", "first", "last"), owner=_OWNER)
+    base = check_int(label_base, "label_base", owner=_OWNER, minimum=0)
+    K_given = None if n_labels is None else check_int(n_labels, "n_labels", owner=_OWNER,
+                                                      minimum=2)
+    name = os.fspath(path)
+    worker_index: dict[str, int] = {}
+    task_index: dict[str, int] = {}
+    w_list: list[int] = []
+    t_list: list[int] = []
+    lab_list: list[int] = []
+    line_list: list[int] = []
+    hi = base + K_given - 1 if K_given is not None else None
+    allowed = (f"an integer in {base}..{hi} (n_labels={K_given})" if hi is not None
+               else f"an integer >= {base}")
+    with open(name, newline="", encoding="utf-8-sig") as fh:
+        reader = csv.reader(fh)
+        header = None
+        for row in reader:
+            if not row or all(not f.strip() for f in row):
+                continue
+            header = [f.strip() for f in row]
+            header_line = reader.line_num
+            break
+        if header is None:
+            raise _fail(name, None, "the file is empty; expected a header row "
+                        "'worker,task,label' followed by one row per answer.")
+        extra = [h for h in header if h not in REQUIRED_COLUMNS]
+        if extra:
+            raise _fail(name, header_line,
+                        f"the header must name exactly the columns worker, task and label "
+                        f"(any order); found unexpected column(s) "
+                        f"{', '.join(repr(h) for h in extra)} in header {row!r}. Remove the "
+                        f"extra columns (only worker, task and label are read).")
+        missing = [c for c in REQUIRED_COLUMNS if c not in header]
+        repeated = sorted({h for h in header if header.count(h) > 1})
+        if missing or repeated:
+            what = (f"missing column(s) {', '.join(repr(c) for c in missing)}" if missing
+                    else f"repeated column(s) {', '.join(repr(c) for c in repeated)}")
+            raise _fail(name, header_line,
+                        f"the header must name exactly the columns worker, task and label "
+                        f"(any order), each once; got {row!r} ({what}).")
+        iw, it, il = (header.index(c) for c in REQUIRED_COLUMNS)
+        n_fields = len(header)
+        for row in reader:
+            line = reader.line_num
+            if not row or all(not f.strip() for f in row):
+                continue
+            if len(row) != n_fields:
+                raise _fail(name, line, f"expected {n_fields} fields (worker, task, label) "
+                            f"as in the header; got {len(row)}: {row!r}.")
+            w, t, lab = row[iw].strip(), row[it].strip(), row[il].strip()
+            if not w or not t:
+                col = "worker" if not w else "task"
+                raise _fail(name, line, f"the {col} id must be a non-empty string; got "
+                            f"{row[iw if col == 'worker' else it]!r} in row {row!r}.")
+            if not lab:
+                raise _fail(name, line, f"the label must be {allowed}; got a blank label "
+                            f"(worker {w!r}, task {t!r}). Every row is an answer: leave "
+                            f"unanswered pairs out of the file.")
+            try:
+                value = int(lab)
+            except ValueError:
+                raise _fail(name, line, f"the label must be {allowed}; got {lab!r} "
+                            f"(worker {w!r}, task {t!r}).") from None
+            if value < base or (hi is not None and value > hi):
+                hint = (" Every row is an answer: leave unanswered pairs out of the file."
+                        if value == base - 1 else "")
+                raise _fail(name, line, f"the label must be {allowed}; got {lab!r} "
+                            f"(worker {w!r}, task {t!r}).{hint}")
+            w_list.append(worker_index.setdefault(w, len(worker_index)))
+            t_list.append(task_index.setdefault(t, len(task_index)))
+            lab_list.append(value - base + 1)
+            line_list.append(line)
+    if not lab_list:
+        raise _fail(name, None, "the file has a header but no answers; expected at least "
+                    "one row 'worker,task,label' after the header.")
+    labels = np.asarray(lab_list, dtype=np.int64)
+    if K_given is None and labels.max() < 2:
+        e = int(np.argmax(labels))
+        raise _fail(name, line_list[e], f"n_labels was not given and the largest label in "
+                    f"the file is {base + int(labels.max()) - 1}, so K would be "
+                    f"{int(labels.max())} < 2; pass n_labels=K (CLI: --n-labels K).")
+    workers = np.asarray(w_list, dtype=np.int64)
+    tasks = np.asarray(t_list, dtype=np.int64)
+    worker_ids = np.empty(len(worker_index), dtype=object)
+    worker_ids[:] = list(worker_index)
+    task_ids = np.empty(len(task_index), dtype=object)
+    task_ids[:] = list(task_index)
+    try:
+        return Responses.from_triples(workers, tasks, labels, n_workers=len(worker_index),
+                                      n_tasks=len(task_index), n_labels=K_given,
+                                      duplicates=duplicates, worker_ids=worker_ids,
+                                      task_ids=task_ids)
+    except ValueError:
+        if duplicates != "error":
+            raise
+        # Re-raise with the file's ids and line numbers instead of 0-based indices.
+        raise _duplicate_error(name, workers, tasks, labels, np.asarray(line_list),
+                               worker_ids, task_ids, base) from None
+
+
+def _duplicate_error(name: str, workers: np.ndarray, tasks: np.ndarray, labels: np.ndarray,
+                     lines: np.ndarray, worker_ids: np.ndarray, task_ids: np.ndarray,
+                     base: int) -> ValueError:
+    key = workers * len(task_ids) + tasks
+    order = np.argsort(key, kind="stable")
+    sk = key[order]
+    dup_next = sk[1:] == sk[:-1]
+    if not dup_next.any():  # pragma: no cover - from_triples raised for another reason
+        return ValueError(f"{name}: could not build the responses.")
+    starts = dup_next & ~np.r_[False, dup_next[:-1]]
+    n_pairs = int(starts.sum())
+    # Show the repeated pair whose second occurrence comes first in the file.
+    second = order[1:][dup_next]
+    e2 = int(second[np.argmin(lines[second])])
+    first_of = order[np.searchsorted(sk, key[e2], side="left")]
+    e1 = int(first_of)
+    return ValueError(
+        f"{name}: {n_pairs} (worker, task) pair(s) occur on more than one line "
+        f"({int(dup_next.sum())} extra rows); e.g. worker {worker_ids[workers[e1]]!r} "
+        f"answered task {task_ids[tasks[e1]]!r} on line {int(lines[e1])} (label "
+        f"{int(labels[e1]) + base - 1}) and line {int(lines[e2])} (label "
+        f"{int(labels[e2]) + base - 1}). Pass duplicates='first' or duplicates='last' "
+        f"(CLI: --duplicates first|last) to keep one answer per pair.")
+
+
+def _fmt_float(x: float) -> str:
+    """Shortest round-trip repr of a float; NaN becomes an empty field."""
+    x = float(x)
+    return "" if math.isnan(x) else repr(x)
+
+
+def _open_out(dest: str | os.PathLike | IO[str]):
+    if hasattr(dest, "write"):
+        return dest, False
+    return open(os.fspath(dest), "w", newline="", encoding="utf-8"), True
+
+
+def write_results_csv(dest: str | os.PathLike | IO[str], task_ids: Sequence[Any],
+                      top_two: np.ndarray, confusion: np.ndarray, *,
+                      label_base: int = 1) -> None:
+    """Write per-task results as CSV with the header ``task,g,h,confusion``.
+
+    Parameters
+    ----------
+    dest : path or text file object
+        Where to write (a file object such as ``sys.stdout`` is written to and left
+        open).
+    task_ids : sequence of length n_tasks
+        Ids of the tasks (``Responses.task_ids``).
+    top_two : ndarray of shape (n_tasks, 2)
+        Estimated (g_j, h_j), labels 1..K (0 for a task without responses). Written in
+        the file's numbering, i.e. shifted by ``label_base - 1``; 0 is written as an
+        empty field.
+    confusion : ndarray of shape (n_tasks,)
+        q_hat_j (eq. (4) [`eqn:est_q`] for TopTwo1/TopTwo2, the vote ratio for
+        majority vote); NaN is written as an empty field.
+    label_base : int, default=1
+        As in :func:`read_triples_csv`.
+    """
+    top_two = np.asarray(top_two)
+    confusion = np.asarray(confusion, dtype=float)
+    if top_two.ndim != 2 or top_two.shape[1] < 2 or top_two.shape[0] != len(task_ids) \
+            or confusion.shape != (len(task_ids),):
+        raise ValueError(f"write_results_csv needs top_two of shape (n_tasks, 2) and "
+                         f"confusion of shape (n_tasks,) with n_tasks={len(task_ids)}; got "
+                         f"{top_two.shape} and {confusion.shape} instead.")
+    shift = int(label_base) - 1
+    fh, close = _open_out(dest)
+    try:
+        out = csv.writer(fh, lineterminator="\n")
+        out.writerow(["task", "g", "h", "confusion"])
+        for tid, (g, h), q in zip(task_ids, top_two[:, :2].tolist(), confusion.tolist()):
+            out.writerow([tid, g + shift if g else "", h + shift if h else "",
+                          _fmt_float(q)])
+    finally:
+        if close:
+            fh.close()
+
+
+def write_reliability_csv(dest: str | os.PathLike | IO[str], worker_ids: Sequence[Any],
+                          reliability: np.ndarray) -> None:
+    """Write per-worker reliabilities p_hat_i (eq. (5) [`eqn:hatpi`]) as ``worker,reliability``.
+
+    ``reliability`` is written unclipped, as estimated (it may fall outside [0, 1]);
+    NaN (a worker without usable answers) is written as an empty field.
+    """
+    rel = np.asarray(reliability, dtype=float)
+    if rel.shape != (len(worker_ids),):
+        raise ValueError(f"write_reliability_csv needs reliability of shape (n_workers,) "
+                         f"with n_workers={len(worker_ids)}; got {rel.shape} instead.")
+    fh, close = _open_out(dest)
+    try:
+        out = csv.writer(fh, lineterminator="\n")
+        out.writerow(["worker", "reliability"])
+        for wid, p in zip(worker_ids, rel.tolist()):
+            out.writerow([wid, _fmt_float(p)])
+    finally:
+        if close:
+            fh.close()
