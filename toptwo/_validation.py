@@ -118,7 +118,7 @@ def check_probability_vector(x: Any, name: str, *, owner: str, low: float, high:
         i = int(np.flatnonzero(bad)[0])
         lo = "(" if low_open else "["
         raise ValueError(f"`{name}` of {owner} must lie in {lo}{low}, {high}]; found "
-                         f"{arr[i]!r} at index {i} ({int(bad.sum())} entries out of range).")
+                         f"{float(arr[i])!r} at index {i} ({int(bad.sum())} entries out of range).")
     return arr
 
 

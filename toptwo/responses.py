@@ -268,7 +268,7 @@ def _as_int_array(x: Any, name: str, *, owner: str) -> np.ndarray:
             pos = tuple(int(i) for i in np.argwhere(bad)[0])
             where = f"index {pos[0]}" if len(pos) == 1 else f"position {pos}"
             raise ValueError(f"`{name}` passed to {owner} must hold integers; found "
-                             f"{arr[pos]!r} at {where} ({int(bad.sum())} non-integer or NaN "
+                             f"{arr[pos].item()!r} at {where} ({int(bad.sum())} non-integer or NaN "
                              f"entries).")
         return arr.astype(np.int64)
     raise TypeError(f"`{name}` passed to {owner} must be an array of integers; got dtype "
