@@ -1,0 +1,50 @@
+"""Shared fixtures for the unit tests of ``toptwo``.
+
+``toy`` is a literal 5-worker x 4-task response matrix (K = 4) whose top two answers
+can be read off by eye: in every task three workers agree on one label and the
+remaining answers point at a second one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import toptwo
+
+#: rows = workers, columns = tasks, 0 = not answered (the paper's convention).
+TOY_A = np.array([
+    [1, 3, 2, 4],
+    [1, 3, 2, 4],
+    [1, 3, 2, 4],
+    [2, 4, 3, 3],
+    [2, 4, 3, 0],
+])
+TOY_K = 4
+#: Majority vote (and the oracle MLE with equal reliabilities): (g, h) per task.
+TOY_TOP_TWO = np.array([[1, 2], [3, 4], [2, 3], [4, 3]])
+#: Vote ratio count(g) / (count(g) + count(h)).
+TOY_VOTE_RATIO = np.array([3 / 5, 3 / 5, 3 / 5, 3 / 4])
+
+
+@pytest.fixture
+def toy():
+    """(A, K, expected top two, expected vote ratio) of the literal toy matrix."""
+    return TOY_A.copy(), TOY_K, TOY_TOP_TWO.copy(), TOY_VOTE_RATIO.copy()
+
+
+@pytest.fixture(scope="session")
+def small_model():
+    """A hard-scenario instance (n, m, K) = (30, 80, 4)."""
+    return toptwo.TopTwoModel.scenario("hard", n_workers=30, n_tasks=80, n_labels=4, rng=11)
+
+
+@pytest.fixture(scope="session")
+def small_responses(small_model):
+    return small_model.sample(0.5, rng=12)
+
+
+def with_gaps(R: toptwo.Responses, *, empty_worker: int, empty_task: int) -> toptwo.Responses:
+    """R with every response of one worker and of one task removed (shape kept)."""
+    keep = (R.workers != empty_worker) & (R.tasks != empty_task)
+    return R.subset(keep)
