@@ -1,0 +1,182 @@
+"""Tests of toptwo.viz: the numbers behind each figure, read back from the Figure."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import matplotlib
+
+matplotlib.use("Agg")  # tests only: never in notebooks
+import matplotlib.pyplot as plt  # noqa: E402
+
+import toptwo  # noqa: E402
+from toptwo.viz import (answer_frequencies, fit_loglog_slope, plot_answer_frequencies,  # noqa: E402
+                        plot_delta_v, plot_rate, plot_singular_values, sin_theta)
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def _tiny_model():
+    # 3 workers x 2 tasks, K = 4: p = (1, 0, 0.5); task 0 (g,h)=(2,1) q=0.75; task 1 (4,3) q=1.
+    return toptwo.TopTwoModel([1.0, 0.0, 0.5], [0.75, 1.0], [[2, 1], [4, 3]], 4)
+
+
+def test_toptwo_imports_without_matplotlib():
+    code = ("import sys; sys.modules['matplotlib'] = None; import toptwo, toptwo.viz; "
+            "print(round(toptwo.viz.fit_loglog_slope([1, 2], [1, 4])[0], 6))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "2.0"
+
+
+# --------------------------------------------------------------- answer_frequencies
+def test_answer_frequencies_hand_computed():
+    model = _tiny_model()
+    A = np.array([[2, 4], [3, 0], [1, 3]])
+    emp, exp, n = answer_frequencies(model, A, 0)
+    assert n == 3
+    np.testing.assert_allclose(emp, [1 / 3, 1 / 3, 1 / 3, 0])
+    # worker 0 (p=1): (1/4, 3/4, 0, 0); worker 1 (p=0): 1/4 each; worker 2 (p=1/2):
+    # 1/8 + (1/8, 3/8, 0, 0).  Mean of the three rows:
+    rows = np.array([[0.25, 0.75, 0, 0], [0.25] * 4, [0.25, 0.5, 0.125, 0.125]])
+    np.testing.assert_allclose(exp, rows.mean(axis=0))
+    emp1, exp1, n1 = answer_frequencies(model, A, 1)
+    assert n1 == 2
+    np.testing.assert_allclose(emp1, [0, 0, 0.5, 0.5])
+    np.testing.assert_allclose(exp1, np.mean([[0, 0, 0, 1], [0.125, 0.125, 0.125, 0.625]], axis=0))
+
+
+def test_answer_frequencies_no_answer_and_validation():
+    model = _tiny_model()
+    A = np.array([[2, 0], [3, 0], [1, 0]])
+    emp, exp, n = answer_frequencies(model, A, 1)
+    assert n == 0 and np.isnan(emp).all() and np.isnan(exp).all()
+    with pytest.raises(ValueError, match="must be in 0..1; got 2 instead"):
+        answer_frequencies(model, A, 2)
+    with pytest.raises(TypeError, match="must be a TopTwoModel; got list instead"):
+        answer_frequencies([1], A, 0)
+    with pytest.raises(ValueError, match=r"must have the model's shape \(3, 2\); got \(2, 2\)"):
+        answer_frequencies(model, A[:2], 0)
+
+
+def test_answer_frequencies_match_model_in_expectation_and_reject_wrong_model():
+    model = toptwo.TopTwoModel.scenario("hard", n_workers=400, n_tasks=3, n_labels=5, rng=3)
+    A = model.sample(1.0, rng=4)
+    emp, exp, n = answer_frequencies(model, A, 0)
+    # Each count is a sum of n independent Bernoullis: sd <= sqrt(n)/2, so 4 sd in frequency.
+    tol = 4 * 0.5 / np.sqrt(n)
+    assert np.abs(emp - exp).max() < tol
+    # The same check rejects a model whose top two are swapped with two other labels.
+    g, h = model.top_two[0]
+    others = [c for c in range(1, 6) if c not in (g, h)]
+    top = model.top_two.copy()
+    top[0] = others[:2]
+    wrong = toptwo.TopTwoModel(model.reliability, model.confusion, top, 5)
+    _, exp_wrong, _ = answer_frequencies(wrong, A, 0)
+    assert np.abs(emp - exp_wrong).max() > tol
+
+
+# ------------------------------------------------------------------ fit_loglog_slope
+@pytest.mark.parametrize("slope,const", [(-0.5, 3.0), (2.0, 0.1), (-1.0, 1.0)])
+def test_fit_loglog_slope_exact_power_law(slope, const):
+    x = np.array([0.01, 0.03, 0.1, 0.3, 1.0])
+    s, b = fit_loglog_slope(x, const * x ** slope)
+    assert s == pytest.approx(slope, abs=1e-12)
+    assert np.exp(b) == pytest.approx(const, rel=1e-12)
+
+
+def test_fit_loglog_slope_rejects_bad_input():
+    with pytest.raises(ValueError, match="must be finite and > 0.*got 0.0 at index 1"):
+        fit_loglog_slope([1, 2, 3], [1, 0, 3])
+    with pytest.raises(ValueError, match="at least 2 points; got 1"):
+        fit_loglog_slope([1], [1])
+    with pytest.raises(ValueError, match="same length; got 2 and 3"):
+        fit_loglog_slope([1, 2], [1, 2, 3])
+    with pytest.raises(ValueError, match="must not all be equal"):
+        fit_loglog_slope([2, 2], [1, 3])
+
+
+def test_fit_loglog_slope_on_noisy_data_and_rejects_wrong_rate():
+    rng = np.random.default_rng(0)
+    x = np.logspace(-2, 0, 9)
+    y = 0.7 * x ** -0.5 * np.exp(rng.normal(0, 0.05, x.size))
+    s, _ = fit_loglog_slope(x, y)
+    assert abs(s + 0.5) < 0.1
+    s_wrong, _ = fit_loglog_slope(x, 0.7 * x ** -1.0)
+    assert abs(s_wrong + 0.5) > 0.1
+
+
+# ------------------------------------------------------------------------ sin_theta
+def test_sin_theta():
+    assert sin_theta([1, 0], [0, 3]) == pytest.approx(1.0)
+    assert sin_theta([1, 1], [-2, -2]) == pytest.approx(0.0, abs=1e-8)
+    assert sin_theta([1, 0], [1, 1]) == pytest.approx(np.sqrt(0.5))
+    with pytest.raises(ValueError, match="two nonzero vectors"):
+        sin_theta([0, 0], [1, 1])
+    with pytest.raises(ValueError, match="same length; got 2 and 3"):
+        sin_theta([1, 0], [1, 1, 1])
+
+
+# -------------------------------------------------------------------------- figures
+def test_plot_answer_frequencies_data():
+    model = _tiny_model()
+    A = np.array([[2, 4], [3, 0], [1, 3]])
+    fig = plot_answer_frequencies(model, A, [0, 1])
+    assert len(fig.axes) == 2
+    for ax, j in zip(fig.axes, [0, 1]):
+        emp, exp, _ = answer_frequencies(model, A, j)
+        heights = [patch.get_height() for patch in ax.patches]
+        np.testing.assert_allclose(heights, emp)
+        xy = ax.lines[0].get_xydata()
+        np.testing.assert_allclose(xy[:, 0], [1, 2, 3, 4])
+        np.testing.assert_allclose(xy[:, 1], exp)
+    assert "g=2, h=1" in fig.axes[0].get_title()
+    with pytest.raises(ValueError, match="at least one task"):
+        plot_answer_frequencies(model, A, [])
+
+
+def test_plot_singular_values_data():
+    fig = plot_singular_values({"E[A]": [0.0, 5.0, 1e-16], "A": [1.0, 2.0, 7.0]}, n_show=2)
+    ax = fig.axes[0]
+    np.testing.assert_allclose(ax.lines[0].get_xydata(), [[1, 5.0], [2, 1e-16]])
+    np.testing.assert_allclose(ax.lines[1].get_xydata(), [[1, 7.0], [2, 2.0]])
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["E[A]", "A"]
+    with pytest.raises(ValueError, match="at least one"):
+        plot_singular_values({})
+
+
+def test_plot_rate_data():
+    x = np.array([0.1, 0.2, 0.4, 0.8])
+    y = 2.0 * x ** -0.5
+    fig = plot_rate(x, y, reference=(-0.5, np.log(10.0)))
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    np.testing.assert_allclose(ax.lines[0].get_xydata(), np.column_stack([x, y]))
+    fitted = ax.lines[1].get_xydata()
+    np.testing.assert_allclose(fitted[:, 0], [0.1, 0.8])
+    np.testing.assert_allclose(fitted[:, 1], 2.0 * fitted[:, 0] ** -0.5)
+    np.testing.assert_allclose(ax.lines[2].get_xydata()[:, 1], 10.0 * fitted[:, 0] ** -0.5)
+    assert "slope -0.5" in ax.get_legend().get_texts()[1].get_text()
+    fig2 = plot_rate(x, y, fit=False)
+    assert len(fig2.axes[0].lines) == 1
+
+
+def test_plot_delta_v_data():
+    dv = np.array([[0.2, -0.5, 0.2, 0.1], [0.3, 0.2, 0.2, -0.6]])
+    expected = dv + 0.01
+    fig = plot_delta_v(dv, [1, 0], expected=expected, top_two=[[2, 4], [4, 2]])
+    for ax, j in zip(fig.axes, [1, 0]):
+        np.testing.assert_allclose([p.get_height() for p in ax.patches], dv[j])
+        np.testing.assert_allclose(ax.lines[0].get_xydata()[:, 1], expected[j])
+    # task 1: smallest at k=4, second at k=2 (ties 0.2/0.2 go to the smaller label)
+    assert fig.axes[0].get_title() == "task 1: ĝ=4, ĥ=2 (true 4, 2)"
+    assert fig.axes[1].get_title() == "task 0: ĝ=2, ĥ=4 (true 2, 4)"
+    with pytest.raises(ValueError, match=r"must have shape \(n_tasks, K\); got shape \(4,\)"):
+        plot_delta_v(dv[0], [0])
+    with pytest.raises(ValueError, match="must be in 0..1; got 5 instead"):
+        plot_delta_v(dv, [5])

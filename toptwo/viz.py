@@ -1,0 +1,335 @@
+r"""Figures and small numeric helpers for the teaching notebooks.
+
+Every ``plot_*`` function returns a :class:`matplotlib.figure.Figure` (created with
+``matplotlib.pyplot.subplots`` so that it shows inline in a notebook) whose data can be
+read back in tests (``ax.lines[i].get_xydata()``, ``ax.patches``). matplotlib is imported
+inside the functions: ``import toptwo`` works without it.
+
+The numeric helpers are the computations that a figure and the assert next to it share:
+
+- :func:`answer_frequencies` -- empirical answer frequencies of one task against the
+  distribution of eq. (1) [`eqn:A_dist`];
+- :func:`fit_loglog_slope` -- least-squares slope of log y against log x (rates);
+- :func:`sin_theta` -- sin of the angle between two vectors (Lemma [`lem:sin_uk_p`]).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from .model import TopTwoModel, label_distribution
+from .responses import as_responses
+
+__all__ = [
+    "answer_frequencies",
+    "fit_loglog_slope",
+    "sin_theta",
+    "plot_answer_frequencies",
+    "plot_singular_values",
+    "plot_rate",
+    "plot_delta_v",
+]
+
+
+# ---------------------------------------------------------------- numeric helpers
+def answer_frequencies(model: TopTwoModel, A: Any, task: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Empirical answer frequencies of one task against eq. (1) [`eqn:A_dist`].
+
+    Parameters
+    ----------
+    model : TopTwoModel
+        The model A was sampled from (top-two or top-T).
+    A : array-like, sparse matrix or Responses
+        Response matrix of shape (n_workers, n_tasks), labels 1..K, 0 = not answered.
+    task : int
+        Column index j (0-based).
+
+    Returns
+    -------
+    empirical : ndarray of shape (K,)
+        Fraction of the answers to task j equal to each label 1..K (NaN if no answer).
+    expected : ndarray of shape (K,)
+        E[empirical | which workers answered] = mean over the answering workers i of
+        P(A_ij = c | A_ij != 0), i.e. eq. (1) divided by s (NaN if no answer).
+    n_answers : int
+        Number of workers who answered task j.
+    """
+    owner = "answer_frequencies"
+    if not isinstance(model, TopTwoModel):
+        raise TypeError(f"The 'model' parameter of {owner} must be a TopTwoModel; got "
+                        f"{type(model).__name__} instead.")
+    R = as_responses(A, model.n_labels, owner=owner)
+    if R.shape != (model.n_workers, model.n_tasks):
+        raise ValueError(f"The 'A' parameter of {owner} must have the model's shape "
+                         f"{(model.n_workers, model.n_tasks)}; got {R.shape} instead.")
+    j = _check_task(task, model.n_tasks, owner)
+    K = model.n_labels
+    on = R.tasks == j
+    workers, labels = R.workers[on], R.labels[on]
+    n_answers = int(workers.shape[0])
+    if n_answers == 0:
+        return np.full(K, np.nan), np.full(K, np.nan), 0
+    empirical = np.bincount(labels - 1, minlength=K)[:K] / n_answers
+    p = model.reliability[workers][:, None]
+    expected = ((1.0 - p) / K + p * model.label_weights()[j][None, :]).mean(axis=0)
+    return empirical, expected, n_answers
+
+
+def fit_loglog_slope(x: Any, y: Any) -> tuple[float, float]:
+    """Least-squares fit of log y = slope * log x + intercept (natural logarithms).
+
+    Used to measure rates such as sin theta ~ s^(-1/2) (Lemma [`lem:sin_uk_p`]) or
+    error ~ (n s)^a. ``exp(intercept)`` is the constant in y ~ C x^slope.
+
+    Parameters
+    ----------
+    x, y : array-like of shape (N,)
+        Positive, finite values; N >= 2 and x not all equal.
+
+    Returns
+    -------
+    (slope, intercept) : tuple of float
+    """
+    owner = "fit_loglog_slope"
+    xa = np.asarray(x, dtype=float).ravel()
+    ya = np.asarray(y, dtype=float).ravel()
+    if xa.shape != ya.shape:
+        raise ValueError(f"x and y of {owner} must have the same length; got {xa.shape[0]} "
+                         f"and {ya.shape[0]} instead.")
+    if xa.shape[0] < 2:
+        raise ValueError(f"{owner} needs at least 2 points; got {xa.shape[0]} instead.")
+    for name, arr in (("x", xa), ("y", ya)):
+        bad = ~np.isfinite(arr) | (arr <= 0)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(f"All values of '{name}' in {owner} must be finite and > 0 (log "
+                             f"scale); got {float(arr[i])!r} at index {i} instead.")
+    lx, ly = np.log(xa), np.log(ya)
+    if np.ptp(lx) == 0:
+        raise ValueError(f"The values of 'x' in {owner} must not all be equal; got "
+                         f"{float(xa[0])!r} everywhere instead.")
+    slope, intercept = np.polyfit(lx, ly, 1)
+    return float(slope), float(intercept)
+
+
+def sin_theta(a: Any, b: Any) -> float:
+    """sin of the angle between vectors a and b: sqrt(1 - cos^2), sign-blind.
+
+    sin theta(u, p*) is the distance measure of Lemma [`lem:sin_uk_p`] and of Wedin's
+    sin-theta theorem; it does not depend on the sign or the norm of either vector.
+    """
+    owner = "sin_theta"
+    av = np.asarray(a, dtype=float).ravel()
+    bv = np.asarray(b, dtype=float).ravel()
+    if av.shape != bv.shape:
+        raise ValueError(f"a and b of {owner} must have the same length; got {av.shape[0]} "
+                         f"and {bv.shape[0]} instead.")
+    na, nb = np.linalg.norm(av), np.linalg.norm(bv)
+    if na == 0 or nb == 0:
+        raise ValueError(f"{owner} needs two nonzero vectors; got norms {na!r} and {nb!r} "
+                         f"instead.")
+    ua, ub = av / na, bv / nb
+    # ||ua - (ua . ub) ub||: accurate for small angles, unlike sqrt(1 - cos^2).
+    return float(min(1.0, np.linalg.norm(ua - (ua @ ub) * ub)))
+
+
+def _check_task(task: Any, n_tasks: int, owner: str) -> int:
+    if isinstance(task, (bool, np.bool_)) or not isinstance(task, (int, np.integer)):
+        raise TypeError(f"Task indices of {owner} must be ints; got {task!r} instead.")
+    if not 0 <= int(task) < n_tasks:
+        raise ValueError(f"Task indices of {owner} must be in 0..{n_tasks - 1}; got {task} "
+                         f"instead.")
+    return int(task)
+
+
+def _check_tasks(tasks: Any, n_tasks: int, owner: str) -> list[int]:
+    tasks = list(np.atleast_1d(np.asarray(tasks)).tolist())
+    if not tasks:
+        raise ValueError(f"The 'tasks' parameter of {owner} must list at least one task; "
+                         f"got an empty list instead.")
+    return [_check_task(t, n_tasks, owner) for t in tasks]
+
+
+def _subplots(n_panels: int, *, width: float = 3.2, height: float = 2.8):
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, n_panels, figsize=(width * n_panels, height), squeeze=False)
+    return fig, list(axes[0])
+
+
+# ---------------------------------------------------------------------- figures
+def plot_answer_frequencies(model: TopTwoModel, A: Any, tasks: Sequence[int]):
+    """Empirical answer frequencies of a few tasks (bars) against eq. (1) (dots).
+
+    One panel per task j: bar c is the fraction of the answers equal to c; the dots are
+    the expected fractions of :func:`answer_frequencies` (eq. (1) given an answer,
+    averaged over the workers who answered). g_j and h_j are named in the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        ``fig.axes[t].patches`` are the K bars of panel t (heights = empirical
+        frequencies), ``fig.axes[t].lines[0]`` the expected frequencies.
+    """
+    owner = "plot_answer_frequencies"
+    tasks = _check_tasks(tasks, model.n_tasks, owner)
+    R = as_responses(A, model.n_labels, owner=owner)
+    K = model.n_labels
+    labels = np.arange(1, K + 1)
+    fig, axes = _subplots(len(tasks))
+    for ax, j in zip(axes, tasks):
+        emp, exp, n_ans = answer_frequencies(model, R, j)
+        ax.bar(labels, emp, color="tab:blue", alpha=0.6, label="empirical")
+        ax.plot(labels, exp, "o", color="tab:red", label="eq. (1)")
+        g, h = int(model.top_two[j, 0]), int(model.top_two[j, 1])
+        ax.set_title(f"task {j}: g={g}, h={h}, q={model.weights[j, 0]:.2f}, "
+                     f"{n_ans} answers", fontsize=9)
+        ax.set_xticks(labels)
+        ax.set_xlabel("label")
+        ax.set_ylim(0, 1)
+    axes[0].set_ylabel("fraction of answers")
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_singular_values(series: Mapping[str, Any], *, n_show: int | None = None,
+                         title: str = "singular values"):
+    """Singular values (largest first) of several matrices, one line per matrix.
+
+    Parameters
+    ----------
+    series : mapping name -> array-like
+        Singular values of each matrix (any order; they are sorted, largest first).
+    n_show : int, optional
+        Plot only the first ``n_show`` of each (default: all).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        ``fig.axes[0].lines[t]`` holds series t as points (index 1, 2, ...; value).
+    """
+    owner = "plot_singular_values"
+    if not series:
+        raise ValueError(f"The 'series' parameter of {owner} must hold at least one "
+                         f"matrix; got an empty mapping instead.")
+    fig, (ax,) = _subplots(1, width=5.5, height=3.2)
+    for name, values in series.items():
+        sv = np.sort(np.asarray(values, dtype=float).ravel())[::-1]
+        if n_show is not None:
+            sv = sv[:n_show]
+        ax.plot(np.arange(1, sv.shape[0] + 1), sv, "o-", ms=4, label=str(name))
+    ax.set_xlabel("index")
+    ax.set_ylabel("singular value")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_rate(x: Any, y: Any, fit: tuple[float, float] | bool = True, *,
+              reference: tuple[float, float] | None = None, xlabel: str = "x",
+              ylabel: str = "y", title: str | None = None):
+    """Log-log scatter of y against x with a fitted power law.
+
+    Parameters
+    ----------
+    x, y : array-like
+        Positive values.
+    fit : (slope, intercept), True or False
+        Line exp(intercept) x^slope to draw; True fits it with :func:`fit_loglog_slope`.
+    reference : (slope, intercept), optional
+        A theoretical rate exp(intercept) x^slope, drawn dashed (e.g. a bound).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        ``lines[0]`` the data, then the fitted line (if any), then the reference (if any);
+        both axes are logarithmic.
+    """
+    xa = np.asarray(x, dtype=float).ravel()
+    ya = np.asarray(y, dtype=float).ravel()
+    if fit is True:
+        fit = fit_loglog_slope(xa, ya)
+    fig, (ax,) = _subplots(1, width=5.0, height=3.4)
+    ax.plot(xa, ya, "o", label="measured")
+    grid = np.array([xa.min(), xa.max()])
+    if fit:
+        slope, intercept = fit
+        ax.plot(grid, np.exp(intercept) * grid ** slope, "-",
+                label=f"fit: slope {slope:.3g}")
+    if reference is not None:
+        rslope, rint = reference
+        ax.plot(grid, np.exp(rint) * grid ** rslope, "--", color="gray",
+                label=f"reference: slope {rslope:.3g}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_delta_v(delta_v: Any, tasks: Sequence[int], *, expected: Any = None,
+                 top_two: Any = None):
+    """Delta v_j^(k) over k = 1..K for a few tasks: where g-hat and h-hat come from.
+
+    Eq. (3) [`alg:gh`]: g-hat_j is the k with the smallest Delta v_j^(k), h-hat_j the
+    second smallest. Bars are Delta v_j^(k) (g-hat dark red, h-hat orange, others grey).
+
+    Parameters
+    ----------
+    delta_v : array-like of shape (n_tasks, K)
+        ``TopTwo1().fit(A).result_.delta_v``.
+    tasks : sequence of int
+        Columns j to show, one panel each.
+    expected : array-like of shape (n_tasks, K), optional
+        The population value ||p||_2 Delta r_j^(k) (eq. (2) [`eqn:delta_r`] times ||p||),
+        drawn as black dots (``lines[0]`` of each panel).
+    top_two : array-like of shape (n_tasks, 2), optional
+        The true (g_j, h_j), named in each panel's title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        ``fig.axes[t].patches`` are the K bars of panel t.
+    """
+    owner = "plot_delta_v"
+    dv = np.asarray(delta_v, dtype=float)
+    if dv.ndim != 2:
+        raise ValueError(f"The 'delta_v' parameter of {owner} must have shape (n_tasks, K); "
+                         f"got shape {dv.shape} instead.")
+    m, K = dv.shape
+    tasks = _check_tasks(tasks, m, owner)
+    exp = None if expected is None else np.asarray(expected, dtype=float)
+    if exp is not None and exp.shape != dv.shape:
+        raise ValueError(f"The 'expected' parameter of {owner} must have the shape of "
+                         f"delta_v {dv.shape}; got {exp.shape} instead.")
+    labels = np.arange(1, K + 1)
+    fig, axes = _subplots(len(tasks))
+    for ax, j in zip(axes, tasks):
+        order = np.argsort(dv[j], kind="stable")
+        colors = ["lightgray"] * K
+        colors[order[0]] = "darkred"
+        colors[order[1]] = "orange"
+        ax.bar(labels, dv[j], color=colors)
+        if exp is not None:
+            ax.plot(labels, exp[j], "o", color="black", ms=4, label=r"$\|p\|\,\Delta r$")
+        ax.axhline(0.0, color="black", lw=0.5)
+        title = f"task {j}: ĝ={order[0] + 1}, ĥ={order[1] + 1}"
+        if top_two is not None:
+            g, h = (int(v) for v in np.asarray(top_two)[j, :2])
+            title += f" (true {g}, {h})"
+        ax.set_title(title, fontsize=9)
+        ax.set_xticks(labels)
+        ax.set_xlabel("k")
+    axes[0].set_ylabel(r"$\Delta v^{(k)}_j$")
+    if exp is not None:
+        axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    return fig
