@@ -1,0 +1,339 @@
+"""Responses: the gate through which every estimator reads data (as_responses,
+Responses.from_triples). Every refusal is asserted with its message."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings, strategies as st
+
+import toptwo
+from toptwo import Responses, as_responses
+
+from conftest import TOY_A, TOY_K
+
+
+# ------------------------------------------------------------ accepted input
+def test_dense_roundtrip_and_attributes(toy):
+    A, K, _, _ = toy
+    R = as_responses(A)
+    assert R.shape == (5, 4) and R.n_labels == 4 and R.nnz == 19 and len(R) == 19
+    np.testing.assert_array_equal(R.toarray(), A)
+    np.testing.assert_array_equal(R.tocsr().toarray(), A)
+    assert R.observed_rate == 19 / 20
+    np.testing.assert_array_equal(R.task_counts(), [5, 5, 5, 4])
+    np.testing.assert_array_equal(R.worker_counts(), [4, 4, 4, 4, 3])
+    np.testing.assert_array_equal(R.task_label_counts()[0], [3, 2, 0, 0])
+    np.testing.assert_array_equal(R.task_label_counts()[3], [0, 0, 1, 3])
+    assert repr(R) == "Responses(n_workers=5, n_tasks=4, n_labels=4, nnz=19)"
+
+
+def test_entries_sorted_by_worker_then_task(toy):
+    R = as_responses(toy[0])
+    key = R.workers.astype(np.int64) * R.n_tasks + R.tasks
+    assert (np.diff(key) > 0).all()
+
+
+def test_integral_floats_accepted():
+    R = as_responses(TOY_A.astype(float))
+    np.testing.assert_array_equal(R.toarray(), TOY_A)
+
+
+@pytest.mark.parametrize("convert", [sp.csr_matrix, sp.csr_array, sp.coo_matrix, sp.coo_array,
+                                     sp.csc_matrix, lambda a: as_responses(a)])
+def test_dense_sparse_and_responses_agree(convert):
+    R = as_responses(convert(TOY_A))
+    D = as_responses(TOY_A)
+    for attr in ("workers", "tasks", "labels"):
+        np.testing.assert_array_equal(getattr(R, attr), getattr(D, attr))
+    assert R.shape == D.shape and R.n_labels == D.n_labels
+
+
+def test_sparse_explicit_zero_means_not_answered():
+    M = sp.coo_array((np.array([2, 0, 3]), (np.array([0, 1, 1]), np.array([0, 0, 1]))),
+                     shape=(2, 2))
+    R = as_responses(M)
+    assert R.nnz == 2
+    np.testing.assert_array_equal(R.toarray(), [[2, 0], [0, 3]])
+
+
+def test_n_labels_given_larger_than_data():
+    R = as_responses(TOY_A, n_labels=7)
+    assert R.n_labels == 7
+    assert R.task_label_counts().shape == (4, 7)
+    R2 = as_responses(as_responses(TOY_A), n_labels=6)
+    assert R2.n_labels == 6
+
+
+def test_responses_passthrough_is_identity():
+    R = as_responses(TOY_A)
+    assert as_responses(R) is R
+    assert as_responses(R, n_labels=4) is R
+
+
+def test_subset_keeps_shape_and_k():
+    R = as_responses(TOY_A)
+    S = R.subset(R.labels == 1)
+    assert S.shape == R.shape and S.n_labels == 4 and S.nnz == 3
+
+
+# ---------------------------------------------------------- refused: values
+@pytest.mark.parametrize("bad, msg", [
+    (1.5, r"`A` passed to fit must hold integers; found 1.5 at position \(1, 2\) "
+          r"\(1 non-integer or NaN entries\)"),
+    (np.nan, r"`A` passed to fit must hold integers; found nan at position \(1, 2\)"),
+    (np.inf, r"found inf at position \(1, 2\)"),
+])
+def test_dense_non_integer_or_nan(bad, msg):
+    A = TOY_A.astype(float)
+    A[1, 2] = bad
+    with pytest.raises(ValueError, match=msg):
+        as_responses(A)
+
+
+def test_sparse_non_integer():
+    M = sp.csr_array(TOY_A.astype(float))
+    M.data[0] = 2.5
+    with pytest.raises(ValueError, match=r"`A` passed to fit must hold integers; found 2.5"):
+        as_responses(M)
+
+
+@pytest.mark.parametrize("A, exc, msg", [
+    (np.array([["a", "b"]]), TypeError, r"`A` passed to fit must be an array of integers; "
+                                         r"got dtype <U1"),
+    (np.array([[True, False]]), TypeError, r"`A` passed to fit must hold integer labels; got "
+                                            r"a boolean array"),
+    ("12", TypeError, r"`A` passed to fit must be an array of integers; got a str"),
+])
+def test_dense_wrong_types(A, exc, msg):
+    with pytest.raises(exc, match=msg):
+        as_responses(A)
+
+
+def test_negative_label_dense_and_sparse():
+    A = TOY_A.copy()
+    A[2, 3] = -1
+    with pytest.raises(ValueError, match=r"`A` passed to fit must hold labels in 1..n_labels "
+                                         r"with 0 for 'not answered'; found -1 at worker 2, "
+                                         r"task 3"):
+        as_responses(A)
+    with pytest.raises(ValueError, match=r"labels must be in 1..n_labels with 0 for 'not "
+                                         r"answered'; found -1 at worker 2, task 3"):
+        as_responses(sp.csr_array(A))
+
+
+def test_label_above_n_labels():
+    msg = (r"labels must be in 1..n_labels with 0 for 'not answered'; found 4 at worker 0, "
+           r"task 3 with n_labels=3")
+    with pytest.raises(ValueError, match=msg):
+        as_responses(TOY_A, n_labels=3)
+    with pytest.raises(ValueError, match=msg):
+        as_responses(sp.csr_matrix(TOY_A), n_labels=3)
+    with pytest.raises(ValueError, match=msg):
+        as_responses(as_responses(TOY_A), n_labels=3)
+
+
+def test_owner_named_in_message():
+    with pytest.raises(ValueError, match=r"`A` passed to MajorityVote.fit must be 2-D"):
+        toptwo.MajorityVote().fit(np.array([1, 2, 3]))
+    with pytest.raises(ValueError, match=r"found 4 at worker 0, task 3 with n_labels=3"):
+        toptwo.TopTwo2().fit(TOY_A, n_labels=3)
+
+
+# ------------------------------------------------------- refused: structure
+@pytest.mark.parametrize("A, msg", [
+    (np.array([1, 2, 3]), r"`A` passed to fit must be 2-D with shape \(n_workers, n_tasks\); "
+                          r"got an array with shape \(3,\) instead"),
+    (np.ones((2, 2, 2), dtype=int), r"must be 2-D .* got an array with shape \(2, 2, 2\)"),
+    (np.int64(3), r"must be 2-D .* shape \(\) instead"),
+])
+def test_wrong_dimensions(A, msg):
+    with pytest.raises(ValueError, match=msg):
+        as_responses(A)
+
+
+@pytest.mark.parametrize("A, msg", [
+    (np.zeros((0, 3), dtype=int), r"`A` passed to fit is empty: shape \(0, 3\); it needs at "
+                                  r"least one worker and one task"),
+    (np.zeros((3, 0), dtype=int), r"is empty: shape \(3, 0\)"),
+    (sp.csr_array((0, 4), dtype=int), r"is empty: shape \(0, 4\)"),
+    ([], r"`A` passed to fit is empty; it must be a 2-D array"),
+    (np.zeros((3, 4), dtype=int), r"`A` passed to fit holds no responses \(every entry is 0, "
+                                  r"'not answered'\)"),
+    (sp.csr_array((3, 4), dtype=float), r"holds no responses"),
+])
+def test_empty_input(A, msg):
+    with pytest.raises(ValueError, match=msg):
+        as_responses(A)
+
+
+def test_k_below_two():
+    with pytest.raises(ValueError, match=r"n_labels was not given and the largest label in the "
+                                         r"data is 1, so K would be 1 < 2; pass n_labels=K"):
+        as_responses(np.array([[1, 0], [1, 1]]))
+    with pytest.raises(ValueError, match=r"'n_labels' parameter of fit must be an int >= 2; "
+                                         r"got 1 instead"):
+        as_responses(np.array([[1, 0], [1, 1]]), n_labels=1)
+    assert as_responses(np.array([[1, 0], [1, 1]]), n_labels=2).n_labels == 2
+
+
+def test_coo_duplicate_coordinates():
+    M = sp.coo_array((np.array([1, 2, 3]), (np.array([0, 1, 1]), np.array([2, 0, 0]))),
+                     shape=(2, 3))
+    with pytest.raises(ValueError, match=r"The sparse matrix passed to fit stores entry "
+                                         r"\(worker 1, task 0\) more than once; scipy would add "
+                                         r"the labels"):
+        as_responses(M)
+
+
+# ------------------------------------------------------------------ triples
+def test_triples_three_arrays_and_n_by_3():
+    w, t, lab = [2, 0, 1, 0], [1, 0, 1, 2], [3, 1, 2, 2]
+    R = Responses.from_triples(w, t, lab)
+    R2 = Responses.from_triples(np.column_stack([w, t, lab]))
+    for X in (R, R2):
+        assert X.shape == (3, 3) and X.n_labels == 3
+        np.testing.assert_array_equal(X.toarray(), [[1, 0, 2], [0, 2, 0], [0, 3, 0]])
+
+
+def test_triples_explicit_shape_and_k():
+    R = Responses.from_triples([0], [0], [2], n_workers=4, n_tasks=5, n_labels=6)
+    assert R.shape == (4, 5) and R.n_labels == 6 and R.nnz == 1
+
+
+def test_triples_non_integer_and_nan():
+    with pytest.raises(ValueError, match=r"`labels` passed to Responses.from_triples must hold "
+                                         r"integers; found nan at index 1 \(1 non-integer or NaN"):
+        Responses.from_triples([0, 1], [0, 0], [1.0, np.nan])
+    with pytest.raises(ValueError, match=r"`tasks` passed to Responses.from_triples must hold "
+                                         r"integers; found 0.5 at index 0"):
+        Responses.from_triples([0, 1], [0.5, 0], [1, 2])
+    with pytest.raises(ValueError, match=r"`triples` passed to Responses.from_triples must hold "
+                                         r"integers; found nan at position \(0, 2\)"):
+        Responses.from_triples(np.array([[0, 0, np.nan]]))
+
+
+def test_triples_label_errors():
+    with pytest.raises(ValueError, match=r"labels must be in 1..n_labels with 0 for 'not "
+                                         r"answered'; found -2 at triple 1 \(worker 1, task 0\)"):
+        Responses.from_triples([0, 1], [0, 0], [1, -2])
+    with pytest.raises(ValueError, match=r"labels passed to Responses.from_triples must be in "
+                                         r"1..n_labels; found 0 in triple 1 \(worker 1, task 0\)"
+                                         r".*leave unanswered pairs out"):
+        Responses.from_triples([0, 1], [0, 0], [1, 0])
+    with pytest.raises(ValueError, match=r"found 5 at triple 1 \(worker 1, task 0\) with "
+                                         r"n_labels=4"):
+        Responses.from_triples([0, 1], [0, 0], [1, 5], n_labels=4)
+
+
+def test_triples_index_errors():
+    with pytest.raises(ValueError, match=r"worker indices passed to Responses.from_triples must "
+                                         r"be >= 0 \(0-based\); found -1 in triple 1"):
+        Responses.from_triples([0, -1], [0, 0], [1, 2])
+    with pytest.raises(ValueError, match=r"task index 3 in triple 0 is out of range for "
+                                         r"n_tasks=3 \(indices are 0-based\)"):
+        Responses.from_triples([0], [3], [1], n_tasks=3, n_labels=2)
+
+
+def test_triples_structure_errors():
+    with pytest.raises(ValueError, match=r"Responses.from_triples got no responses \(empty "
+                                         r"input\)"):
+        Responses.from_triples([], [], [])
+    with pytest.raises(ValueError, match=r"got no responses"):
+        Responses.from_triples(np.zeros((0, 3), dtype=int))
+    with pytest.raises(ValueError, match=r"`triples` passed to Responses.from_triples must have "
+                                         r"shape \(N, 3\) .* got shape \(2, 2\)"):
+        Responses.from_triples(np.ones((2, 2), dtype=int))
+    with pytest.raises(TypeError, match=r"takes either one \(N, 3\) array or three arrays"):
+        Responses.from_triples([0], [0])
+    with pytest.raises(ValueError, match=r"`workers`, `tasks` and `labels` passed to "
+                                         r"Responses.from_triples must have the same length; got "
+                                         r"2, 1 and 1"):
+        Responses.from_triples([0, 1], [0], [1])
+    with pytest.raises(ValueError, match=r"`workers` passed to Responses.from_triples must be "
+                                         r"1-D; got shape \(1, 1\)"):
+        Responses.from_triples([[0]], [0], [1])
+
+
+def test_duplicates_policy_value():
+    with pytest.raises(ValueError, match=r"The 'duplicates' parameter of Responses.from_triples "
+                                         r"must be one of 'error', 'first', 'last'; got 'mean'"):
+        Responses.from_triples([0], [0], [1], duplicates="mean")
+
+
+DUP_W = [0, 1, 0, 2, 1, 0]
+DUP_T = [0, 0, 0, 1, 0, 0]
+DUP_L = [1, 2, 3, 1, 3, 2]   # (0, 0) answered 1, 3, 2 in that order; (1, 0) answered 2, 3
+
+
+def test_duplicates_error_counts_and_shows_one():
+    with pytest.raises(ValueError, match=r"^2 \(worker, task\) pair\(s\) occur more than once "
+                                         r"\(3 extra responses\); e.g. worker 0 answered task 0 "
+                                         r"in triples 0 and 2 \(labels 1 and 3\)\. Pass "
+                                         r"duplicates='first' or duplicates='last'"):
+        Responses.from_triples(DUP_W, DUP_T, DUP_L, n_labels=3)
+
+
+@pytest.mark.parametrize("policy, expected", [("first", [[1, 0], [2, 0], [0, 1]]),
+                                              ("last", [[2, 0], [3, 0], [0, 1]])])
+def test_duplicates_first_last(policy, expected):
+    R = Responses.from_triples(DUP_W, DUP_T, DUP_L, n_labels=3, duplicates=policy)
+    assert R.nnz == 3
+    np.testing.assert_array_equal(R.toarray(), expected)
+
+
+# ------------------------------------------------------- round trips (hypothesis)
+@st.composite
+def unique_triples(draw):
+    n = draw(st.integers(1, 6))
+    m = draw(st.integers(1, 6))
+    K = draw(st.integers(2, 5))
+    cells = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, m - 1)),
+                          min_size=1, max_size=n * m, unique=True))
+    labels = draw(st.lists(st.integers(1, K), min_size=len(cells), max_size=len(cells)))
+    w, t = (np.array(c) for c in zip(*cells))
+    return n, m, K, w, t, np.array(labels)
+
+
+@settings(max_examples=60, deadline=None)
+@given(unique_triples())
+def test_triples_matrix_triples_roundtrip(data):
+    n, m, K, w, t, lab = data
+    R = Responses.from_triples(w, t, lab, n_workers=n, n_tasks=m, n_labels=K)
+    A = R.toarray()
+    assert A.shape == (n, m)
+    np.testing.assert_array_equal(A[w, t], lab)
+    assert np.count_nonzero(A) == len(lab)
+    back = as_responses(A, n_labels=K)
+    order = np.lexsort((t, w))
+    np.testing.assert_array_equal(back.workers, w[order])
+    np.testing.assert_array_equal(back.tasks, t[order])
+    np.testing.assert_array_equal(back.labels, lab[order])
+    # and through scipy sparse
+    S = as_responses(sp.coo_array((lab, (w, t)), shape=(n, m)), n_labels=K)
+    np.testing.assert_array_equal(S.labels, back.labels)
+
+
+@settings(max_examples=40, deadline=None)
+@given(unique_triples(), st.randoms(use_true_random=False))
+def test_duplicates_first_last_match_python_dict(data, rnd):
+    n, m, K, w, t, lab = data
+    # add repeated pairs with fresh labels at random positions
+    extra = [rnd.randrange(len(w)) for _ in range(3)]
+    w2 = np.r_[w, w[extra]]
+    t2 = np.r_[t, t[extra]]
+    l2 = np.r_[lab, [rnd.randint(1, K) for _ in extra]]
+    perm = list(range(len(w2)))
+    rnd.shuffle(perm)
+    w2, t2, l2 = w2[perm], t2[perm], l2[perm]
+    first, last = {}, {}
+    for a, b, c in zip(w2, t2, l2):
+        first.setdefault((a, b), c)
+        last[(a, b)] = c
+    for policy, ref in (("first", first), ("last", last)):
+        A = Responses.from_triples(w2, t2, l2, n_workers=n, n_tasks=m, n_labels=K,
+                                   duplicates=policy).toarray()
+        for (a, b), c in ref.items():
+            assert A[a, b] == c
+        assert np.count_nonzero(A) == len(ref)
