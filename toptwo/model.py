@@ -146,7 +146,7 @@ class TopTwoModel:
                 j = int(np.argmax(off))
                 raise ValueError(f"each row of `confusion` of {owner} must sum to 1 (the T "
                                  f"plausible answers share the reliable mass); task {j} sums "
-                                 f"to {conf[j].sum()!r}.")
+                                 f"to {float(conf[j].sum())!r}.")
             weights = conf
             if T == 2:
                 conf = conf[:, 0].copy()
