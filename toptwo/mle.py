@@ -31,7 +31,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from ._validation import (check_bool, check_choice, check_int, check_open_unit,
                           check_positive, check_probability_vector, check_rng)
@@ -77,7 +76,10 @@ def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str =
     """
     K = A2.n_labels
     T = top.shape[1]
-    hit = (top[A2.tasks] == A2.labels[:, None]).any(axis=1)
+    tasks = A2.tasks
+    hit = top[tasks, 0] == A2.labels
+    for t in range(1, T):
+        hit |= top[tasks, t] == A2.labels
     hits = np.bincount(A2.workers, weights=hit, minlength=A2.n_workers)
     if normalization == "paper":
         denom = np.full(A2.n_workers, A2.nnz / A2.n_workers)
@@ -154,6 +156,8 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
         a, b, _ = best_pairs(scores[0], scores[1])
         top = np.column_stack([a, b]) + 1
     else:
+        from scipy.optimize import linear_sum_assignment   # lazy: heavy import
+
         top = np.zeros((A.n_tasks, T), dtype=np.int64)
         S = np.stack(scores, axis=1)            # (m, T, K)
         for j in np.flatnonzero(answered):

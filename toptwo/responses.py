@@ -61,7 +61,7 @@ class Responses:
     """
 
     __slots__ = ("workers", "tasks", "labels", "n_workers", "n_tasks", "n_labels",
-                 "worker_ids", "task_ids", "_csr", "_csc_cache")
+                 "worker_ids", "task_ids", "_csr", "_tl_index")
 
     def __init__(self, workers: np.ndarray, tasks: np.ndarray, labels: np.ndarray, *,
                  shape: tuple[int, int], n_labels: int,
@@ -74,7 +74,7 @@ class Responses:
         self.worker_ids = worker_ids
         self.task_ids = task_ids
         self._csr = None
-        self._csc_cache = None
+        self._tl_index = None
 
     # ------------------------------------------------------------------ basics
     @property
@@ -130,8 +130,10 @@ class Responses:
         the responses (``np.bincount``), O(nnz + m K) time and memory.
         """
         K = self.n_labels
-        idx = self.tasks.astype(np.int64) * K + (self.labels - 1)
-        return np.bincount(idx, weights=weights, minlength=self.n_tasks * K).reshape(
+        if self._tl_index is None:      # flat index j*K + (c-1), computed once
+            self._tl_index = self.tasks.astype(np.int64) * K + (self.labels - 1)
+        return np.bincount(self._tl_index, weights=weights,
+                           minlength=self.n_tasks * K).reshape(
             self.n_tasks, K).astype(float, copy=False)
 
     def task_counts(self) -> np.ndarray:

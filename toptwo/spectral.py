@@ -105,22 +105,58 @@ def _trim(u: np.ndarray, eta: float) -> np.ndarray:
     return out
 
 
-def _leading_left(M: sp.csr_array, c: float, v0: np.ndarray) -> tuple[np.ndarray, float]:
+class _SignedPattern:
+    """One sparsity pattern of responses, in CSR and transposed (CSC-as-CSR) order.
+
+    Every binary matrix A^(k) shares this pattern; only the +-1 data differ
+    (A^(k) = sum_{c>k} L_c - sum_{c<=k} L_c), so the transpose is computed once per
+    fit and each k costs two O(nnz) sign arrays.
+    """
+
+    def __init__(self, R: Responses):
+        csr = R.tocsr()
+        self.shape = R.shape
+        self.indptr, self.indices, self.labels = csr.indptr, csr.indices, csr.data
+        order = sp.csr_array((np.arange(1, R.nnz + 1, dtype=np.float64), csr.indices,
+                              csr.indptr), shape=R.shape).T.tocsr()
+        perm = order.data.astype(np.int64) - 1
+        self.t_indptr, self.t_indices = order.indptr, order.indices
+        self.t_labels = csr.data[perm]
+
+    def binary(self, k: int) -> sp.csr_array:
+        """A^(k) as float CSR (n x m)."""
+        return sp.csr_array((np.where(self.labels > k, 1.0, -1.0), self.indices,
+                             self.indptr), shape=self.shape)
+
+    def binary_t(self, k: int) -> sp.csr_array:
+        """(A^(k))^T as float CSR (m x n)."""
+        return sp.csr_array((np.where(self.t_labels > k, 1.0, -1.0), self.t_indices,
+                             self.t_indptr), shape=self.shape[::-1])
+
+
+#: ARPACK settings for u^(k): a small Krylov space suffices for a rank-one signal, and
+#: a relative tolerance of 1e-10 on the eigenvalue leaves u accurate far below the
+#: sampling noise (measured: max |u - u_exact| < 1e-8).
+ARPACK_NCV = 8
+ARPACK_TOL = 1e-10
+
+
+def _leading_left(M: sp.csr_array, MT: sp.csr_array, c: float, v0: np.ndarray
+                  ) -> tuple[np.ndarray, float]:
     """Leading left singular vector and value of X = M - c 1 1^T (M sparse, n x m).
 
     X X^T = M M^T - c (b 1^T + 1 b^T) + c^2 m 1 1^T with b = M 1: dense n x n Gram for
     small n, otherwise ARPACK (Lanczos) on the implicit operator, started at ``v0``
-    (deterministic, no hidden random start).
+    (deterministic, no hidden random start). ``MT`` is M^T in CSR form.
     """
     n, m = M.shape
     if n <= DENSE_GRAM_MAX_WORKERS:
         b = M @ np.ones(m)
-        G = (M @ M.T).toarray()
+        G = (M @ MT).toarray()
         G -= c * (b[:, None] + b[None, :])
         G += c * c * m
         w, V = np.linalg.eigh(G)
         return V[:, -1], float(np.sqrt(max(w[-1], 0.0)))
-    MT = M.T.tocsr()
 
     def mv(x):
         x = np.ravel(x)
@@ -128,7 +164,7 @@ def _leading_left(M: sp.csr_array, c: float, v0: np.ndarray) -> tuple[np.ndarray
         return M @ y - c * y.sum()        # X y
 
     op = LinearOperator((n, n), matvec=mv, dtype=float)
-    w, V = eigsh(op, k=1, which="LA", v0=v0)
+    w, V = eigsh(op, k=1, which="LA", v0=v0, ncv=min(ARPACK_NCV, n - 1), tol=ARPACK_TOL)
     return V[:, 0], float(np.sqrt(max(w[0], 0.0)))
 
 
@@ -203,28 +239,22 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
     n, m, K = B.n_workers, B.n_tasks, B.n_labels
     sx = B.nnz / (n * m)
     sy = C.nnz / (n * m)
-    baseB, baseC = B.tocsr(), C.tocsr()
+    PB = _SignedPattern(B)
+    PC = PB if C is B else _SignedPattern(C)
     v = np.empty((m, K - 1))
     U = np.empty((K - 1, n))
     Ut = np.empty((K - 1, n))
     sv = np.empty(K - 1)
     v0 = np.full(n, 1.0 / np.sqrt(n))
-    CT_struct = None
     for k in range(1, K):
         shift = (K - 2 * k) / K
-        Mk = sp.csr_array((np.where(baseB.data > k, 1.0, -1.0), baseB.indices,
-                           baseB.indptr), shape=(n, m))
-        u, sv[k - 1] = _leading_left(Mk, sx * shift, v0)          # step 2
+        u, sv[k - 1] = _leading_left(PB.binary(k), PB.binary_t(k), sx * shift, v0)  # step 2
         u = _fix_sign(u)
         U[k - 1] = u
         Ut[k - 1] = ut = _trim(u, eta)
         v0 = u
-        if CT_struct is None:
-            CT_struct = baseC.T.tocsr()          # tasks x workers, one transpose for all k
-        data_c = np.where(CT_struct.data > k, 1.0, -1.0)
-        CkT = sp.csr_array((data_c, CT_struct.indices, CT_struct.indptr), shape=(m, n))
         # step 3: v = (C^(k) - s'(K-2k)/K 1)^T u~ / (2 s')
-        v[:, k - 1] = (CkT @ ut) / (2.0 * sy) - shift * ut.sum() / 2.0
+        v[:, k - 1] = (PC.binary_t(k) @ ut) / (2.0 * sy) - shift * ut.sum() / 2.0
     active = C.task_counts() > 0
     top, q_raw, dv, l_j, l = top_from_projections(v, n_top, active=active)
     answered = (B.task_counts() + C.task_counts()) > 0 if B is not C else B.task_counts() > 0
