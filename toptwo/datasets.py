@@ -1,0 +1,430 @@
+"""The seven real multi-choice datasets of the paper (Appendix A [`subsec:dataset`]).
+
+``load_dataset(name)`` reads one of ``adult2, flag, food, plot, color, dog, web`` from a
+directory holding the files published by the paper's authors (github.com/Hyeonsu-Jeong/
+TopTwo, folder ``Datasets/``), checks them against pinned SHA-256 sums, and returns a
+:class:`Dataset` whose :class:`~toptwo.Responses` follow the paper's convention:
+``A`` is ``(n_workers, n_tasks)``, 0-based worker and task indices, labels ``1..K``.
+
+The files differ in column order and index base (see the data README):
+
+======  ==================  =========  ============================================
+name    columns             base       truth file
+======  ==================  =========  ============================================
+adult2  worker task label   0          task label, 0-based
+flag    worker task label   0          task label, 0-based
+food    worker task label   0          task label, 0-based
+plot    worker task label   0          task label, 0-based
+color   worker task label   0          task label, 0-based; color_conf.txt gives the
+                                       most confusing answer h_j (task, label)
+dog     task worker label   1          task label, 1-based, one line per *response*
+                                       (each task repeated; repeats must agree)
+web     task worker label   1          task label, 1-based, 2653 of the 2665 tasks
+======  ==================  =========  ============================================
+
+Where the data live
+-------------------
+``data_dir`` if given, else the environment variable ``TOPTWO_DATA``, else the folder
+``shared/datasets`` beside the repository checkout (``<checkout>/../shared/datasets``).
+Nothing is downloaded and nothing is copied into the package.
+
+Duplicated (worker, task) pairs
+-------------------------------
+Five files hold a worker answering the same task more than once (7 to 440 extra lines).
+``duplicates="error"`` (default) refuses them with a message giving the dataset and the
+count; ``"first"`` / ``"last"`` keep the first / last line in file order. The paper's
+MATLAB loaders keep the last one read, and ``duplicates="last"`` reproduces the paper's
+Table 4 [`tab:data_info_3`]; Table 3 [`tab:data_info`] counts every line of the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ._validation import check_choice, check_int
+from .responses import Responses
+
+__all__ = ["DATASETS", "Dataset", "PAPER_TABLE3", "PAPER_TABLE4", "SHA256",
+           "answer_shares", "load_dataset", "resolve_data_dir"]
+
+DATASETS = ("adult2", "flag", "food", "plot", "color", "dog", "web")
+
+ENV_VAR = "TOPTWO_DATA"
+
+# (responses file, truth file, column order, index base, K, truth repeated per response)
+_SPECS: dict[str, tuple[str, str, tuple[int, int, int], int, int, bool]] = {
+    # order = positions of (worker, task, label) in a line
+    "adult2": ("adult2.txt", "adult2_truth.txt", (0, 1, 2), 0, 4, False),
+    "flag": ("flag.txt", "flag_truth.txt", (0, 1, 2), 0, 10, False),
+    "food": ("food.txt", "food_truth.txt", (0, 1, 2), 0, 5, False),
+    "plot": ("plot.txt", "plot_truth.txt", (0, 1, 2), 0, 10, False),
+    "color": ("color.txt", "color_truth.txt", (0, 1, 2), 0, 6, False),
+    "dog": ("dog.txt", "dog_truth.txt", (1, 0, 2), 1, 4, True),
+    "web": ("web.txt", "web_truth.txt", (1, 0, 2), 1, 5, False),
+}
+
+#: Pinned SHA-256 of every file (identical to ``SHA256SUMS`` in the data folder).
+SHA256: dict[str, str] = {
+    "adult2.txt": "e0b6a45a9d5060441b3f184bb5ef6c18de42b8368deaf5294476ad7ed1955b54",
+    "adult2_truth.txt": "d46d0f8a3574e3117a6a301335058bfc6c13cc28723a4481bd6f47f4bb9e8e2d",
+    "color.txt": "0f00164fd73993b5da77891a473847a7511828c268b7bde8f32af4db1e83fb8b",
+    "color_conf.txt": "83b505f18a96133a13536af383ae85da7215ac9b00b3f58eb5dca8262293d8e2",
+    "color_truth.txt": "fcbb4dcc2313dba8a10dd4aeeebe3ccee584b4dac82d583cc8fc9d4015fdd0e5",
+    "dog.txt": "ca72e3d2f8d553042e01cdbb3dc1d696a99d68d339638bb1ea57bdd8cfe986c1",
+    "dog_truth.txt": "846458cc2e4def1627f7db49705ed63da8a63268b44ac6d977d32c1b691738b9",
+    "flag.txt": "c6ec62841adc6223d6606fae550a5bc2e0f85570bfc23b07a49bb4c47446a131",
+    "flag_truth.txt": "1d7d92ff2a2c7abaf4908248652b3c7bc2c8c5ce546aca448ad0c8b5825d5b62",
+    "food.txt": "71388506b59e85b1df3bc66dda755f2ee673ebde2ff0fa41e51e6f6938a74d42",
+    "food_truth.txt": "eb6cc964b0c4492fbec46665128fdac18742868f336e83146ab15f06258180cc",
+    "plot.txt": "1d6c7d5b03388812a53b00c250b6a9df289bacd562f10a4b6723dd8ba703a523",
+    "plot_truth.txt": "cfd560fef7f6a8938d4b19887ebfb440b144e97cc4700288d68e1215dcfeacd6",
+    "web.txt": "fbc550a8027407690f519970001184cfa534c64a6978954fb4241ab237bd8ec6",
+    "web_truth.txt": "67044d2f1b1dfa4fc744595253cc5f1f7da9fb91e999dea8d8472d6dbba2095b",
+}
+
+#: The paper's Table 3 [`tab:data_info`] as printed: workers, tasks, K, sparsity,
+#: d_task (responses per task), d_worker (responses per worker).
+PAPER_TABLE3: dict[str, dict[str, float]] = {
+    "adult2": dict(workers=269, tasks=333, n_labels=4, sparsity=0.037, d_task=10.0, d_worker=12.4),
+    "dog": dict(workers=109, tasks=807, n_labels=4, sparsity=0.092, d_task=10.0, d_worker=74.0),
+    "web": dict(workers=176, tasks=2653, n_labels=5, sparsity=0.033, d_task=5.9, d_worker=88.3),
+    "flag": dict(workers=220, tasks=100, n_labels=10, sparsity=0.073, d_task=16.0, d_worker=7.3),
+    "food": dict(workers=177, tasks=54, n_labels=5, sparsity=0.125, d_task=22.1, d_worker=6.7),
+    "plot": dict(workers=122, tasks=56, n_labels=10, sparsity=0.293, d_task=35.7, d_worker=16.4),
+    "color": dict(workers=196, tasks=1000, n_labels=6, sparsity=0.1, d_task=19.5, d_worker=99.4),
+}
+
+#: The paper's Table 4 [`tab:data_info_3`] as printed: (mean, sd) over tasks of the share
+#: of the most, second and third most frequent answer.
+PAPER_TABLE4: dict[str, tuple[tuple[float, float], ...]] = {
+    "adult2": ((0.80, 0.19), (0.14, 0.13), (0.04, 0.07)),
+    "dog": ((0.76, 0.15), (0.22, 0.14), (0.01, 0.04)),
+    "web": ((0.59, 0.20), (0.25, 0.12), (0.12, 0.09)),
+    "flag": ((0.90, 0.16), (0.09, 0.13), (0.01, 0.03)),
+    "food": ((0.80, 0.18), (0.17, 0.15), (0.02, 0.05)),
+    "plot": ((0.62, 0.21), (0.30, 0.16), (0.06, 0.07)),
+    "color": ((0.43, 0.1), (0.23, 0.06), (0.15, 0.05)),
+}
+
+
+class ChecksumError(ValueError):
+    """A data file does not match its pinned SHA-256 sum."""
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """One real dataset: responses, ground truth and bookkeeping.
+
+    Attributes
+    ----------
+    name : str
+    responses : Responses
+        ``(n_workers, n_tasks)``, 0-based indices, labels 1..K, one response per
+        (worker, task) pair after the duplicate policy.
+    truth : ndarray of int, shape (n_tasks,)
+        Ground-truth label g_j in 1..K, 0 where unknown (web: 12 tasks).
+    n_labels : int
+        K.
+    confusing : ndarray of int, shape (n_tasks,) or None
+        The most confusing answer h_j in 1..K (color only; None elsewhere).
+    triples : ndarray of int, shape (n_lines, 3)
+        Every line of the responses file as (worker, task, label), normalised to
+        0-based indices and labels 1..K, in file order (duplicates included).
+    duplicates : str
+        The policy used: "error", "first" or "last".
+    n_duplicate_pairs : int
+        Number of distinct (worker, task) pairs that occur more than once in the file.
+    n_duplicate_responses : int
+        Number of lines beyond the first for those pairs (``len(triples) - nnz``).
+    data_dir : Path
+    """
+
+    name: str
+    responses: Responses
+    truth: np.ndarray
+    n_labels: int
+    confusing: np.ndarray | None
+    triples: np.ndarray = field(repr=False)
+    duplicates: str
+    n_duplicate_pairs: int
+    n_duplicate_responses: int
+    data_dir: Path
+
+    @property
+    def has_truth(self) -> np.ndarray:
+        """Boolean mask of tasks with a known ground truth."""
+        return self.truth > 0
+
+    def describe(self, *, restrict_to_truth: bool = False) -> dict[str, Any]:
+        """Table 3's columns [`tab:data_info`] and a few more, for this dataset.
+
+        ``sparsity`` = lines / (workers * tasks), ``d_task`` = lines / tasks and
+        ``d_worker`` = lines / workers count **every line of the file** (duplicates
+        included): that is the convention that reproduces the paper's Table 3
+        (e.g. flag: 1600 lines -> d_task 16.0, whereas 1592 kept responses give 15.9).
+
+        Parameters
+        ----------
+        restrict_to_truth : bool, default=False
+            Count only tasks with a known ground truth and the workers who answered
+            them (web's Table 3 row, 176 workers and 2653 tasks, is computed this way;
+            for the other six datasets it changes nothing).
+
+        Returns
+        -------
+        dict with keys name, workers, tasks, n_labels, sparsity, d_task, d_worker,
+        lines, responses (kept after the duplicate policy), duplicate_pairs,
+        duplicate_responses, tasks_with_truth.
+        """
+        tri = self.triples
+        if restrict_to_truth:
+            tri = tri[self.truth[tri[:, 1]] > 0]
+            workers = int(np.unique(tri[:, 0]).size)
+            tasks = int(np.count_nonzero(self.has_truth))
+            kept = int(np.count_nonzero(self.truth[self.responses.tasks] > 0))
+        else:
+            workers, tasks = self.responses.shape
+            kept = self.responses.nnz
+        lines = int(tri.shape[0])
+        return {
+            "name": self.name,
+            "workers": workers,
+            "tasks": tasks,
+            "n_labels": self.n_labels,
+            "sparsity": lines / (workers * tasks),
+            "d_task": lines / tasks,
+            "d_worker": lines / workers,
+            "lines": lines,
+            "responses": kept,
+            "duplicate_pairs": self.n_duplicate_pairs,
+            "duplicate_responses": self.n_duplicate_responses,
+            "tasks_with_truth": int(np.count_nonzero(self.has_truth)),
+        }
+
+
+def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
+    """The folder holding the dataset files.
+
+    Order: ``data_dir`` if given; else ``$TOPTWO_DATA``; else ``shared/datasets``
+    beside the repository checkout (``Path(toptwo.__file__).resolve().parents[2] /
+    "shared" / "datasets"``). Raises FileNotFoundError with instructions when the chosen
+    folder does not exist.
+    """
+    if data_dir is not None:
+        path = Path(data_dir).expanduser()
+        source = f"data_dir={str(data_dir)!r}"
+    elif os.environ.get(ENV_VAR):
+        path = Path(os.environ[ENV_VAR]).expanduser()
+        source = f"the environment variable {ENV_VAR}={os.environ[ENV_VAR]!r}"
+    else:
+        path = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+        source = "the default location beside the repository checkout"
+    if not path.is_dir():
+        raise FileNotFoundError(
+            f"No dataset folder at {path} (from {source}). Point toptwo at a copy of the "
+            f"seven dataset files (github.com/Hyeonsu-Jeong/TopTwo, folder Datasets/) with "
+            f"load_dataset(name, data_dir='/path/to/datasets') or by setting the "
+            f"environment variable {ENV_VAR}=/path/to/datasets.")
+    return path
+
+
+def _read(path: Path, *, verify: bool, dataset: str) -> bytes:
+    if not path.is_file():
+        raise FileNotFoundError(f"Dataset {dataset!r}: file {path.name} is missing from "
+                                f"{path.parent}.")
+    raw = path.read_bytes()
+    if verify:
+        got = hashlib.sha256(raw).hexdigest()
+        want = SHA256[path.name]
+        if got != want:
+            raise ChecksumError(
+                f"Dataset {dataset!r}: {path} does not match its pinned SHA-256 sum "
+                f"(expected {want}, got {got}); the file is corrupted or a different "
+                f"version. Pass verify=False to load it anyway.")
+    return raw
+
+
+def _parse(raw: bytes, path: Path, n_cols: int, dataset: str) -> np.ndarray:
+    rows = []
+    for lineno, line in enumerate(raw.decode("ascii").splitlines(), start=1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != n_cols:
+            raise ValueError(f"Dataset {dataset!r}: line {lineno} of {path.name} must hold "
+                             f"{n_cols} integers; got {line!r} instead.")
+        rows.append(parts)
+    try:
+        return np.array(rows, dtype=np.int64).reshape(-1, n_cols)
+    except ValueError as exc:
+        raise ValueError(f"Dataset {dataset!r}: {path.name} must hold integers only "
+                         f"({exc}).") from None
+
+
+def _dup_stats(w: np.ndarray, t: np.ndarray, n_tasks: int) -> tuple[int, int]:
+    key = w * n_tasks + t
+    _, counts = np.unique(key, return_counts=True)
+    return int(np.count_nonzero(counts > 1)), int((counts - 1).sum())
+
+
+def _truth_vector(arr: np.ndarray, n_tasks: int, K: int, base: int, *, repeated: bool,
+                  dataset: str, fname: str) -> np.ndarray:
+    tasks = arr[:, 0] - base
+    labels = arr[:, 1] - base + 1
+    if tasks.min() < 0 or tasks.max() >= n_tasks:
+        bad = int(np.flatnonzero((tasks < 0) | (tasks >= n_tasks))[0])
+        raise ValueError(f"Dataset {dataset!r}: {fname} line {bad + 1} names task "
+                         f"{int(arr[bad, 0])}, outside the {n_tasks} tasks of the responses.")
+    if labels.min() < 1 or labels.max() > K:
+        bad = int(np.flatnonzero((labels < 1) | (labels > K))[0])
+        raise ValueError(f"Dataset {dataset!r}: {fname} line {bad + 1} gives label "
+                         f"{int(arr[bad, 1])}, outside 1..{K} after the index shift.")
+    out = np.zeros(n_tasks, dtype=np.int64)
+    order = np.argsort(tasks, kind="stable")
+    ts, ls = tasks[order], labels[order]
+    same_task = ts[1:] == ts[:-1]
+    if same_task.any():
+        if not repeated:
+            e = int(np.flatnonzero(same_task)[0])
+            raise ValueError(f"Dataset {dataset!r}: {fname} lists task {int(ts[e]) + base} "
+                             f"more than once; one line per task is expected.")
+        clash = same_task & (ls[1:] != ls[:-1])
+        if clash.any():
+            e = int(np.flatnonzero(clash)[0])
+            raise ValueError(f"Dataset {dataset!r}: {fname} repeats task {int(ts[e]) + base} "
+                             f"with different labels ({int(ls[e]) + base - 1} and "
+                             f"{int(ls[e + 1]) + base - 1}); the repeats must agree.")
+    out[ts] = ls
+    return out
+
+
+def load_dataset(name: str, data_dir: str | os.PathLike | None = None, *,
+                 duplicates: str = "error", verify: bool = True) -> Dataset:
+    """Load one of the paper's seven real datasets (Appendix A [`subsec:dataset`]).
+
+    Parameters
+    ----------
+    name : {"adult2", "flag", "food", "plot", "color", "dog", "web"}
+    data_dir : path-like, optional
+        Folder with the files; defaults to ``$TOPTWO_DATA``, else ``shared/datasets``
+        beside the repository checkout (see :func:`resolve_data_dir`).
+    duplicates : {"error", "first", "last"}, default="error"
+        What to do with a (worker, task) pair answered more than once: raise (naming the
+        dataset and the count), or keep the first / last line in file order. The paper's
+        MATLAB loaders keep the last.
+    verify : bool, default=True
+        Check every file read against its pinned SHA-256 sum (:data:`SHA256`) and raise
+        :class:`ChecksumError` on a mismatch.
+
+    Returns
+    -------
+    Dataset
+
+    Examples
+    --------
+    >>> from toptwo.datasets import load_dataset
+    >>> ds = load_dataset("dog")                                  # doctest: +SKIP
+    >>> ds.responses.shape, ds.n_labels                            # doctest: +SKIP
+    ((109, 807), 4)
+    """
+    owner = "load_dataset"
+    check_choice(name, "name", DATASETS, owner=owner)
+    check_choice(duplicates, "duplicates", ("error", "first", "last"), owner=owner)
+    if not isinstance(verify, (bool, np.bool_)):
+        raise TypeError(f"The 'verify' parameter of {owner} must be True or False; got "
+                        f"{verify!r} instead.")
+    folder = resolve_data_dir(data_dir)
+    resp_file, truth_file, (cw, ct, cl), base, K, repeated = _SPECS[name]
+
+    path = folder / resp_file
+    arr = _parse(_read(path, verify=verify, dataset=name), path, 3, name)
+    w, t, lab = arr[:, cw] - base, arr[:, ct] - base, arr[:, cl] - base + 1
+    for what, a in (("worker", w), ("task", t)):
+        if a.min() < 0:
+            e = int(np.argmax(a < 0))
+            raise ValueError(f"Dataset {name!r}: line {e + 1} of {resp_file} has {what} id "
+                             f"{int(a[e]) + base}, below the file's index base {base}.")
+    if lab.min() < 1 or lab.max() > K:
+        e = int(np.flatnonzero((lab < 1) | (lab > K))[0])
+        raise ValueError(f"Dataset {name!r}: line {e + 1} of {resp_file} has label "
+                         f"{int(arr[e, cl])}, outside the {K} choices (base {base}).")
+    n_workers, n_tasks = int(w.max()) + 1, int(t.max()) + 1
+    n_pairs, n_extra = _dup_stats(w, t, n_tasks)
+    if n_pairs and duplicates == "error":
+        raise ValueError(
+            f"Dataset {name!r}: {n_pairs} (worker, task) pairs occur more than once in "
+            f"{resp_file} ({n_extra} extra lines out of {len(w)}). Pass duplicates='first' "
+            f"or duplicates='last' to keep one answer per pair (the paper's MATLAB loaders "
+            f"keep the last).")
+    responses = Responses.from_triples(w, t, lab, n_workers=n_workers, n_tasks=n_tasks,
+                                       n_labels=K, duplicates=duplicates)
+
+    tpath = folder / truth_file
+    tarr = _parse(_read(tpath, verify=verify, dataset=name), tpath, 2, name)
+    truth = _truth_vector(tarr, n_tasks, K, base, repeated=repeated, dataset=name,
+                          fname=truth_file)
+    confusing = None
+    if name == "color":
+        cpath = folder / "color_conf.txt"
+        carr = _parse(_read(cpath, verify=verify, dataset=name), cpath, 2, name)
+        confusing = _truth_vector(carr, n_tasks, K, 0, repeated=False, dataset=name,
+                                  fname="color_conf.txt")
+    triples = np.column_stack([w, t, lab])
+    return Dataset(name=name, responses=responses, truth=truth, n_labels=K,
+                   confusing=confusing, triples=triples, duplicates=duplicates,
+                   n_duplicate_pairs=n_pairs, n_duplicate_responses=n_extra,
+                   data_dir=folder)
+
+
+def answer_shares(dataset: Dataset | Responses, n_top: int = 3, *,
+                  restrict_to_truth: bool = False) -> dict[str, Any]:
+    """Shares of the most, second, ... most frequent answers per task (Table 4).
+
+    For every answered task j, count the answers per label, divide by the task's number
+    of responses, sort decreasingly and keep the first ``n_top`` shares; then average
+    over tasks (Table 4 [`tab:data_info_3`] and Fig. `fig:label_dist` of Appendix A).
+    The paper's column "Ground truth" is the share of the *most frequent* answer, not of
+    the true label.
+
+    Parameters
+    ----------
+    dataset : Dataset or Responses
+        Responses after the duplicate policy (``duplicates="last"`` reproduces the paper).
+    n_top : int, default=3
+    restrict_to_truth : bool, default=False
+        Average only over tasks with a known ground truth (needs a Dataset).
+
+    Returns
+    -------
+    dict with
+        ``mean``, ``sd`` : ndarray of shape (n_top,) -- mean and population standard
+        deviation (ddof=0) over tasks;
+        ``shares`` : ndarray of shape (n_tasks_used, n_top) -- per-task sorted shares;
+        ``tasks`` : ndarray of int -- the task indices used.
+    """
+    R = dataset.responses if isinstance(dataset, Dataset) else dataset
+    if not isinstance(R, Responses):
+        raise TypeError(f"`dataset` passed to answer_shares must be a Dataset or Responses; "
+                        f"got {type(dataset).__name__} instead.")
+    n_top = check_int(n_top, "n_top", owner="answer_shares", minimum=1)
+    if n_top > R.n_labels:
+        raise ValueError(f"The 'n_top' parameter of answer_shares must be <= n_labels="
+                         f"{R.n_labels}; got {n_top} instead.")
+    counts = R.task_label_counts()
+    tot = counts.sum(axis=1)
+    use = tot > 0
+    if restrict_to_truth:
+        if not isinstance(dataset, Dataset):
+            raise TypeError("restrict_to_truth=True needs a Dataset (with truth), not "
+                            "bare Responses.")
+        use &= dataset.has_truth
+    tasks = np.flatnonzero(use)
+    shares = -np.sort(-(counts[use] / tot[use, None]), axis=1)[:, :n_top]
+    return {"mean": shares.mean(axis=0), "sd": shares.std(axis=0), "shares": shares,
+            "tasks": tasks}

@@ -1,0 +1,413 @@
+"""Dawid-Skene EM baselines, sparse, with a top-two output.
+
+The paper compares TopTwo1/TopTwo2 with maximum-likelihood baselines that give a
+*score* for every label of every task, from which the top two are read off
+(Sec. 6.1 and Appendix "Baseline Methods" [`app:baseline`]):
+
+* :class:`DawidSkene` -- the full confusion-matrix model of Dawid & Skene (1979), fitted
+  by EM initialised with majority vote: the paper's **MV-D&S** (Zhang et al. 2016 call
+  it that as well). Worker ``i`` answers ``l`` to a task whose true label is ``k`` with
+  probability ``C[i, k, l]``; the true labels are i.i.d. with prior ``pi``.
+* :class:`OneCoinDawidSkene` -- the single-coin restriction: worker ``i`` is right with
+  probability ``s_i`` and otherwise picks one of the other ``K - 1`` labels uniformly.
+  This is the model PGD (Ma et al.) assumes and, written with the paper's reliability
+  ``p_i = (K s_i - 1) / (K - 1)``, it is the top-two model eq. (1) [`eqn:A_dist`] with
+  every ``q_j = 1`` (the ``1 - p_i`` part spread uniformly over all K labels).
+
+Conventions are the paper's: ``A`` has shape ``(n_workers, n_tasks)``, labels ``1..K``,
+``0`` = not answered. Nothing here builds the dense ``n_workers x n_tasks`` array: one EM
+iteration costs O(nnz K + n_workers K^2) time for :class:`DawidSkene` and O(nnz + m K)
+for :class:`OneCoinDawidSkene` (``nnz`` = number of responses), through two fixed sparse
+incidence matrices (response -> task, response -> (worker, label)).
+
+Common output (both classes)
+----------------------------
+``posteriors_`` (n_tasks, K)
+    Posterior P(true label = k | A) at the fitted parameters; NaN rows for tasks
+    without any response.
+``top_two_`` (n_tasks, 2)
+    The labels with the largest and second largest posterior (column 0 = g_hat,
+    column 1 = h_hat), ranked on the log scale so that posteriors that underflow to 0
+    still keep their order. Exact ties are broken deterministically in favour of the
+    smaller label. ``(0, 0)`` for tasks without any response.
+``confusion_`` (n_tasks,)
+    ``post(g_hat) / (post(g_hat) + post(h_hat))``, the D&S analogue of q_j (NaN for
+    unanswered tasks).
+
+Smoothing
+---------
+Both M-steps add a pseudo-count ``smoothing`` (alpha) to every count (additive or
+Laplace/Lidstone smoothing): ``C[i, k, l] = (N[i, k, l] + alpha) / (sum_l N[i, k, l] +
+K alpha)``, ``s_i = (correct_i + alpha) / (n_i + 2 alpha)``, ``pi_k = (sum_j T[j, k] +
+alpha) / (m_answered + K alpha)``. This is the MAP estimate under a Dirichlet(1 + alpha)
+prior, keeps every log finite (no log 0) and makes the EM objective, the penalised
+log-likelihood stored in ``objective_history_``, non-decreasing. alpha = 1 is classical
+Laplace smoothing; it over-smooths workers with few responses (a Flag worker gives
+about 7 answers against 100 cells of a 10 x 10 confusion matrix), hence the small
+default 0.01.
+
+References
+----------
+.. [1] A. P. Dawid and A. M. Skene, "Maximum Likelihood Estimation of Observer
+   Error-Rates Using the EM Algorithm", Journal of the Royal Statistical Society,
+   Series C (Applied Statistics) 28(1):20-28, 1979.
+.. [2] Y. Zhang, X. Chen, D. Zhou and M. I. Jordan, "Spectral Methods Meet EM: A Provably
+   Optimal Algorithm for Crowdsourcing", NeurIPS 2014; JMLR 17(102):1-44, 2016
+   (MV-D&S / OPT-D&S, cited as [SEM] in the paper).
+.. [3] H. Jeong and H. W. Chung, "Recovering Top-Two Answers and Confusion Probability
+   in Multi-Choice Crowdsourcing", ICML 2023.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._validation import check_int, check_positive
+from .responses import Responses, as_responses
+from .spectral import soft_labels
+
+__all__ = ["DawidSkene", "OneCoinDawidSkene", "top_two_from_log_scores"]
+
+
+def top_two_from_log_scores(log_scores: np.ndarray,
+                            answered: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                           np.ndarray]:
+    """Posteriors, top two and confusion from unnormalised log posteriors.
+
+    Parameters
+    ----------
+    log_scores : ndarray of shape (n_tasks, K)
+        ``log pi_k + sum_e log P(A_e | true label k)``, finite on answered rows.
+    answered : ndarray of bool, shape (n_tasks,)
+
+    Returns
+    -------
+    posteriors : ndarray (n_tasks, K), NaN rows where not answered
+    top_two : ndarray of int (n_tasks, 2), labels 1..K, (0, 0) where not answered.
+        Ties (equal log scores) go to the smaller label (stable sort of the negated
+        scores).
+    confusion : ndarray (n_tasks,), ``post(g) / (post(g) + post(h))``, NaN where not
+        answered.
+    """
+    m, K = log_scores.shape
+    order = np.argsort(-log_scores, axis=1, kind="stable")[:, :2]
+    rows = np.arange(m)
+    lg = log_scores[rows, order[:, 0]]
+    lh = log_scores[rows, order[:, 1]]
+    post = np.full((m, K), np.nan)
+    conf = np.full(m, np.nan)
+    if answered.any():
+        s = log_scores[answered] - lg[answered, None]          # <= 0, max is 0
+        e = np.exp(s)
+        post[answered] = e / e.sum(axis=1, keepdims=True)
+        conf[answered] = 1.0 / (1.0 + np.exp(lh[answered] - lg[answered]))
+    top = (order + 1).astype(np.int64)
+    top[~answered] = 0
+    return post, top, conf
+
+
+def _logsumexp_rows(x: np.ndarray) -> np.ndarray:
+    mx = x.max(axis=1)
+    return mx + np.log(np.exp(x - mx[:, None]).sum(axis=1))
+
+
+class _DSBase:
+    """Shared EM loop, validation and attributes of the Dawid-Skene baselines."""
+
+    _name = "DawidSkene"
+
+    def __init__(self, *, smoothing: float = 0.01, tol: float = 1e-7,
+                 max_iter: int = 100):
+        self.smoothing = smoothing
+        self.tol = tol
+        self.max_iter = max_iter
+
+    # -- subclasses implement ------------------------------------------------
+    def _m_step(self, T: np.ndarray) -> None:          # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _log_scores(self) -> np.ndarray:               # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _penalty(self) -> float:                       # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _finalise_worker_params(self) -> None:         # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # -- shared --------------------------------------------------------------
+    def _check_params(self) -> tuple[float, float, int]:
+        owner = self._name
+        alpha = check_positive(self.smoothing, "smoothing", owner=owner)
+        tol = check_positive(self.tol, "tol", owner=owner)
+        max_iter = check_int(self.max_iter, "max_iter", owner=owner, minimum=1)
+        return alpha, tol, max_iter
+
+    def _m_step_prior(self, T: np.ndarray) -> None:
+        K = self._K
+        counts = T[self._answered].sum(axis=0)
+        self.class_prior_ = (counts + self._alpha) / (counts.sum() + K * self._alpha)
+
+    def fit(self, A: Any, n_labels: int | None = None):
+        """Fit by EM from the majority-vote initialisation.
+
+        Parameters
+        ----------
+        A : array-like, scipy sparse matrix or Responses, shape (n_workers, n_tasks)
+            Labels 1..K, 0 = not answered (validated by :func:`toptwo.as_responses`).
+        n_labels : int, optional
+            K; inferred as the largest label present when omitted.
+
+        Returns
+        -------
+        self
+        """
+        alpha, tol, max_iter = self._check_params()
+        R = as_responses(A, n_labels, owner=f"{self._name}.fit")
+        self._setup(R, alpha)
+        # Initial E-step replaced by majority vote: T[j] = normalised vote counts.
+        counts = R.task_label_counts()
+        tot = counts.sum(axis=1, keepdims=True)
+        T = np.divide(counts, tot, out=np.zeros_like(counts), where=tot > 0)
+        history: list[float] = []
+        converged = False
+        it = 0
+        for it in range(1, max_iter + 1):
+            self._m_step(T)
+            self._m_step_prior(T)
+            S = self._log_scores()
+            obj = float(_logsumexp_rows(S[self._answered]).sum()) + self._penalty()
+            T = np.zeros_like(S)
+            Sa = S[self._answered]
+            Ea = np.exp(Sa - Sa.max(axis=1, keepdims=True))
+            T[self._answered] = Ea / Ea.sum(axis=1, keepdims=True)
+            history.append(obj)
+            if it > 1 and abs(history[-1] - history[-2]) <= tol * R.nnz:
+                converged = True
+                break
+        self.posteriors_, self.top_two_, self.confusion_ = top_two_from_log_scores(
+            S, self._answered)
+        self.log_scores_ = np.where(self._answered[:, None], S, np.nan)
+        self.top_ = self.top_two_
+        self.objective_history_ = np.asarray(history)
+        self.n_iter_ = it
+        self.converged_ = converged
+        self.n_workers_in_, self.n_tasks_in_ = R.shape
+        self.n_labels_in_ = R.n_labels
+        self._finalise_worker_params()
+        for name in ("_R", "_P_task", "_T_of"):
+            self.__dict__.pop(name, None)
+        return self
+
+    def _setup(self, R: Responses, alpha: float) -> None:
+        self._R = R
+        self._K = R.n_labels
+        self._alpha = alpha
+        nnz = R.nnz
+        e = np.arange(nnz)
+        ones = np.ones(nnz)
+        # response -> task incidence (m x nnz): sums per-response rows into tasks.
+        self._P_task = sp.csr_array((ones, (R.tasks, e)), shape=(R.n_tasks, nnz))
+        self._answered = R.task_counts() > 0
+        self._active = R.worker_counts() > 0
+
+    def fit_predict(self, A: Any, n_labels: int | None = None) -> np.ndarray:
+        """Fit and return g_hat, shape (n_tasks,) (0 for unanswered tasks)."""
+        return self.fit(A, n_labels).top_two_[:, 0]
+
+    def soft_labels(self) -> np.ndarray:
+        """Top-two soft labels: confusion_ on g_hat, 1 - confusion_ on h_hat (Sec. 6.3)."""
+        return soft_labels(self.top_two_, self.confusion_, self.n_labels_in_)
+
+
+class DawidSkene(_DSBase):
+    """Dawid-Skene EM with a full confusion matrix per worker, initialised by majority
+    vote (the paper's MV-D&S).
+
+    Model (Dawid & Skene 1979): the true label ``y_j`` of task j is drawn from the class
+    prior ``pi``; worker i answers ``l`` with probability ``C[i, y_j, l]``, independently
+    across responses. EM alternates
+
+    * E-step: ``T[j, k] = P(y_j = k | A) ∝ pi_k prod_{i answered j} C[i, k, A_ij]``;
+    * M-step: ``C[i, k, l] ∝ sum_{j: A_ij = l} T[j, k] + alpha``,
+      ``pi_k ∝ sum_j T[j, k] + alpha`` (alpha = ``smoothing``),
+
+    starting from the M-step applied to the majority-vote posteriors (normalised vote
+    counts), as MV-D&S does in Zhang et al. (2016). Stops when the penalised
+    log-likelihood changes by at most ``tol * nnz`` between iterations, or after
+    ``max_iter`` iterations. Deterministic.
+
+    Parameters
+    ----------
+    smoothing : float, default=0.01
+        Pseudo-count alpha > 0 added to every confusion-matrix cell and class-prior count
+        (additive/Laplace smoothing; MAP under a Dirichlet(1 + alpha) prior). See the
+        module docstring.
+    tol : float, default=1e-7
+        Convergence threshold on the change of the objective per response.
+    max_iter : int, default=100
+        Maximum number of EM iterations (M-step + E-step).
+
+    Attributes
+    ----------
+    top_two_ : ndarray of shape (n_tasks, 2)
+        Labels with the largest and second largest posterior, ties to the smaller label;
+        (0, 0) for unanswered tasks.
+    posteriors_ : ndarray of shape (n_tasks, K)
+        Posterior class probabilities (NaN rows for unanswered tasks).
+    log_scores_ : ndarray of shape (n_tasks, K)
+        Unnormalised log posteriors that ``top_two_`` ranks (NaN rows if unanswered).
+    confusion_ : ndarray of shape (n_tasks,)
+        ``post(g_hat) / (post(g_hat) + post(h_hat))`` (NaN if unanswered).
+    confusion_matrices_ : ndarray of shape (n_workers, K, K)
+        ``C[i, k, l]`` = P(worker i answers l+1 | true label k+1); NaN for workers
+        without responses.
+    reliability_ : ndarray of shape (n_workers,)
+        Worker accuracy under the fitted prior, ``sum_k pi_k C[i, k, k]`` (NaN if the
+        worker gave no response).
+    class_prior_ : ndarray of shape (K,)
+    objective_history_ : ndarray
+        Penalised log-likelihood after each iteration (non-decreasing, EM).
+    n_iter_ : int
+    converged_ : bool
+    n_workers_in_, n_tasks_in_, n_labels_in_ : int
+
+    References
+    ----------
+    .. [1] A. P. Dawid and A. M. Skene, "Maximum Likelihood Estimation of Observer
+       Error-Rates Using the EM Algorithm", J. R. Stat. Soc. Series C (Applied
+       Statistics) 28(1):20-28, 1979.
+    .. [2] Y. Zhang, X. Chen, D. Zhou and M. I. Jordan, "Spectral Methods Meet EM: A
+       Provably Optimal Algorithm for Crowdsourcing", JMLR 17(102):1-44, 2016.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from toptwo.dawid_skene import DawidSkene
+    >>> A = np.array([[1, 1, 2], [1, 1, 2], [1, 3, 2], [2, 1, 0]])
+    >>> DawidSkene().fit(A, n_labels=3).top_two_[:, 0]
+    array([1, 1, 2])
+    """
+
+    _name = "DawidSkene"
+
+    def _setup(self, R: Responses, alpha: float) -> None:
+        super()._setup(R, alpha)
+        K = R.n_labels
+        nnz = R.nnz
+        # response -> (worker, answered label) incidence ((n K) x nnz).
+        self._wl = R.workers.astype(np.int64) * K + (R.labels.astype(np.int64) - 1)
+        self._P_wl = sp.csr_array((np.ones(nnz), (self._wl, np.arange(nnz))),
+                                  shape=(R.n_workers * K, nnz))
+
+    def _m_step(self, T: np.ndarray) -> None:
+        R, K, a = self._R, self._K, self._alpha
+        N = (self._P_wl @ T[R.tasks]).reshape(R.n_workers, K, K)   # [i, l, k]
+        N = N.transpose(0, 2, 1) + a                                  # [i, k, l]
+        self._C = N / N.sum(axis=2, keepdims=True)
+        self._logC = np.log(self._C)
+
+    def _log_scores(self) -> np.ndarray:
+        R, K = self._R, self._K
+        # contribution of response e to class k: log C[w_e, k, l_e]
+        logC_wl = self._logC.transpose(0, 2, 1).reshape(R.n_workers * K, K)
+        contrib = logC_wl[self._wl]                                   # (nnz, K)
+        return self._P_task @ contrib + np.log(self.class_prior_)[None, :]
+
+    def _penalty(self) -> float:
+        a = self._alpha
+        return a * (float(self._logC[self._active].sum())
+                    + float(np.log(self.class_prior_).sum()))
+
+    def _finalise_worker_params(self) -> None:
+        C = self._C.copy()
+        C[~self._active] = np.nan
+        self.confusion_matrices_ = C
+        diag = np.einsum("ikk->ik", C)
+        self.reliability_ = diag @ self.class_prior_
+        for name in ("_C", "_logC", "_wl", "_P_wl"):
+            self.__dict__.pop(name, None)
+
+
+class OneCoinDawidSkene(_DSBase):
+    """Single-coin Dawid-Skene model fitted by EM (one skill per worker).
+
+    Worker i answers the true label with probability ``s_i`` (``skills_``) and each of
+    the other ``K - 1`` labels with probability ``(1 - s_i) / (K - 1)``. This is the
+    model PGD (Ma, Olshevsky, Saligrama and Szepesvari) assumes; in the paper's notation
+    it is eq. (1) [`eqn:A_dist`] with ``q_j = 1`` for every task and reliability
+    ``p_i = (K s_i - 1) / (K - 1)`` (``reliability_``), which may be negative for a
+    worker worse than random. EM, initialised by majority vote:
+
+    * E-step: ``T[j, k] ∝ pi_k prod_{i answered j} s_i^[A_ij = k]
+      ((1 - s_i)/(K - 1))^[A_ij != k]``;
+    * M-step: ``s_i = (sum_{j answered by i} T[j, A_ij] + alpha) / (n_i + 2 alpha)``,
+      ``pi_k ∝ sum_j T[j, k] + alpha``.
+
+    Parameters
+    ----------
+    smoothing : float, default=0.01
+        Pseudo-count alpha > 0 (Beta(1 + alpha, 1 + alpha) prior on each skill,
+        Dirichlet(1 + alpha) on the class prior).
+    tol : float, default=1e-7
+        Convergence threshold on the change of the objective per response.
+    max_iter : int, default=100
+        Maximum number of EM iterations.
+
+    Attributes
+    ----------
+    top_two_, posteriors_, log_scores_, confusion_, class_prior_, objective_history_,
+    n_iter_, converged_, n_workers_in_, n_tasks_in_, n_labels_in_
+        As in :class:`DawidSkene`.
+    skills_ : ndarray of shape (n_workers,)
+        s_i = P(worker i answers the true label); NaN for workers without responses.
+    reliability_ : ndarray of shape (n_workers,)
+        The paper's p_i = (K s_i - 1) / (K - 1); NaN for workers without responses.
+
+    References
+    ----------
+    .. [1] A. P. Dawid and A. M. Skene, J. R. Stat. Soc. Series C 28(1):20-28, 1979.
+    .. [2] Y. Ma, A. Olshevsky, V. Saligrama and C. Szepesvari, "Gradient Descent for
+       Sparse Rank-One Matrix Completion for Crowd-Sourced Aggregation of Sparsely
+       Interacting Workers", ICML 2018 (PGD, cited as [PGD] in the paper).
+    """
+
+    _name = "OneCoinDawidSkene"
+
+    def _setup(self, R: Responses, alpha: float) -> None:
+        super()._setup(R, alpha)
+        K = R.n_labels
+        self._tl = R.tasks.astype(np.int64) * K + (R.labels.astype(np.int64) - 1)
+        self._n_i = R.worker_counts().astype(float)
+
+    def _m_step(self, T: np.ndarray) -> None:
+        R, a = self._R, self._alpha
+        correct = np.bincount(R.workers, weights=T.reshape(-1)[self._tl],
+                              minlength=R.n_workers)
+        self._s = (correct + a) / (self._n_i + 2 * a)
+
+    def _log_scores(self) -> np.ndarray:
+        R, K = self._R, self._K
+        log_right = np.log(self._s)
+        log_wrong = np.log1p(-self._s) - np.log(K - 1)
+        base = np.bincount(R.tasks, weights=log_wrong[R.workers], minlength=R.n_tasks)
+        bonus = np.bincount(self._tl, weights=(log_right - log_wrong)[R.workers],
+                            minlength=R.n_tasks * K).reshape(R.n_tasks, K)
+        return bonus + base[:, None] + np.log(self.class_prior_)[None, :]
+
+    def _penalty(self) -> float:
+        s = self._s[self._active]
+        return self._alpha * (float(np.log(s).sum() + np.log1p(-s).sum())
+                              + float(np.log(self.class_prior_).sum()))
+
+    def _finalise_worker_params(self) -> None:
+        s = self._s.copy()
+        s[~self._active] = np.nan
+        K = self._K
+        self.skills_ = s
+        self.reliability_ = (K * s - 1.0) / (K - 1.0)
+        for name in ("_s", "_tl", "_n_i"):
+            self.__dict__.pop(name, None)
