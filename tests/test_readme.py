@@ -1,0 +1,47 @@
+"""The README is a contract: its Python examples run, and CI runs its quick-start commands."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+CI = (ROOT / ".ci" / "run").read_text()
+
+
+def _blocks(text: str, lang: str) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", text, flags=re.S)
+
+
+def quick_start_commands(readme: str) -> list[str]:
+    """The shell commands of the README's first bash block under '## Quick start'."""
+    section = readme.split("## Quick start", 1)[1]
+    block = _blocks(section, "bash")[0]
+    return [c.strip() for line in block.strip().splitlines() for c in line.split("&&")]
+
+
+def missing_from_ci(readme: str, ci: str) -> list[str]:
+    """Quick-start commands (after creating/activating the venv) that .ci/run does not run."""
+    ci_lines = {line.strip() for line in ci.splitlines()}
+    cmds = [c for c in quick_start_commands(readme)
+            if not c.startswith(("python3 -m venv", ". "))]
+    return [c for c in cmds if c not in ci_lines]
+
+
+def test_python_examples_run():
+    blocks = _blocks(README, "python")
+    assert blocks, "README has no python example"
+    for code in blocks:
+        exec(compile(code, "README.md", "exec"), {})
+
+
+def test_ci_runs_the_quick_start_commands():
+    cmds = quick_start_commands(README)
+    assert 'pip install -e ".[test]"' in cmds and "python -m pytest" in cmds
+    assert missing_from_ci(README, CI) == []
+
+
+def test_missing_command_is_detected():
+    broken = README.replace("python -m pytest", "python -m pytest -x --lf", 1)
+    assert missing_from_ci(broken, CI) == ["python -m pytest -x --lf"]
