@@ -1,0 +1,301 @@
+"""Speed and memory of the core: TopTwo2 fit, majority vote and one sparse mat-vec.
+
+Usage (from the repository root)::
+
+    OMP_NUM_THREADS=1 /work/venv/bin/python benchmarks/bench_core.py --sizes small,medium
+    OMP_NUM_THREADS=1 /work/venv/bin/python benchmarks/bench_core.py --sizes large
+
+Sizes (n_workers, n_tasks, K, sampling rate s), as in the performance section of the
+core issue:
+
+    small   (50, 500, 5, 0.2)            ~ 5e3 responses
+    medium  (1000, 200_000, 5, 0.01)     ~ 2e6 responses
+    large   (2000, 1_000_000, 5, 0.005)  ~ 1e7 responses
+
+Method. For each size the responses are drawn once from the ``hard`` scenario of
+Table 2 (``TopTwoModel.scenario("hard", ...).sample(s, rng=...)``) in a child process
+and saved as three ``.npy`` arrays (worker, task, label) in a temporary directory.
+Every case is then measured in its own fresh child process, which loads the arrays and
+builds a fresh :class:`toptwo.Responses` for every repeat (so conversions such as
+``tocsr()`` are part of the timed fit):
+
+* wall time: best of ``--repeats`` runs (``time.perf_counter``);
+* peak memory: ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of the child after all
+  timed repeats, reported both as the absolute peak RSS of the process and as the
+  increase over the baseline taken right after the data were loaded (interpreter,
+  numpy/scipy and the data arrays are in the baseline); plus, from one further run
+  under ``tracemalloc``, the peak of traced allocations (numpy arrays register with
+  tracemalloc; ARPACK's Fortran work arrays are numpy arrays too);
+* responses per second: nnz / best time;
+* one sparse matrix-vector product: ``R.tocsr().astype(float) @ x`` with x of length m
+  (conversion not timed), the cost of reading the data once. TopTwo2's time is also
+  given in units of this product (target: <= 100).
+
+crowd-kit's ``MajorityVote`` is timed at the medium size when a Python with crowd-kit
+is available (``--crowdkit-python``, default ``/work/venv-bench/bin/python``, a venv
+separate from the project's). Its input is a pandas DataFrame with columns worker,
+task, label built from the same arrays (building the frame is not timed).
+
+Results are merged into ``benchmarks/results/core.json`` (keyed by size) and printed as
+a markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results" / "core.json"
+
+SIZES = {
+    "small": dict(n=50, m=500, K=5, s=0.2),
+    "medium": dict(n=1000, m=200_000, K=5, s=0.01),
+    "large": dict(n=2000, m=1_000_000, K=5, s=0.005),
+}
+DEFAULT_REPEATS = {"small": 50, "medium": 3, "large": 2}
+#: Targets of the core issue: (seconds, bytes) for TopTwo2 at each size.
+TARGETS = {"small": (0.005, None), "medium": (1.5, 1 << 30), "large": (8.0, 3 << 30)}
+MAX_MATVECS = 100
+CASES = ("toptwo2", "toptwo2_split", "majority", "matvec")
+DEFAULT_CROWDKIT_PYTHON = "/work/venv-bench/bin/python"
+
+
+# ------------------------------------------------------------------ children
+def _maxrss_bytes() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024   # KiB on Linux
+
+
+def _child_generate(size: str, outdir: str, seed: int) -> None:
+    import numpy as np
+    import toptwo
+    cfg = SIZES[size]
+    model_ss, sample_ss = np.random.SeedSequence(seed).spawn(2)
+    model = toptwo.TopTwoModel.scenario("hard", n_workers=cfg["n"], n_tasks=cfg["m"],
+                                        n_labels=cfg["K"], rng=np.random.default_rng(model_ss))
+    A = model.sample(cfg["s"], rng=np.random.default_rng(sample_ss))
+    for name in ("workers", "tasks", "labels"):
+        np.save(os.path.join(outdir, f"{name}.npy"), getattr(A, name))
+
+
+def _load(datadir: str):
+    import numpy as np
+    return tuple(np.load(os.path.join(datadir, f"{k}.npy")) for k in ("workers", "tasks",
+                                                                      "labels"))
+
+
+def _child_measure(case: str, size: str, datadir: str, repeats: int) -> dict:
+    import gc
+    import tracemalloc
+
+    import numpy as np
+    cfg = SIZES[size]
+    shape = (cfg["n"], cfg["m"])
+    if case == "crowdkit_majority":
+        import pandas as pd
+        from crowdkit.aggregation import MajorityVote as CKMajorityVote
+        w, t, lab = _load(datadir)
+        df = pd.DataFrame({"worker": w, "task": t, "label": lab})
+        del w, t, lab
+        run = lambda: CKMajorityVote().fit(df)  # noqa: E731
+    else:
+        import toptwo
+        w, t, lab = _load(datadir)
+
+        def fresh():
+            return toptwo.Responses(w, t, lab, shape=shape, n_labels=cfg["K"])
+
+        if case == "toptwo2":
+            run = lambda: toptwo.TopTwo2(rng=0).fit(fresh())  # noqa: E731
+        elif case == "toptwo2_split":
+            run = lambda: toptwo.TopTwo2(sample_splitting=True, rng=0).fit(fresh())  # noqa: E731
+        elif case == "majority":
+            run = lambda: toptwo.MajorityVote(rng=0).fit(fresh())  # noqa: E731
+        elif case == "matvec":
+            X = fresh().tocsr().astype(float)
+            x = np.random.default_rng(0).random(shape[1])
+            run = lambda: X @ x  # noqa: E731
+        else:
+            raise ValueError(f"unknown case {case!r}")
+    gc.collect()
+    baseline = _maxrss_bytes()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = run()
+        times.append(time.perf_counter() - t0)
+        del out
+        gc.collect()
+    peak = _maxrss_bytes()
+    tracemalloc.start()
+    out = run()
+    traced_peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    del out
+    return {"best_s": min(times), "median_s": sorted(times)[len(times) // 2],
+            "repeats": repeats, "peak_rss_bytes": peak, "baseline_rss_bytes": baseline,
+            "peak_rss_increase_bytes": peak - baseline,
+            "tracemalloc_peak_bytes": traced_peak}
+
+
+# -------------------------------------------------------------------- parent
+def _env(threads: int) -> dict:
+    env = dict(os.environ)
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[var] = str(threads)
+    return env
+
+
+def _run_child(python: str, args: list[str], env: dict) -> dict | None:
+    proc = subprocess.run([python, str(Path(__file__).resolve()), *args],
+                          capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        sys.stderr.write(f"child {args} failed:\n{proc.stderr}\n")
+        return None
+    lines = proc.stdout.strip().splitlines()
+    return json.loads(lines[-1]) if lines else {}
+
+
+def _fmt_bytes(b: int | None) -> str:
+    return "-" if b is None else f"{b / 2**20:,.1f} MiB"
+
+
+def _markdown(results: dict) -> str:
+    head = ("| size | nnz | case | best time | responses/s | time / matvec | peak RSS | "
+            "RSS increase | tracemalloc peak |\n|---|---:|---|---:|---:|---:|---:|---:|---:|")
+    rows = [head]
+    for size, res in results["sizes"].items():
+        mv = res["cases"].get("matvec", {}).get("best_s")
+        for case, r in res["cases"].items():
+            if r is None:
+                continue
+            ratio = "-" if not mv or case == "matvec" else f"{r['best_s'] / mv:,.0f}"
+            t = r["best_s"]
+            t_txt = f"{t * 1e3:.2f} ms" if t < 1 else f"{t:.2f} s"
+            rows.append(f"| {size} | {res['nnz']:,} | {case} | {t_txt} | "
+                        f"{res['nnz'] / t:,.3g} | {ratio} | {_fmt_bytes(r['peak_rss_bytes'])} "
+                        f"| {_fmt_bytes(r['peak_rss_increase_bytes'])} | "
+                        f"{_fmt_bytes(r['tracemalloc_peak_bytes'])} |")
+    return "\n".join(rows)
+
+
+def _targets(results: dict) -> list[str]:
+    out = []
+    for size, res in results["sizes"].items():
+        r = res["cases"].get("toptwo2")
+        mv = res["cases"].get("matvec")
+        if not r:
+            continue
+        t_max, mem_max = TARGETS[size]
+        ok = r["best_s"] <= t_max
+        out.append(f"- {size}: TopTwo2 {r['best_s']:.4g} s <= {t_max} s: "
+                   f"{'met' if ok else 'MISSED'}")
+        if mem_max is not None:
+            ok = r["peak_rss_bytes"] <= mem_max
+            out.append(f"- {size}: TopTwo2 peak RSS {_fmt_bytes(r['peak_rss_bytes'])} <= "
+                       f"{_fmt_bytes(mem_max)}: {'met' if ok else 'MISSED'}")
+        if mv:
+            ratio = r["best_s"] / mv["best_s"]
+            out.append(f"- {size}: TopTwo2 = {ratio:,.0f} mat-vecs <= {MAX_MATVECS}: "
+                       f"{'met' if ratio <= MAX_MATVECS else 'MISSED'}")
+        ck = res["cases"].get("crowdkit_majority")
+        if ck:
+            out.append(f"- {size}: TopTwo2 / crowd-kit MajorityVote time = "
+                       f"{r['best_s'] / ck['best_s']:.2f}")
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="small,medium",
+                        help="comma-separated subset of small,medium,large (default: "
+                             "small,medium)")
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="timed repeats per case (default: 50 small, 3 medium, 2 large)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="OMP/OpenBLAS/MKL threads in the children (default: 1)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the data (default: 0)")
+    parser.add_argument("--crowdkit-python", default=DEFAULT_CROWDKIT_PYTHON,
+                        help="a Python with crowd-kit installed, used at the medium size "
+                             "(default: %(default)s; skipped if missing; '' to skip)")
+    parser.add_argument("--output", default=str(RESULTS), help="JSON file to merge into")
+    parser.add_argument("--_child", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args._child:
+        kind, *rest = args._child
+        if kind == "generate":
+            _child_generate(rest[0], rest[1], int(rest[2]))
+            print("{}")
+        else:
+            print(json.dumps(_child_measure(kind, rest[0], rest[1], int(rest[2]))))
+        return 0
+
+    sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
+    bad = [s for s in sizes if s not in SIZES]
+    if bad:
+        parser.error(f"--sizes must be a comma-separated subset of {', '.join(SIZES)}; "
+                     f"got {bad}")
+    env = _env(args.threads)
+    out_path = Path(args.output)
+    results = json.loads(out_path.read_text()) if out_path.exists() else {}
+    import numpy as np
+    import scipy
+    results.setdefault("sizes", {})
+    results["machine"] = {"platform": platform.platform(), "python": platform.python_version(),
+                          "numpy": np.__version__, "scipy": scipy.__version__,
+                          "cpu_count": os.cpu_count(), "threads": args.threads}
+    results["memory_method"] = ("peak RSS: resource.getrusage ru_maxrss of a fresh child "
+                                "process after the timed repeats; increase = that minus "
+                                "ru_maxrss right after loading the data; tracemalloc peak "
+                                "from one extra run")
+    ck_python = args.crowdkit_python if args.crowdkit_python and Path(
+        args.crowdkit_python).exists() else None
+    for size in sizes:
+        cfg = SIZES[size]
+        repeats = args.repeats or DEFAULT_REPEATS[size]
+        tmp = tempfile.mkdtemp(prefix=f"toptwo-bench-{size}-")
+        try:
+            print(f"[{size}] generating data ...", file=sys.stderr, flush=True)
+            if _run_child(sys.executable, ["--_child", "generate", size, tmp,
+                                           str(args.seed)], env) is None:
+                return 1
+            nnz = int(np.load(os.path.join(tmp, "labels.npy"), mmap_mode="r").shape[0])
+            entry = {"config": cfg, "nnz": nnz, "seed": args.seed,
+                     "load_average": os.getloadavg(), "cases": {}}
+            cases = list(CASES)
+            if size == "medium":
+                if ck_python:
+                    cases.append("crowdkit_majority")
+                else:
+                    entry["crowdkit_majority"] = "skipped: no Python with crowd-kit found"
+            for case in cases:
+                print(f"[{size}] {case} ...", file=sys.stderr, flush=True)
+                python = ck_python if case == "crowdkit_majority" else sys.executable
+                r = _run_child(python, ["--_child", case, size, tmp, str(repeats)], env)
+                entry["cases"][case] = r
+            entry["load_average_after"] = os.getloadavg()
+            results["sizes"][size] = entry
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    results["sizes"] = {k: results["sizes"][k] for k in SIZES if k in results["sizes"]}
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text(json.dumps(results, indent=1) + "\n")
+    print(_markdown(results))
+    print()
+    print("Targets:")
+    print("\n".join(_targets(results)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
