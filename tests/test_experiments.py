@@ -1,0 +1,290 @@
+"""Tests of toptwo.experiments: sweeps, aggregation, sample complexity, the minimax bounds."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import toptwo
+from toptwo import experiments as ex
+
+
+def _factory(g):
+    return toptwo.TopTwoModel.random(12, 30, 4, rng=g)
+
+
+METHODS = {
+    "mv": lambda model, rng: toptwo.MajorityVote(rng=rng),
+    "oracle": lambda model: toptwo.OracleMLE(model.reliability, model.confusion),
+}
+
+
+# ------------------------------------------------------------------ run_sweep
+def _same(a, b):
+    """Records equal, NaN == NaN (records hold NaN where a metric does not apply)."""
+    return repr(a) == repr(b)
+
+
+def test_sweep_is_reproducible():
+    a = ex.run_sweep(_factory, METHODS, [0.3, 0.6], 2, 7)
+    b = ex.run_sweep(_factory, METHODS, [0.3, 0.6], 2, 7)
+    assert _same(a, b)
+    assert len(a) == 2 * 2 * 2
+    c = ex.run_sweep(_factory, METHODS, [0.3, 0.6], 2, 8)
+    assert not _same(a, c)
+
+
+def test_sweep_accepts_generator_and_seed_sequence():
+    a = ex.run_sweep(_factory, METHODS, [0.5], 2, np.random.default_rng(3))
+    b = ex.run_sweep(_factory, METHODS, [0.5], 2, np.random.default_rng(3))
+    assert _same(a, b)
+    s1 = ex.run_sweep(_factory, METHODS, [0.5], 2, np.random.SeedSequence(4))
+    s2 = ex.run_sweep(_factory, METHODS, [0.5], 2, np.random.SeedSequence(4))
+    assert _same(s1, s2)
+
+
+def test_adding_or_reordering_methods_does_not_change_results():
+    base = ex.run_sweep(_factory, {"mv": METHODS["mv"]}, [0.3, 0.6], 3, 11)
+    more = {"t1": lambda model: toptwo.TopTwo1(),
+            "oracle": METHODS["oracle"], "mv": METHODS["mv"]}
+    both = ex.run_sweep(_factory, more, [0.3, 0.6], 3, 11)
+    assert _same([r for r in both if r["method"] == "mv"], base)
+
+
+def test_method_rngs_are_distinct_per_method_and_draw():
+    seen = []
+
+    def spy(model, rng):
+        seen.append(int(rng.integers(2**62)))
+        return toptwo.MajorityVote(rng=rng)
+
+    ex.run_sweep(_factory, {"a": spy, "b": spy}, [0.3, 0.6], 2, 0)
+    assert len(seen) == 8 and len(set(seen)) == 8
+
+
+def test_sweep_records_metrics():
+    model = toptwo.TopTwoModel.random(15, 40, 5, rng=1)
+    recs = ex.run_sweep(model, {"t2": lambda m: toptwo.TopTwo2(),
+                                "mv": lambda m, r: toptwo.MajorityVote(rng=r)},
+                        [0.5], 1, 0, tags={"alpha": 0.25})
+    t2, mv = recs
+    assert t2["method"] == "t2" and mv["method"] == "mv"
+    assert t2["alpha"] == 0.25 and t2["queries_per_task"] == pytest.approx(7.5)
+    assert t2["p_bar"] == pytest.approx(model.p_bar)
+    for key in ex.METRICS:
+        assert key in t2
+    assert np.isfinite(t2["mse_p"]) and math.isnan(mv["mse_p"])
+    # recompute from a direct fit on the same draw
+    child = np.random.SeedSequence(0).spawn(1)[0].spawn(1)[0]
+    _, seed_sample = child.spawn(2)
+    A = model.sample(0.5, rng=np.random.default_rng(seed_sample))
+    est = toptwo.TopTwo2().fit(A)
+    err = toptwo.top_two_errors(est.top_two_, model.top_two)
+    assert t2["err_pair"] == err["pair"] and t2["err_g"] == err["g"]
+    assert t2["observed_queries_per_task"] == A.nnz / 40
+    assert t2["mse_p"] == pytest.approx(np.mean((est.reliability_ - model.reliability) ** 2))
+    d = np.abs(est.confusion_ - model.confusion)
+    assert t2["max_abs_q"] == pytest.approx(d.max())
+    ok = est.top_two_[:, 0] == model.top_two[:, 0]
+    assert t2["max_abs_q_ok"] == pytest.approx(d[ok].max())
+
+
+def test_sweep_validation_messages():
+    with pytest.raises(ValueError, match=r"'sampling_rates' .* must be .* in \(0, 1\]; got"):
+        ex.run_sweep(_factory, METHODS, [0.0, 0.5], 1, 0)
+    with pytest.raises(TypeError, match="'methods' .* must be a non-empty mapping"):
+        ex.run_sweep(_factory, {}, [0.5], 1, 0)
+    with pytest.raises(TypeError, match="'rng' parameter of run_sweep must be .* got None"):
+        ex.run_sweep(_factory, METHODS, [0.5], 1, None)
+    with pytest.raises(TypeError, match="'model_factory'"):
+        ex.run_sweep(3, METHODS, [0.5], 1, 0)
+    with pytest.raises(ValueError, match="n_replicates"):
+        ex.run_sweep(_factory, METHODS, [0.5], 0, 0)
+
+
+def test_progress_is_off_by_default(capsys):
+    ex.run_sweep(_factory, METHODS, [0.5], 1, 0)
+    assert capsys.readouterr().err == ""
+    ex.run_sweep(_factory, METHODS, [0.5], 1, 0, progress=True)
+    assert "1/1 draws (100%)" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ aggregate
+def test_aggregate_arithmetic():
+    recs = [{"method": m, "queries_per_task": x, "err": v}
+            for m, x, v in [("a", 2.0, 0.1), ("a", 2.0, 0.3), ("a", 1.0, 0.5),
+                            ("a", 1.0, 0.7), ("a", 1.0, 0.9), ("b", 1.0, 0.2),
+                            ("a", 2.0, float("nan"))]]
+    out = ex.aggregate(recs, "err")
+    assert list(out) == ["a", "b"]
+    a = out["a"]
+    np.testing.assert_array_equal(a["x"], [1.0, 2.0])
+    np.testing.assert_allclose(a["mean"], [0.7, 0.2])
+    np.testing.assert_array_equal(a["n"], [3, 2])
+    sem = np.array([np.std([0.5, 0.7, 0.9], ddof=1) / np.sqrt(3),
+                    np.std([0.1, 0.3], ddof=1) / np.sqrt(2)])
+    np.testing.assert_allclose(a["sem"], sem)
+    # Student t quantiles for 2 and 1 degrees of freedom
+    np.testing.assert_allclose(a["ci_high"] - a["mean"], [4.303 * sem[0], 12.706 * sem[1]])
+    np.testing.assert_allclose(a["mean"] - a["ci_low"], a["ci_high"] - a["mean"])
+    b = out["b"]
+    assert b["sem"][0] == 0.0 and b["ci_low"][0] == b["ci_high"][0] == 0.2
+
+
+def test_aggregate_large_sample_uses_normal_quantile():
+    recs = [{"method": "a", "queries_per_task": 1.0, "e": float(v)} for v in range(40)]
+    s = ex.aggregate(recs, "e")["a"]
+    assert s["ci_high"][0] - s["mean"][0] == pytest.approx(1.96 * s["sem"][0])
+
+
+def test_aggregate_errors():
+    with pytest.raises(ValueError, match="empty"):
+        ex.aggregate([], "err")
+    with pytest.raises(KeyError, match="no key 'nope'"):
+        ex.aggregate([{"method": "a", "queries_per_task": 1.0}], "nope")
+
+
+# ------------------------------------------------------------ queries_needed
+def test_queries_needed_on_exponential_curve():
+    # error = exp(-x/5): log-linear in x, so log-log interpolation is close, not exact
+    x = np.geomspace(1, 100, 40)
+    y = np.exp(-x / 5)
+    got = ex.queries_needed(x, y, 0.01)
+    assert got == pytest.approx(5 * np.log(100), rel=0.01)
+
+
+def test_queries_needed_exact_on_power_law():
+    x = np.array([1.0, 2.0, 4.0, 8.0])
+    y = 0.8 / x**2          # a power law is a straight line on log-log axes
+    assert ex.queries_needed(x, y, 0.8 / 9.0) == pytest.approx(3.0)
+    assert ex.queries_needed(x, y, 0.9) == 1.0
+    assert math.isnan(ex.queries_needed(x, y, 1e-3))
+    # a zero after the crossing point: linear in the error there
+    assert ex.queries_needed([1, 2], [0.4, 0.0], 0.2) == pytest.approx(np.sqrt(2))
+
+
+def test_queries_needed_uses_first_crossing_and_rejects_a_wrong_answer():
+    x = [1, 2, 3, 4]
+    y = [0.5, 0.05, 0.4, 0.01]
+    got = ex.queries_needed(x, y, 0.1)
+    assert 1 < got < 2
+    assert not (3 < got < 4)
+
+
+def test_queries_needed_validation():
+    with pytest.raises(ValueError, match="strictly increasing"):
+        ex.queries_needed([2, 1], [0.5, 0.1], 0.2)
+    with pytest.raises(ValueError, match="equal length"):
+        ex.queries_needed([1, 2], [0.5], 0.2)
+    with pytest.raises(ValueError, match="target"):
+        ex.queries_needed([1, 2], [0.5, 0.1], 0.0)
+
+
+def test_fit_loglog_slope():
+    x = np.array([1.0, 2.0, 5.0, 10.0])
+    slope, icept = ex.fit_loglog_slope(x, 3.0 * x**-0.5)
+    assert slope == pytest.approx(-0.5) and icept == pytest.approx(np.log(3.0))
+    slope2, _ = ex.fit_loglog_slope(x, 3.0 * x**-1.0)
+    assert abs(slope2 - (-0.5)) > 0.4      # the same check rejects a wrong rate
+    with pytest.raises(ValueError, match="positive"):
+        ex.fit_loglog_slope([1, 2], [0.0, 1.0])
+
+
+# ---------------------------------------------------------- minimax bound
+def test_minimax_lower_bound_formula():
+    ns = np.array([0.0, 1.0, 10.0])
+    got = ex.minimax_lower_bound_g(5, 0.3, ns)
+    np.testing.assert_allclose(got, 0.8 * np.exp(-0.6 * ns))
+    assert got[0] == pytest.approx(0.8)
+    # it lies below the exact error floor (K-1)/K (1 - p_bar)^l of the proof
+    l = np.arange(0, 30)
+    for pb in (0.05, 0.3, 2 / 3):
+        assert np.all(ex.minimax_lower_bound_g(4, pb, l) <= 0.75 * (1 - pb) ** l + 1e-15)
+    with pytest.raises(ValueError, match=r"p_bar.* must be in \[0, 2/3\]"):
+        ex.minimax_lower_bound_g(5, 0.7, 1.0)
+    with pytest.raises(ValueError, match="queries_per_task"):
+        ex.minimax_lower_bound_g(5, 0.3, -1.0)
+
+
+# -------------------------------------------------------------------- D-bar
+def _dbar_loop(model):
+    K = model.n_labels
+    per_task = []
+    for j in range(model.n_tasks):
+        g, h = model.top_two[j]
+        best = np.inf
+        for a, b in itertools.permutations(range(1, K + 1), 2):
+            if (a, b) == (g, h):
+                continue
+            tot = 0.0
+            for pi in model.reliability:
+                P = toptwo.label_distribution(pi, model.confusion[j], g, h, K)
+                Q = toptwo.label_distribution(pi, model.confusion[j], a, b, K)
+                for pc, qc in zip(P, Q):
+                    if pc > 0:
+                        tot += np.inf if qc == 0 else pc * np.log(pc / qc)
+            best = min(best, tot / model.n_workers)
+        per_task.append(best)
+    return np.array(per_task)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_kl_divergence_bar_matches_double_loop(seed):
+    model = toptwo.TopTwoModel.random(4, 6, 4, rng=seed)
+    np.testing.assert_allclose(ex.kl_divergence_per_task(model), _dbar_loop(model),
+                               rtol=1e-12)
+    assert ex.kl_divergence_bar(model) == pytest.approx(_dbar_loop(model).min(), rel=1e-12)
+    # chunking does not change the answer
+    np.testing.assert_allclose(ex.kl_divergence_per_task(model, max_elements=1),
+                               ex.kl_divergence_per_task(model), rtol=0, atol=0)
+
+
+def test_kl_divergence_bar_with_hammers_matches_loop():
+    p = np.array([0.0, 1.0, 0.5])
+    model = toptwo.TopTwoModel(p, [0.7, 0.95], [[1, 2], [3, 1]], 4)
+    np.testing.assert_allclose(ex.kl_divergence_per_task(model), _dbar_loop(model))
+    assert np.all(np.isfinite(ex.kl_divergence_per_task(model)))
+
+
+def test_kl_divergence_bar_positive_iff_q_inside_and_some_p_positive():
+    top = [[1, 2], [2, 3], [4, 1]]
+    good = toptwo.TopTwoModel([0.0, 0.3, 0.8], [0.6, 0.75, 0.9], top, 4)
+    assert ex.kl_divergence_bar(good) > 0
+    # negative twins: a task with q = 1 (h indistinguishable from the rest) ...
+    q_one = toptwo.TopTwoModel([0.0, 0.3, 0.8], [0.6, 1.0, 0.9], top, 4)
+    assert ex.kl_divergence_bar(q_one) == 0.0
+    assert ex.kl_divergence_per_task(q_one)[0] > 0
+    # ... or no informative worker (all spammers)
+    spam = toptwo.TopTwoModel([0.0, 0.0, 0.0], [0.6, 0.75, 0.9], top, 4)
+    assert ex.kl_divergence_bar(spam) == 0.0
+
+
+def test_kl_divergence_bar_grows_with_reliability():
+    top = [[1, 2]] * 3
+    vals = [ex.kl_divergence_bar(toptwo.TopTwoModel([p] * 3, [0.7] * 3, top, 5))
+            for p in (0.1, 0.3, 0.6)]
+    assert vals[0] < vals[1] < vals[2]
+
+
+# -------------------------------------------------------------------- figure
+def test_plot_error_curves_data():
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    summary = {"a": {"x": np.array([1.0, 2.0]), "mean": np.array([0.5, 0.2]),
+                     "ci_low": np.array([0.4, 0.1]), "ci_high": np.array([0.6, 0.3])},
+               "b": {"x": np.array([1.0, 2.0]), "mean": np.array([0.4, 0.1]),
+                     "ci_low": np.array([0.3, 0.0]), "ci_high": np.array([0.5, 0.2])}}
+    bx = np.array([1.0, 2.0])
+    fig = ex.plot_error_curves(summary, lower_bound=(bx, np.array([0.3, 0.05])), title="t")
+    ax = fig.axes[0]
+    lines = ax.get_lines()
+    assert [ln.get_label() for ln in lines] == ["a", "b", "minimax lower bound (Thm 3a)"]
+    np.testing.assert_allclose(lines[0].get_xydata(), [[1.0, 0.5], [2.0, 0.2]])
+    np.testing.assert_allclose(lines[2].get_xydata(), [[1.0, 0.3], [2.0, 0.05]])
+    assert ax.get_yscale() == "log" and ax.get_title() == "t"
+    assert len(ax.collections) == 2          # one CI band per method
+    plt.close(fig)
