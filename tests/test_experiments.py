@@ -183,16 +183,6 @@ def test_queries_needed_validation():
         ex.queries_needed([1, 2], [0.5, 0.1], 0.0)
 
 
-def test_fit_loglog_slope():
-    x = np.array([1.0, 2.0, 5.0, 10.0])
-    slope, icept = ex.fit_loglog_slope(x, 3.0 * x**-0.5)
-    assert slope == pytest.approx(-0.5) and icept == pytest.approx(np.log(3.0))
-    slope2, _ = ex.fit_loglog_slope(x, 3.0 * x**-1.0)
-    assert abs(slope2 - (-0.5)) > 0.4      # the same check rejects a wrong rate
-    with pytest.raises(ValueError, match="positive"):
-        ex.fit_loglog_slope([1, 2], [0.0, 1.0])
-
-
 # ---------------------------------------------------------- minimax bound
 def test_minimax_lower_bound_formula():
     ns = np.array([0.0, 1.0, 10.0])
@@ -288,3 +278,19 @@ def test_plot_error_curves_data():
     assert ax.get_yscale() == "log" and ax.get_title() == "t"
     assert len(ax.collections) == 2          # one CI band per method
     plt.close(fig)
+
+
+def test_plot_estimates_data():
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    fig = ex.plot_estimates({"p": ([0.1, 0.5, np.nan], [0.2, 0.4, 0.3]),
+                             "q": ([0.6, 0.9], [0.65, 0.8])}, ncols=3)
+    assert len([ax for ax in fig.axes if ax.get_visible()]) == 2
+    pts = fig.axes[0].lines[0].get_xydata()
+    np.testing.assert_allclose(pts, [[0.1, 0.2], [0.5, 0.4]])      # NaN pair dropped
+    np.testing.assert_allclose(fig.axes[1].lines[1].get_xydata(), [[0.6, 0.6], [0.9, 0.9]])
+    assert fig.axes[1].get_title() == "q"
+    plt.close(fig)
+    with pytest.raises(ValueError, match="panel 'x' has truth of length 2"):
+        ex.plot_estimates({"x": ([1, 2], [1])})

@@ -11,14 +11,15 @@ those quantities:
 * :func:`aggregate` -- mean, standard error and 95% confidence interval per method
   and rate, as numpy arrays.
 * :func:`queries_needed` -- the n s at which an error curve first drops below a
-  target (log-log interpolation); :func:`fit_loglog_slope` -- least-squares slope on
-  log-log axes.
+  target (log-log interpolation); fit rates to its output with
+  :func:`toptwo.viz.fit_loglog_slope`.
 * :func:`minimax_lower_bound_g` -- Theorem 1 / Theorem 3(a) [`thm:converse`]:
   ((K-1)/K) exp(-2 p-bar n s).
 * :func:`kl_divergence_bar` -- D-bar of Sec. 5 (behind Theorem 2 [`thm:plugmin_mle`]
   and Theorem 3(b)).
 * :func:`plot_error_curves` -- error against n s with confidence bands and an optional
-  lower-bound curve; returns the Figure.
+  lower-bound curve; :func:`plot_estimates` -- estimates against the truth (p_hat, q_hat).
+  Both return the Figure.
 
 Reproducibility. All randomness flows from one :class:`numpy.random.SeedSequence`.
 Replicate r at rate index a gets the child ``root.spawn(...)[a][r]``; from it the model
@@ -41,9 +42,9 @@ from ._validation import check_int, check_rng
 from .metrics import top_two_errors
 from .model import TopTwoModel, label_distribution
 
-__all__ = ["run_sweep", "aggregate", "queries_needed", "fit_loglog_slope",
-           "minimax_lower_bound_g", "kl_divergence_bar", "kl_divergence_per_task",
-           "plot_error_curves", "METRICS"]
+__all__ = ["run_sweep", "aggregate", "queries_needed", "minimax_lower_bound_g",
+           "kl_divergence_bar", "kl_divergence_per_task", "plot_error_curves",
+           "plot_estimates", "METRICS"]
 
 #: Metrics recorded by :func:`run_sweep` (NaN where the estimator lacks the estimate).
 METRICS = ("err_g", "err_h", "err_pair", "mse_p", "mse_q", "max_abs_q", "mean_abs_q",
@@ -314,24 +315,6 @@ def queries_needed(x: Any, error: Any, target: float) -> float:
     return float(np.exp(x0 + t * (x1 - x0)))
 
 
-def fit_loglog_slope(x: Any, y: Any) -> tuple[float, float]:
-    """Least-squares fit of log y = slope * log x + intercept.
-
-    Returns ``(slope, intercept)`` (natural logarithms). Points with a non-finite or
-    non-positive x or y are refused.
-    """
-    xs = np.asarray(x, float)
-    ys = np.asarray(y, float)
-    if xs.shape != ys.shape or xs.ndim != 1 or xs.size < 2:
-        raise ValueError(f"fit_loglog_slope needs two 1-D arrays of equal length >= 2; got "
-                         f"shapes {xs.shape} and {ys.shape}.")
-    if not (np.all(np.isfinite(xs)) and np.all(np.isfinite(ys))
-            and np.all(xs > 0) and np.all(ys > 0)):
-        raise ValueError("fit_loglog_slope needs finite positive x and y (log-log axes).")
-    slope, intercept = np.polyfit(np.log(xs), np.log(ys), 1)
-    return float(slope), float(intercept)
-
-
 def minimax_lower_bound_g(n_labels: int, p_bar: float, queries_per_task: Any) -> np.ndarray:
     """Minimax lower bound on the error of g_hat, Theorem 3(a) [`thm:converse`].
 
@@ -461,5 +444,50 @@ def plot_error_curves(summary: Mapping[Any, Mapping[str, np.ndarray]], *,
         ax.set_title(title)
     ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def plot_estimates(panels: Mapping[str, tuple[Any, Any]], *, ncols: int = 3) -> Any:
+    """Scatter plots of estimates against the truth, one panel each, with y = x dashed.
+
+    Parameters
+    ----------
+    panels : mapping title -> (truth, estimate)
+        e.g. ``{"p_hat (eq. (5))": (model.reliability, est.reliability_)}``. Pairs with a
+        non-finite value are left out.
+    ncols : int, default=3
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Panel t is ``fig.axes[t]``; its ``lines[0]`` holds the finite (truth, estimate)
+        points and ``lines[1]`` the diagonal.
+    """
+    import matplotlib.pyplot as plt  # lazy
+
+    if not isinstance(panels, Mapping) or not panels:
+        raise ValueError("plot_estimates: `panels` must be a non-empty mapping "
+                         "title -> (truth, estimate).")
+    k = len(panels)
+    nc = min(k, check_int(ncols, "ncols", owner="plot_estimates", minimum=1))
+    nr = -(-k // nc)
+    fig, axes = plt.subplots(nr, nc, figsize=(3.3 * nc, 3.1 * nr), squeeze=False)
+    for ax, (title, (truth, est)) in zip(axes.ravel(), panels.items()):
+        t = np.asarray(truth, float).ravel()
+        e = np.asarray(est, float).ravel()
+        if t.shape != e.shape:
+            raise ValueError(f"plot_estimates: panel {title!r} has truth of length "
+                             f"{t.size} and estimate of length {e.size}; they must match.")
+        ok = np.isfinite(t) & np.isfinite(e)
+        ax.plot(t[ok], e[ok], ".", ms=3, alpha=0.6)
+        lo = float(min(t[ok].min(), e[ok].min())) if ok.any() else 0.0
+        hi = float(max(t[ok].max(), e[ok].max())) if ok.any() else 1.0
+        ax.plot([lo, hi], [lo, hi], "k--", lw=1)
+        ax.set_title(str(title), fontsize=9)
+        ax.set_xlabel("truth")
+        ax.set_ylabel("estimate")
+    for ax in axes.ravel()[k:]:
+        ax.set_visible(False)
     fig.tight_layout()
     return fig
