@@ -162,6 +162,12 @@ def test_empty_worker_id(tmp_path):
         read_triples_csv(path)
 
 
+def test_row_of_empty_fields_is_not_skipped(tmp_path):
+    path = _write(tmp_path, "worker,task,label\na,t,1\n   \n,,\n")
+    with pytest.raises(ValueError, match=r"line 4: the worker id must be a non-empty string"):
+        read_triples_csv(path)
+
+
 def test_empty_task_id(tmp_path):
     path = _write(tmp_path, "worker,task,label\na,,2\n")
     with pytest.raises(ValueError, match=r"line 2: the task id must be a non-empty string"):

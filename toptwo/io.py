@@ -21,7 +21,8 @@ The file format is the one of the command line (``python -m toptwo infer FILE.cs
   :meth:`toptwo.Responses.from_triples` (``"error"`` by default).
 
 Every error message names the file, the line number, the offending value and what is
-allowed. Empty lines are skipped.
+allowed. Empty lines (or lines of spaces only) are skipped; a line of empty
+fields such as ``,,`` is refused.
 """
 
 from __future__ import annotations
@@ -136,8 +137,8 @@ def read_triples_csv(path: str | os.PathLike, *, n_labels: int | None = None,
         n_fields = len(header)
         for row in reader:
             line = reader.line_num
-            if not row or all(not f.strip() for f in row):
-                continue
+            if not row or (len(row) == 1 and not row[0].strip()):
+                continue                          # an empty (or all-space) line
             if len(row) != n_fields:
                 raise _fail(name, line, f"expected {n_fields} fields (worker, task, label) "
                             f"as in the header; got {len(row)}: {row!r}.")
