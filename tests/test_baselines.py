@@ -1,0 +1,87 @@
+"""Majority vote top two: literal toy, the seeded tie rule, empty tasks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import toptwo
+from toptwo import MajorityVote
+
+from conftest import with_gaps
+
+
+def test_majority_vote_toy(toy):
+    A, K, expected, ratio = toy
+    est = MajorityVote(rng=0).fit(A)
+    np.testing.assert_array_equal(est.top_two_, expected)
+    np.testing.assert_allclose(est.confusion_, ratio)
+    np.testing.assert_array_equal(est.counts_, [[3, 2, 0, 0], [0, 0, 3, 2], [0, 3, 2, 0],
+                                                [0, 0, 1, 3]])
+    np.testing.assert_array_equal(est.fit_predict(A), expected[:, 0])
+    soft = est.soft_labels()
+    np.testing.assert_allclose(soft[0], [0.6, 0.4, 0, 0])
+    # no tie in the toy: every seed gives the same answer
+    for seed in range(5):
+        np.testing.assert_array_equal(MajorityVote(rng=seed).fit(A).top_two_, expected)
+
+
+def test_majority_vote_unanswered_task(small_responses):
+    R = with_gaps(small_responses, empty_worker=3, empty_task=7)
+    est = MajorityVote(rng=0).fit(R)
+    np.testing.assert_array_equal(est.top_two_[7], [0, 0])
+    assert np.isnan(est.confusion_[7])
+    assert np.isnan(est.soft_labels()[7]).all()
+    assert (np.delete(est.top_two_, 7, axis=0) > 0).all()
+
+
+def test_single_distinct_answer_gets_other_label_as_h():
+    A = np.array([[2], [2], [2]])
+    est = MajorityVote(rng=0).fit(A, n_labels=4)
+    assert est.top_two_[0, 0] == 2 and est.top_two_[0, 1] in (1, 3, 4)
+    assert est.confusion_[0] == 1.0
+
+
+def test_tie_break_is_seeded():
+    A = np.array([[1, 2, 3], [2, 3, 1], [3, 1, 2]])        # every task: a three-way tie
+    a = MajorityVote(rng=7).fit(A).top_two_
+    np.testing.assert_array_equal(MajorityVote(rng=7).fit(A).top_two_, a)
+    np.testing.assert_array_equal(MajorityVote(rng=np.random.default_rng(7)).fit(A).top_two_, a)
+    seen = {tuple(MajorityVote(rng=s).fit(A).top_two_.ravel()) for s in range(10)}
+    assert len(seen) > 1                                     # the tie really is random
+
+
+def uniform_choice(counts: np.ndarray, n_choices: int, n_draws: int, z: float = 5.0) -> bool:
+    """Every tied label chosen with frequency 1/c within z binomial sd."""
+    f = counts / n_draws
+    sd = np.sqrt((1 / n_choices) * (1 - 1 / n_choices) / n_draws)
+    return bool(np.all(np.abs(f - 1 / n_choices) <= z * sd))
+
+
+TIED = np.array([[1, 0], [2, 0], [3, 0], [4, 4], [0, 1]])   # task 0: labels 1, 2, 3, 4 once each
+
+
+def test_tie_break_uniform_across_seeds():
+    n_seeds = 400
+    g = np.array([MajorityVote(rng=s).fit(TIED, n_labels=5).top_two_[0, 0] for s in range(n_seeds)])
+    counts = np.bincount(g, minlength=6)[1:5]
+    assert counts.sum() == n_seeds
+    assert uniform_choice(counts, 4, n_seeds)
+
+
+def test_tie_break_uniform_across_tasks():
+    m = 4000
+    A = np.tile(np.array([[1], [2], [3], [3]]), (1, m))    # label 3 wins, h ties among 1, 2
+    h = MajorityVote(rng=0).fit(A, n_labels=4).top_two_[:, 1]
+    assert (MajorityVote(rng=0).fit(A, n_labels=4).top_two_[:, 0] == 3).all()
+    counts = np.bincount(h, minlength=5)[1:3]
+    assert counts.sum() == m and uniform_choice(counts, 2, m)
+
+
+def test_uniform_checker_rejects_smallest_label_rule():
+    # negative twin: "ties go to the smaller label" (argmax order) is rejected
+    n_seeds = 400
+    counts = np.array([n_seeds, 0, 0, 0])
+    assert not uniform_choice(counts, 4, n_seeds)
+    biased = np.random.default_rng(0).choice(4, n_seeds, p=[0.55, 0.15, 0.15, 0.15])
+    assert not uniform_choice(np.bincount(biased, minlength=4), 4, n_seeds)
