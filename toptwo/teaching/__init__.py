@@ -299,14 +299,17 @@ def _r_symbolic(K: int, g: int, h: int, k: int, q: Any) -> Any:
     return sp.Rational(k, K) - q * (1 if g <= k else 0) - (1 - q) * (1 if h <= k else 0)
 
 
-def reference_expected_binary(g: int, h: int, k: int, K: int = 3) -> Any:
+def reference_expected_binary(g: int, h: int, k: int, K: int = 3,
+                              symbols: tuple | None = None) -> Any:
     """E[A^(k)_ij] as a SymPy expression in p, q, s, straight from eq. (1).
 
     Sums sign(c > k) * P(A_ij = c) over the labels c (no use of Proposition 1), so a
-    student's expression can be compared with the definition itself.
+    student's expression can be compared with the definition itself. ``symbols`` is an
+    optional ``(p, q, s)`` triple (e.g. symbols with assumptions); by default plain
+    ``sympy.symbols("p q s")``.
     """
     import sympy as sp
-    p, q, s = sp.symbols("p q s")
+    p, q, s = sp.symbols("p q s") if symbols is None else symbols
     total = 0
     for c in range(1, K + 1):
         prob = s * ((1 - p) / sp.Integer(K) + p * (q * int(c == g) + (1 - q) * int(c == h)))
