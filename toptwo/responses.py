@@ -320,9 +320,11 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
     Responses
     """
     if isinstance(A, Responses):
-        if n_labels is None or int(n_labels) == A.n_labels:
+        if n_labels is None:
             return A
         K = check_int(n_labels, "n_labels", owner=owner, minimum=2)
+        if K == A.n_labels:
+            return A
         if A.nnz and int(A.labels.max()) > K:
             e = int(np.argmax(A.labels > K))
             raise ValueError(f"labels must be in 1..n_labels with 0 for 'not answered'; found "
