@@ -72,6 +72,14 @@ def test_responses_passthrough_is_identity():
     assert as_responses(R, n_labels=4) is R
 
 
+def test_n_labels_checked_the_same_for_every_input_kind():
+    # a Responses used to accept n_labels=4.0 (int(4.0) == 4) where a dense array refused it
+    for A in (TOY_A, as_responses(TOY_A)):
+        with pytest.raises(TypeError, match=r"The 'n_labels' parameter of fit must be an int "
+                                            r">= 2; got float 4.0 instead"):
+            as_responses(A, n_labels=4.0)
+
+
 def test_subset_keeps_shape_and_k():
     R = as_responses(TOY_A)
     S = R.subset(R.labels == 1)
