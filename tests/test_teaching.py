@@ -1,0 +1,417 @@
+"""Tests of ``toptwo.teaching``: every check accepts a correct answer and diagnoses the
+typical wrong answers; the student-version generator removes every solution."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+import sympy as sp
+
+from toptwo import teaching
+from toptwo.teaching import ExerciseCheckFailed, SolutionMarkerError
+from toptwo.teaching.__main__ import main as teaching_main
+from toptwo.teaching._student import BEGIN, CODE_STUB, END, MARKDOWN_STUB, strip_solutions
+
+EXERCISES = Path(__file__).resolve().parents[1] / "notebooks" / "exercises"
+
+
+# ------------------------------------------------------------ correct answers
+def answer_distribution(p, q, g, h, K):
+    mu = np.full(K, (1 - p) / K)
+    mu[g - 1] += p * q
+    mu[h - 1] += p * (1 - q)
+    return mu
+
+
+def empirical_distribution(A, K):
+    counts = np.stack([(A == c).sum(axis=0) for c in range(1, K + 1)], axis=1)
+    return counts / counts.sum(axis=1, keepdims=True)
+
+
+P, Q, S = sp.symbols("p q s", positive=True)
+
+
+def expected_binary_31(k):
+    """E[A^(k)] for K = 3, (g, h) = (3, 1)."""
+    pr1 = S * (P * (1 - Q) + (1 - P) / 3)
+    pr2 = S * (1 - P) / 3
+    pr3 = S * (P * Q + (1 - P) / 3)
+    return -pr1 + pr2 + pr3 if k == 1 else -pr1 - pr2 + pr3
+
+
+def binary(A, k):
+    return np.where(A == 0, 0, np.where(A > k, 1, -1))
+
+
+def center(EA, k, s, K):
+    return EA - s * (K - 2 * k) / K
+
+
+def reliability(A2, top, rate, K):
+    hits = ((A2 == top[:, 0]) | (A2 == top[:, 1])).sum(axis=1)
+    return K / (K - 2) * (hits / (A2.shape[1] * rate) - 2 / K)
+
+
+def mle_pair(answers, p, q, K, weight=None):
+    if weight is None:
+        def weight(pp, qq):
+            return np.log(K * pp * qq / (1 - pp) + 1)
+    wa, wb = weight(p, q), weight(p, 1 - q)
+    S_ = np.array([[wa[answers == a].sum() + wb[answers == b].sum() if a != b else -np.inf
+                    for b in range(1, K + 1)] for a in range(1, K + 1)])
+    a, b = np.unravel_index(np.argmax(S_), S_.shape)
+    return int(a) + 1, int(b) + 1
+
+
+def fit_exponent(alphas, ns):
+    return float(np.polyfit(np.log(alphas), np.log(ns), 1)[0])
+
+
+def test_correct_answers_pass():
+    results = [
+        teaching.check_answer_distribution(answer_distribution),
+        teaching.check_ex1_empirical_distribution(empirical_distribution),
+        teaching.check_expected_binary(expected_binary_31, g=3, h=1, K=3),
+        teaching.check_binary_conversion(binary),
+        teaching.check_centered_binary(center),
+        teaching.check_reliability_estimator(reliability),
+        teaching.check_plugin_mle(mle_pair),
+        teaching.check_mle_differs_from_majority([1, 1, 1, 2, 2, 3],
+                                                 [0, 0, 0, 0.9, 0.9, 0.5], 0.7, 3),
+        teaching.check_fit_exponent(fit_exponent),
+        teaching.check_scaling_exponents(-2.0, -1.0),
+    ]
+    assert all(results)
+    assert repr(results[3]) == ("CheckResult(exercise='ex3 binary conversion', passed=True, "
+                                "n_cases=7)")
+
+
+def test_failure_is_an_assertion_error_with_input_expected_got_and_hint():
+    with pytest.raises(AssertionError) as info:
+        teaching.check_answer_distribution(lambda p, q, g, h, K: answer_distribution(p, 1 - q, g, h, K))
+    err = info.value
+    assert isinstance(err, ExerciseCheckFailed)
+    text = str(err)
+    for part in ("input:", "p=0.8, q=0.7, (g, h)=(2, 4), K=5", "expected:", "got:",
+                 "diagnosis:", "hint:", "eq. (1)"):
+        assert part in text
+    assert "swap q and 1 - q" in err.diagnosis
+
+
+def test_not_implemented_propagates_and_crashes_are_reported():
+    def stub(A, k):
+        raise NotImplementedError()
+
+    with pytest.raises(NotImplementedError):
+        teaching.check_binary_conversion(stub)
+    with pytest.raises(ExerciseCheckFailed, match=r"raised ZeroDivisionError.*\n  input:"):
+        teaching.check_binary_conversion(lambda A, k: 1 / 0)
+
+
+# ------------------------------------------------------------------ exercise 1
+@pytest.mark.parametrize("wrong, diagnosis", [
+    (lambda p, q, g, h, K: answer_distribution(p, 1 - q, g, h, K), "swap q and 1 - q"),
+    (lambda p, q, g, h, K: np.roll(answer_distribution(p, q, g, h, K), 1),
+     "index c instead of c - 1"),
+    (lambda p, q, g, h, K: answer_distribution(p, q, g, h, K)
+     - (1 - p) / K * np.isin(np.arange(1, K + 1), (g, h)), "spammer share \\(1-p\\)/K off"),
+    (lambda p, q, g, h, K: np.where(np.isin(np.arange(1, K + 1), (g, h)),
+                                    answer_distribution(p, q, g, h, K) - (1 - p) / K,
+                                    (1 - p) / (K - 2)), "K - 2 wrong labels only"),
+])
+def test_answer_distribution_diagnoses(wrong, diagnosis):
+    with pytest.raises(ExerciseCheckFailed, match=f"diagnosis: .*{diagnosis}"):
+        teaching.check_answer_distribution(wrong)
+
+
+@pytest.mark.parametrize("wrong, diagnosis", [
+    (lambda A, K: empirical_distribution(A, K) * (A > 0).sum(axis=0)[:, None] / A.shape[0],
+     "divide by the number of workers n"),
+    (lambda A, K: empirical_distribution(A, K) * (A > 0).sum(axis=0)[:, None], "raw counts"),
+    (lambda A, K: empirical_distribution(A, K).T, "labels in rows"),
+    (lambda A, K: np.column_stack([np.zeros(A.shape[1]), empirical_distribution(A, K)]),
+     "column for label 0"),
+    (lambda A, K: np.roll(empirical_distribution(A, K), -1, axis=1), "off by one in the label"),
+])
+def test_empirical_distribution_diagnoses(wrong, diagnosis):
+    with pytest.raises(ExerciseCheckFailed, match=f"diagnosis: .*{diagnosis}"):
+        teaching.check_ex1_empirical_distribution(wrong)
+
+
+def test_empirical_distribution_accepts_values():
+    A = np.array([[1, 2], [1, 0], [3, 2]])
+    assert teaching.check_ex1_empirical_distribution(empirical_distribution(A, 3), A=A, n_labels=3)
+    with pytest.raises(ExerciseCheckFailed, match="raw counts"):
+        teaching.check_ex1_empirical_distribution(np.array([[2, 0, 1], [0, 2, 0]]), A=A,
+                                                  n_labels=3)
+    with pytest.raises(TypeError, match="n_labels"):
+        teaching.check_ex1_empirical_distribution(np.zeros((2, 3)))
+
+
+# ------------------------------------------------------------------ exercise 2
+@pytest.mark.parametrize("wrong, diagnosis", [
+    (lambda k: sp.expand(expected_binary_31(k) - S * sp.Rational(3 - 2 * k, 3)),
+     "leave out the shift s\\(K - 2k\\)/K"),
+    (lambda k: expected_binary_31(k).subs(Q, 1 - Q), "swap q and 1 - q"),
+    (lambda k: teaching.reference_expected_binary(3, 1, k + 1, 3, symbols=(P, Q, S)),
+     "off by one in k"),
+    (lambda k: -expected_binary_31(k), "reverse the sign convention"),
+    (lambda k: expected_binary_31(k) / S, "leave out the factor s"),
+    (lambda k: teaching.reference_expected_binary(1, 3, k, 3, symbols=(P, Q, S)),
+     "swap g and h"),
+])
+def test_expected_binary_diagnoses(wrong, diagnosis):
+    with pytest.raises(ExerciseCheckFailed, match=f"diagnosis: .*{diagnosis}"):
+        teaching.check_expected_binary(wrong, g=3, h=1, K=3)
+
+
+def test_expected_binary_plain_symbols_dict_and_bad_input():
+    p, q, s = sp.symbols("p q s")           # no assumptions: matched by name
+    answers = {k: teaching.reference_expected_binary(2, 3, k, 3, symbols=(p, q, s))
+               for k in (1, 2)}
+    assert teaching.check_expected_binary(answers, g=2, h=3)
+    # K = 4, every configuration, against the package's r^(k) via Proposition 1
+    assert teaching.check_expected_binary(
+        lambda k: teaching.reference_expected_binary(4, 2, k, 4), g=4, h=2, K=4)
+    x = sp.Symbol("x")
+    with pytest.raises(ExerciseCheckFailed, match=r"uses symbols \['x'\]"):
+        teaching.check_expected_binary(lambda k: x * s, g=2, h=3)
+    with pytest.raises(ValueError, match="must be distinct labels in 1..3; got \\(2, 2\\)"):
+        teaching.check_expected_binary(answers, g=2, h=2)
+
+
+# ------------------------------------------------------------------ exercise 3
+@pytest.mark.parametrize("wrong, diagnosis", [
+    (lambda A, k: binary(A, k - 1), "A >= k instead of A > k"),
+    (lambda A, k: binary(A, k + 1), "A > k \\+ 1"),
+    (lambda A, k: -binary(A, k), "reverse the signs"),
+    (lambda A, k: np.where(A > k, 1, -1), "unanswered entries \\(A = 0\\) to -1"),
+    (lambda A, k: (A > k).astype(int), "0/1 indicator"),
+])
+def test_binary_conversion_diagnoses(wrong, diagnosis):
+    with pytest.raises(ExerciseCheckFailed, match=f"diagnosis: .*{diagnosis}"):
+        teaching.check_binary_conversion(wrong)
+
+
+@pytest.mark.parametrize("wrong, diagnosis", [
+    (lambda EA, k, s, K: EA, "leave out the shift"),
+    (lambda EA, k, s, K: EA - (K - 2 * k) / K, "without the factor s"),
+    (lambda EA, k, s, K: EA - s * (2 * k - K) / K, "sign of the shift reversed"),
+    (lambda EA, k, s, K: EA - s * (K - 2 * (k - 1)) / K, "k - 1 in the shift"),
+    (lambda EA, k, s, K: EA - s * (K - 2 * k) / (K - 2), "divide by K - 2 instead of K"),
+])
+def test_centered_binary_diagnoses(wrong, diagnosis):
+    with pytest.raises(ExerciseCheckFailed, match=f"diagnosis: .*{diagnosis}"):
+        teaching.check_centered_binary(wrong)
+
+
+# ------------------------------------------------------------------ exercise 4
+def _hits(A2, top):
+    return ((A2 == top[:, 0]) | (A2 == top[:, 1])).sum(axis=1)
+
+
+@pytest.mark.parametrize("wrong, diagnosis", [
+    (lambda A2, top, r, K: _hits(A2, top) / (A2.shape[1] * r) - 2 / K,
+     "divide by K instead of K - 2"),
+    (lambda A2, top, r, K: K / (K - 2) * _hits(A2, top) / (A2.shape[1] * r),
+     "leave out the -2/K"),
+    (lambda A2, top, r, K: K / (K - 2) * (_hits(A2, top) / (A2.shape[1] * r) - 1 / K),
+     "subtract 1/K instead of 2/K"),
+    (lambda A2, top, r, K: K / (K - 2) * ((A2 == top[:, 0]).sum(axis=1) / (A2.shape[1] * r) - 2 / K),
+     "only answers equal to g_j"),
+    (lambda A2, top, r, K: K / (K - 2) * (_hits(A2, top) / A2.shape[1] - 2 / K),
+     "by m instead of m s \\(1 - s_1\\)"),
+    (lambda A2, top, r, K: K / (K - 2) * (_hits(A2, top) / (A2 > 0).sum(axis=1) - 2 / K),
+     "own number of answers"),
+])
+def test_reliability_estimator_diagnoses(wrong, diagnosis):
+    with pytest.raises(ExerciseCheckFailed, match=f"diagnosis: .*{diagnosis}"):
+        teaching.check_reliability_estimator(wrong)
+
+
+def test_unbiased_simulation_accepts_truth_and_rejects_biases():
+    p = np.array([0.0, 0.3, 0.6, 0.9])
+    K, m, rate, R = 4, 200, 0.3, 300
+    kw = dict(n_tasks=m, rate=rate, n_labels=K, n_replicates=R)
+    assert teaching.check_unbiased_simulation(p + 0.005, p, **kw)
+    sigma = p + 2 * (1 - p) / K                        # hit rate given an answer
+    with pytest.raises(ExerciseCheckFailed, match="leave out the -2/K"):
+        teaching.check_unbiased_simulation(K / (K - 2) * sigma, p, **kw)
+    with pytest.raises(ExerciseCheckFailed, match="divide by K instead of K - 2"):
+        teaching.check_unbiased_simulation((K - 2) / K * p, p, **kw)
+    with pytest.raises(ExerciseCheckFailed, match="worker 1 is 0.4"):
+        teaching.check_unbiased_simulation(p + np.array([0, 0.1, 0, 0]), p, **kw)
+
+
+# ------------------------------------------------------------------ exercise 5
+@pytest.mark.parametrize("wrong, diagnosis", [
+    (lambda a, p, q, K: tuple(np.argsort(-np.bincount(a[a > 0], minlength=K + 1)[1:],
+                                         kind="stable")[:2] + 1), "majority vote"),
+    (lambda a, p, q, K: mle_pair(a, p, 1 - q, K), "swap q and 1 - q"),
+    (lambda a, p, q, K: mle_pair(a, p, q, K)[::-1], "return \\(h, g\\) instead of \\(g, h\\)"),
+    (lambda a, p, q, K: tuple(v - 1 for v in mle_pair(a, p, q, K)), "0-based labels"),
+    (lambda a, p, q, K: mle_pair(a, p, q, K, weight=lambda pp, qq: np.log1p(pp * qq / (1 - pp))),
+     "factor K inside the log"),
+])
+def test_plugin_mle_diagnoses(wrong, diagnosis):
+    with pytest.raises(ExerciseCheckFailed, match=f"diagnosis: .*{diagnosis}"):
+        teaching.check_plugin_mle(wrong)
+
+
+def test_plugin_mle_missing_plus_one_is_diagnosed():
+    def no_plus_one(a, p, q, K):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return mle_pair(a, p, q, K, weight=lambda pp, qq: np.log(K * pp * qq / (1 - pp)))
+
+    with pytest.raises(ExerciseCheckFailed, match="diagnosis: .*'\\+ 1' inside the log"):
+        teaching.check_plugin_mle(no_plus_one)
+
+
+def test_mle_differs_from_majority_rejects_agreement_and_ties():
+    with pytest.raises(ExerciseCheckFailed, match="majority vote and eq. \\(6\\) agree"):
+        teaching.check_mle_differs_from_majority([1, 1, 1, 2, 2, 3], [0.9] * 6, 0.7, 3)
+    with pytest.raises(ExerciseCheckFailed, match="has a tie"):
+        teaching.check_mle_differs_from_majority([1, 1, 2, 2, 3], [0.9, 0, 0, 0, 0], 0.7, 3)
+    with pytest.raises(ExerciseCheckFailed, match="p must lie in \\[0, 1\\)"):
+        teaching.check_mle_differs_from_majority([1, 1, 1, 2, 2, 3], [1.0] * 6, 0.7, 3)
+
+
+# ------------------------------------------------------------------ exercise 6
+@pytest.mark.parametrize("wrong, diagnosis", [
+    (lambda a, ns: np.polyfit(np.log(a), np.log(ns), 1)[1], "intercept"),
+    (lambda a, ns: -fit_exponent(a, ns), "flip the sign"),
+    (lambda a, ns: np.polyfit(np.log(ns), np.log(a), 1)[0], "reversed regression"),
+    (lambda a, ns: np.polyfit(a, np.log(ns), 1)[0], "against alpha \\(without log\\)"),
+])
+def test_fit_exponent_diagnoses(wrong, diagnosis):
+    with pytest.raises(ExerciseCheckFailed, match=f"diagnosis: .*{diagnosis}"):
+        teaching.check_fit_exponent(wrong)
+
+
+def test_scaling_exponents_rejects_wrong_values():
+    with pytest.raises(ExerciseCheckFailed, match="positive.*\n.*\n.*report 2 and 1"):
+        teaching.check_scaling_exponents(2.0, 1.0)
+    with pytest.raises(ExerciseCheckFailed, match="swapped"):
+        teaching.check_scaling_exponents(-1.0, -2.0)
+    with pytest.raises(ExerciseCheckFailed, match="majority vote's exponent should lie"):
+        teaching.check_scaling_exponents(-1.0, -0.9)
+    with pytest.raises(ExerciseCheckFailed, match="steeper by at least 0.5"):
+        teaching.check_scaling_exponents(-1.6, -1.3)
+
+
+def test_toptwo_imports_without_sympy():
+    code = (
+        "import sys; sys.modules['sympy'] = None\n"
+        "import numpy as np, toptwo, toptwo.teaching as t\n"
+        "assert t.check_binary_conversion(lambda A, k: np.where(A == 0, 0, np.where(A > k, 1, -1)))\n"
+        "try:\n    t.check_expected_binary({}, g=2, h=3)\nexcept ImportError:\n    print('lazy')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "lazy"
+
+
+# ------------------------------------------------------------- student versions
+def _solution_regions(nb):
+    """(cell index, indentation, lines inside) of every marked region of a source notebook."""
+    regions = []
+    for index, cell in enumerate(nb.cells):
+        inside = None
+        for line in cell.source.split("\n"):
+            if line.strip() == BEGIN:
+                inside = []
+                indent = line[: len(line) - len(line.lstrip())]
+            elif line.strip() == END:
+                regions.append((index, indent, inside))
+                inside = None
+            elif inside is not None:
+                inside.append(line)
+    return regions
+
+
+def test_student_versions_of_the_real_exercises(tmp_path):
+    sources = sorted(EXERCISES.glob("*.ipynb"))
+    assert len(sources) >= 6
+    written = teaching.make_student_versions(EXERCISES, tmp_path / "handout")
+    assert [p.name for p in written] == [p.name for p in sources]
+    for src in sources:
+        source_nb = nbformat.read(src, as_version=4)
+        regions = _solution_regions(source_nb)
+        assert regions, f"{src.name} has no solution region"
+        out_path = tmp_path / "handout" / src.name
+        student = nbformat.read(out_path, as_version=4)
+        nbformat.validate(student)
+        json.loads(out_path.read_text())
+        text = "\n".join(cell.source for cell in student.cells)
+        assert BEGIN not in text and END not in text
+        for index, indent, lines in regions:
+            for line in lines:
+                if line.strip():
+                    assert line.strip() not in text, f"{src.name} cell {index} leaks {line!r}"
+            cell = student.cells[index]
+            if cell.cell_type == "code":
+                assert f"{indent}{CODE_STUB[1]}" in cell.source.split("\n")
+            else:
+                assert MARKDOWN_STUB in cell.source
+        # lines outside the markers (def lines, checks) are kept, outputs cleared
+        assert len(student.cells) == len(source_nb.cells)
+        for s_cell, o_cell in zip(student.cells, source_nb.cells):
+            if not any(line.strip() == BEGIN for line in o_cell.source.split("\n")):
+                assert s_cell.source == o_cell.source
+            if s_cell.cell_type == "code":
+                assert s_cell.outputs == [] and s_cell.execution_count is None
+        assert "teaching.check_" in text
+
+
+def test_stub_keeps_indentation_and_surrounding_lines():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "def f(x):\n    \"\"\"doc\"\"\"\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION\n\nprint(f)")])
+    student, n = strip_solutions(nb, "toy.ipynb")
+    assert n == 1
+    assert student.cells[0].source == ("def f(x):\n    \"\"\"doc\"\"\"\n    # YOUR CODE HERE\n"
+                                       "    raise NotImplementedError()\n\nprint(f)")
+    assert "return 2 * x" in nb.cells[0].source          # input untouched
+
+
+@pytest.mark.parametrize("source, message", [
+    ("x = 1\n### BEGIN SOLUTION\ny = 2", "'### BEGIN SOLUTION' on line 2 is never closed"),
+    ("y = 2\n### END SOLUTION", "'### END SOLUTION' on line 2 has no matching"),
+    ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION",
+     "on line 2 but the region opened on line 1 is not closed"),
+])
+def test_unbalanced_markers_name_notebook_and_cell(tmp_path, source, message):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# title"),
+                                         nbformat.v4.new_code_cell(source)])
+    src = tmp_path / "src"
+    src.mkdir()
+    nbformat.write(nb, src / "bad.ipynb")
+    with pytest.raises(SolutionMarkerError, match=f"bad.ipynb, cell 1 .*{message}"):
+        teaching.make_student_versions(src, tmp_path / "out")
+    assert not (tmp_path / "out").exists()          # nothing written
+
+
+def test_generator_refuses_source_folder_and_missing_folder(tmp_path, capsys):
+    with pytest.raises(ValueError, match="must be outside the source folder"):
+        teaching.make_student_versions(EXERCISES, EXERCISES)
+    with pytest.raises(ValueError, match="must be outside the source folder"):
+        teaching.make_student_versions(EXERCISES, EXERCISES / "student")
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        teaching.make_student_versions(tmp_path / "nope", tmp_path / "out")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="no .ipynb notebooks"):
+        teaching.make_student_versions(tmp_path / "empty", tmp_path / "out")
+    assert teaching_main(["student", str(EXERCISES), str(EXERCISES)]) == 2
+    assert "must be outside the source folder" in capsys.readouterr().err
+
+
+def test_cli_writes_handout(tmp_path, capsys):
+    assert teaching_main(["student", str(EXERCISES), str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert "ex01_sampling.ipynb" in out
+    assert (tmp_path / "out" / "ex06_scaling.ipynb").is_file()
