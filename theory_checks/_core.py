@@ -100,10 +100,14 @@ def check(
 def require_zero(expr: sp.Expr, what: str) -> None:
     """Raise :class:`ClaimFailed` unless ``expr`` reduces to 0.
 
-    ``expr`` is ``lhs - rhs``; it is reduced with ``sp.expand`` then
-    ``sp.cancel`` (a decision procedure for rational-function identities).
+    ``expr`` is ``lhs - rhs``; it is reduced with ``sp.expand`` (decides
+    polynomial identities) and, if that leaves a residual, ``sp.cancel``
+    (decides rational-function identities: numerator and denominator become
+    expanded coprime polynomials).
     """
-    residual = sp.cancel(sp.expand(expr))
+    residual = sp.expand(expr)
+    if residual != 0:
+        residual = sp.cancel(residual)
     if residual != 0:
         raise ClaimFailed(f"{what}: lhs - rhs = {residual} (expected 0)")
 

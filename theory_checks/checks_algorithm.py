@@ -108,15 +108,19 @@ def check_eq5_unbiased_and_variance(
     # Mean: E[hits] = m pi and p_hat is affine in hits.
     mean = p_hat(K, m_sym * pi, m_sym, sigma)
     require_zero(mean - p, "E[p_hat_i] - p_i")
-    # Variance: exact enumeration of hits ~ Binomial(m, pi).
+    # Variance: exact enumeration of hits ~ Binomial(m, pi). To keep the algebra small, the hit
+    # probability is an atom P and p is eliminated through p = (K P/sigma - 2)/(K - 2).
+    P, sg = sp.symbols("P sigma", positive=True)
+    p_of_P = (K * P / sg - 2) / (K - 2)
+    require_zero(pi.subs(sigma, sg).subs(p, p_of_P) - P, "p(P) inverts P(p)")
     for m in range(1, 5):
-        pmf = [sp.binomial(m, t) * pi**t * (1 - pi) ** (m - t) for t in range(m + 1)]
-        require_zero(sum(pmf) - 1, f"Binomial pmf at m={m}")
-        values = [p_hat(K, sp.Integer(t), sp.Integer(m), sigma) for t in range(m + 1)]
+        pmf = [sp.binomial(m, t) * P**t * (1 - P) ** (m - t) for t in range(m + 1)]
+        values = [p_hat(K, sp.Integer(t), sp.Integer(m), sg) for t in range(m + 1)]
         mu = sum(w * v for w, v in zip(pmf, values))
-        require_zero(mu - p, f"E[p_hat] by enumeration at m={m}")
-        var = sum(w * (v - p) ** 2 for w, v in zip(pmf, values))
-        require_zero(var - variance(K, sp.Integer(m), sigma), f"Var(p_hat) at m={m}")
+        require_zero(mu - p_of_P, f"E[p_hat] by enumeration at m={m}")
+        var = sum(w * (v - p_of_P) ** 2 for w, v in zip(pmf, values))
+        claimed = variance(K, sp.Integer(m), sg).subs(p, p_of_P)
+        require_zero(var - claimed, f"Var(p_hat) at m={m}")
 
 
 def paper_mle_weights(K: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
