@@ -329,8 +329,6 @@ def test_toptwo2_no_worse_than_majority_vote_few_smart():
     assert not no_worse(rand, mv)
 
 
-@pytest.mark.xfail(strict=True, reason="mle.estimate_reliability does not validate "
-                   "`normalization`: any value other than 'paper' silently means 'per_worker'")
 def test_estimate_reliability_refuses_unknown_normalization():
     R = toptwo.as_responses(np.array([[1, 2], [2, 2]]), n_labels=3)
     with pytest.raises(ValueError, match=r"'normalization' parameter .* must be one of "
@@ -338,9 +336,6 @@ def test_estimate_reliability_refuses_unknown_normalization():
         estimate_reliability(R, np.array([[1, 2], [2, 1]]), normalization="bogus")
 
 
-@pytest.mark.xfail(strict=True, reason="OracleMLE.confusion_ is the given q for every task, "
-                   "including a task nobody answered; issue 2 asks for NaN there (as TopTwo1, "
-                   "TopTwo2 and MajorityVote do)")
 def test_oracle_unanswered_task_confusion_nan(small_model, small_responses):
     R = with_gaps(small_responses, empty_worker=3, empty_task=7)
     est = toptwo.OracleMLE(small_model.reliability, small_model.confusion).fit(R)

@@ -355,3 +355,20 @@ def test_norm_p_and_p_bar():
     assert m.norm_p == pytest.approx(1.0)
     assert m.p_bar == pytest.approx(1.0 / 3)
     assert repr(m) == "TopTwoModel(n_workers=3, n_tasks=1, n_labels=3, n_top=2)"
+
+
+def test_sampler_large_path_matches_eq1_frequencies(monkeypatch):
+    """The per-worker sampling path (n m above DENSE_MASK_MAX_PAIRS) keeps the rate s."""
+    import toptwo.model as tm
+
+    monkeypatch.setattr(tm, "DENSE_MASK_MAX_PAIRS", 0)
+    model = TopTwoModel.random(40, 2000, 5, rng=3)
+    A = model.sample(0.1, rng=4)
+    counts = A.worker_counts()
+    # each worker: Binomial(2000, 0.1), sd = sqrt(2000 * 0.1 * 0.9) = 13.4; 6 sd bound
+    assert np.all(np.abs(counts - 200) <= 6 * 13.42)
+    # no (worker, task) pair twice, tasks sorted within each worker
+    key = A.workers.astype(np.int64) * A.n_tasks + A.tasks
+    assert np.all(np.diff(key) > 0)
+    # negative twin: the same bound rejects a sampler that ignored s (rate 0.2)
+    assert not np.all(np.abs(2 * counts - 200) <= 6 * 13.42)

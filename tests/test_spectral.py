@@ -98,19 +98,12 @@ def test_fix_sign_is_invariant_to_solver_sign(seed):
     assert 2 * (_fix_sign(u) > 0).sum() >= u.size
 
 
-@pytest.mark.xfail(strict=True, reason="spectral._fix_sign: when more than half of u is zero "
-                   "(e.g. a spammer majority, p_i = 0) neither u nor -u has half its entries "
-                   "positive and the rule always flips, so the result depends on the solver's "
-                   "sign")
 def test_fix_sign_with_many_zero_entries():
     u = np.array([0.5, 0.5, 0.0, 0.0, 0.0])
     np.testing.assert_array_equal(_fix_sign(u), _fix_sign(-u))
     assert (_fix_sign(u) >= 0).all()
 
 
-@pytest.mark.xfail(strict=True, reason="consequence of the _fix_sign bug: with a spammer "
-                   "majority (p_i = 0 for 70% of workers) the noise-free u^(k) = p/||p|| is "
-                   "flipped to -p/||p||, v^(k) changes sign and (g, h) come back wrong")
 def test_noise_free_spammer_majority():
     model = TopTwoModel.spammer_hammer(10, 30, 4, hammer_fraction=0.3, rng=0)
     X = centred_expectations(model, 0.5)

@@ -74,6 +74,8 @@ def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str =
         K/(K-T) (hits_i / N_i - T/K), unclipped (may fall outside [0, 1]); NaN for a worker
         with no responses (and, with "per_worker", for one with no A^2 responses).
     """
+    check_choice(normalization, "normalization", ("paper", "per_worker"),
+                 owner="estimate_reliability")
     K = A2.n_labels
     T = top.shape[1]
     tasks = A2.tasks
@@ -348,7 +350,9 @@ class OracleMLE:
 
     Attributes
     ----------
-    top_two_, top_, confusion_ (the given q), reliability_ (the given p)
+    top_two_, top_ : (0, 0) for a task with no response
+    confusion_ : the given q (first weight for top-T), NaN for a task with no response
+    reliability_ : the given p
     """
 
     def __init__(self, reliability: Any, confusion: Any):
@@ -370,7 +374,9 @@ class OracleMLE:
         self.top_ = top
         self.top_two_ = top[:, :2]
         self.reliability_ = p
-        self.confusion_ = q if q.ndim == 1 else q[:, 0]
+        answered = R.task_counts() > 0
+        conf = q if q.ndim == 1 else q[:, 0]
+        self.confusion_ = np.where(answered, conf, np.nan)
         self.n_labels_in_ = R.n_labels
         return self
 

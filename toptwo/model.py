@@ -40,6 +40,10 @@ from .responses import Responses
 
 __all__ = ["TopTwoModel", "SCENARIOS", "label_distribution"]
 
+#: Up to this many (worker, task) pairs the sampler draws one uniform per pair; above
+#: it, per-worker binomial counts and distinct task draws (never n x m memory).
+DENSE_MASK_MAX_PAIRS = 1 << 24
+
 #: The four scenarios of the paper's Table 2 [`tab:synth_setup1`].
 SCENARIOS = ("easy", "hard", "few_smart", "high_variance")
 
@@ -284,7 +288,7 @@ class TopTwoModel:
         s = check_sampling_rate(sampling_rate, "sampling_rate", owner=owner)
         gen = check_rng(rng, owner=owner)
         n, m, K = self.n_workers, self.n_tasks, self.n_labels
-        if n * m <= 1 << 24:
+        if n * m <= DENSE_MASK_MAX_PAIRS:
             w, t = np.nonzero(gen.random((n, m)) < s)
         else:  # never materialise n x m: per-worker counts, then distinct tasks
             counts = gen.binomial(m, s, size=n)

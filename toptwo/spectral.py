@@ -86,16 +86,16 @@ class SpectralResult:
 def _fix_sign(u: np.ndarray) -> np.ndarray:
     """The paper's sign rule: of {u, -u}, the one with at least half its entries > 0.
 
-    When both qualify (exactly half positive, half negative) the one with a
-    non-negative sum is kept, so the result never depends on the eigen-solver's sign.
+    Implemented as "more positive than negative entries", which is the paper's rule
+    whenever that rule decides, and still decides when many entries are exactly zero
+    (then neither u nor -u has half its entries positive). When the counts tie, the
+    one with a non-negative sum is kept, so the result never depends on the
+    eigen-solver's sign.
     """
-    n = u.shape[0]
     pos, neg = int((u > 0).sum()), int((u < 0).sum())
-    if 2 * pos < n:
-        return -u
-    if 2 * neg >= n and u.sum() < 0:   # both u and -u qualify
-        return -u
-    return u
+    if pos != neg:
+        return u if pos > neg else -u
+    return -u if u.sum() < 0 else u
 
 
 def _trim(u: np.ndarray, eta: float) -> np.ndarray:
