@@ -10,7 +10,10 @@ Conventions (the paper's): the response matrix A has shape (n_workers, n_tasks),
 (g, h) = ground truth and most confusing answer.
 """
 
+from . import datasets, experiments, viz
 from .baselines import MajorityVote
+from .datasets import Dataset, load_dataset
+from .dawid_skene import DawidSkene, OneCoinDawidSkene
 from .binary import binary_stack, from_binary, to_binary
 from .metrics import top_two_errors
 from .mle import OracleMLE, TopTwo2, best_pairs, estimate_reliability, plugin_mle
@@ -21,7 +24,8 @@ from .spectral import TopTwo1, spectral_estimate, spectral_from_matrices, split_
 __version__ = "0.1.0"
 
 __all__ = [
-    "MajorityVote", "OracleMLE", "Responses", "SCENARIOS", "TopTwo1", "TopTwo2",
+    "Dataset", "DawidSkene", "OneCoinDawidSkene", "load_dataset", "datasets", "experiments",
+    "viz", "MajorityVote", "OracleMLE", "Responses", "SCENARIOS", "TopTwo1", "TopTwo2",
     "TopTwoModel", "as_responses", "best_pairs", "binary_stack", "estimate_reliability",
     "from_binary", "label_distribution", "plugin_mle", "spectral_estimate",
     "spectral_from_matrices", "split_entries", "to_binary", "top_two_errors",
