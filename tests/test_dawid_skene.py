@@ -1,0 +1,250 @@
+"""Tests of the Dawid-Skene baselines (toptwo/dawid_skene.py)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import toptwo
+from toptwo.dawid_skene import DawidSkene, OneCoinDawidSkene, top_two_from_log_scores
+
+MODELS = [DawidSkene, OneCoinDawidSkene]
+IDS = ["DawidSkene", "OneCoin"]
+
+
+# --------------------------------------------------------------------------- fixtures
+# Literal toy: 5 workers (rows) x 5 tasks (columns), K = 3. Every task has a clear
+# majority and at most one dissenting answer, which must come out as h.
+TOY = np.array([
+    [1, 2, 3, 1, 3],
+    [1, 2, 3, 1, 3],
+    [1, 2, 3, 2, 3],
+    [1, 2, 1, 1, 2],
+    [2, 2, 3, 1, 3],
+])
+TOY_G = np.array([1, 2, 3, 1, 3])
+TOY_H_DISSENT = {0: 2, 2: 1, 3: 2, 4: 2}      # task -> the single dissenting label
+
+
+def _one_coin_data(n_workers, n_tasks, K, skills, rng, observed=1.0):
+    """Responses from the one-coin model: right w.p. s_i, else uniform over the others."""
+    gen = np.random.default_rng(rng)
+    truth = gen.integers(1, K + 1, size=n_tasks)
+    w, t = np.nonzero(gen.random((n_workers, n_tasks)) < observed)
+    right = gen.random(w.size) < skills[w]
+    shift = gen.integers(1, K, size=w.size)           # uniform over the K - 1 others
+    lab = np.where(right, truth[t], (truth[t] - 1 + shift) % K + 1)
+    R = toptwo.Responses.from_triples(w, t, lab, n_workers=n_workers, n_tasks=n_tasks,
+                                      n_labels=K)
+    return R, truth
+
+
+# --------------------------------------------------------------------------- toy
+@pytest.mark.parametrize("cls", MODELS, ids=IDS)
+def test_toy_fixture(cls):
+    est = cls().fit(TOY, n_labels=3)
+    np.testing.assert_array_equal(est.top_two_[:, 0], TOY_G)
+    for task, h in TOY_H_DISSENT.items():
+        assert est.top_two_[task, 1] == h
+    assert np.all(est.top_two_[:, 0] != est.top_two_[:, 1])
+    np.testing.assert_allclose(est.posteriors_.sum(axis=1), 1.0)
+    assert np.all((est.confusion_ >= 0.5) & (est.confusion_ <= 1.0))
+    assert est.converged_
+    np.testing.assert_array_equal(est.fit_predict(TOY, n_labels=3), TOY_G)
+
+
+@pytest.mark.parametrize("cls", MODELS, ids=IDS)
+def test_one_coin_toy_skills(cls):
+    if cls is OneCoinDawidSkene:
+        est = cls().fit(TOY, n_labels=3)
+        # workers 0, 1 agree with the majority on all 5 tasks, 2 and 4 on 4, 3 on 3.
+        s = est.skills_
+        assert s[0] == pytest.approx(s[1]) and s[2] == pytest.approx(s[4])
+        assert s[0] > s[2] > s[3]
+        np.testing.assert_allclose(est.reliability_, (3 * est.skills_ - 1) / 2)
+    else:
+        est = cls().fit(TOY, n_labels=3)
+        np.testing.assert_allclose(est.confusion_matrices_.sum(axis=2), 1.0)
+        assert est.confusion_matrices_.shape == (5, 3, 3)
+
+
+@pytest.mark.parametrize("cls", MODELS, ids=IDS)
+@pytest.mark.parametrize("A", [[[1], [2]], [[2], [1]]])
+def test_exact_tie_goes_to_the_smaller_label(cls, A):
+    est = cls().fit(np.array(A), n_labels=2)
+    np.testing.assert_array_equal(est.top_two_, [[1, 2]])
+    assert est.confusion_[0] == 0.5
+
+
+def test_top_two_from_log_scores_ties_and_unanswered():
+    S = np.array([[0.0, 0.0, -1.0], [-5.0, -1.0, -1.0], [np.nan] * 3])
+    post, top, conf = top_two_from_log_scores(S, np.array([True, True, False]))
+    np.testing.assert_array_equal(top, [[1, 2], [2, 3], [0, 0]])
+    np.testing.assert_allclose(conf[:2], [0.5, 0.5])
+    assert np.isnan(conf[2]) and np.isnan(post[2]).all()
+
+
+# --------------------------------------------------------------------------- EM
+@pytest.mark.parametrize("smoothing", [1e-8, 0.01, 1.0])
+@pytest.mark.parametrize("cls", MODELS, ids=IDS)
+@pytest.mark.parametrize("scenario", ["hard", "few_smart"])
+def test_objective_is_monotone(cls, scenario, smoothing):
+    model = toptwo.TopTwoModel.scenario(scenario, n_workers=40, n_tasks=300, n_labels=5,
+                                        rng=11)
+    R = model.sample(0.3, rng=12)
+    est = cls(smoothing=smoothing, tol=1e-12, max_iter=60).fit(R)
+    h = est.objective_history_
+    assert h.size == est.n_iter_
+    # EM on the penalised likelihood never decreases it; allow float round-off only.
+    assert np.all(np.diff(h) >= -1e-9 * np.abs(h[:-1])), np.diff(h).min()
+
+
+def test_monotonicity_checker_rejects_a_decrease():
+    h = np.array([-10.0, -9.0, -9.5])
+    assert not np.all(np.diff(h) >= -1e-9 * np.abs(h[:-1]))
+
+
+def _skills_within_6sd(est_skills, skills, n_tasks_per_worker):
+    # Given (almost surely) correct posteriors, s_hat_i is a Binomial(n_i, s_i)/n_i
+    # proportion: sd = sqrt(s(1-s)/n_i). 6 sd: two-sided normal tail 2e-9 per worker;
+    # union bound over 30 workers leaves < 1e-7.
+    sd = np.sqrt(skills * (1 - skills) / n_tasks_per_worker)
+    return np.all(np.abs(est_skills - skills) <= 6 * sd)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_one_coin_recovers_easy_instance(seed):
+    gen = np.random.default_rng(seed)
+    skills = gen.uniform(0.5, 0.9, size=30)
+    R, truth = _one_coin_data(30, 400, 4, skills, rng=gen)
+    est = OneCoinDawidSkene().fit(R)
+    # 30 workers with mean skill 0.7: a task is mislabelled only if the truth does not
+    # win the vote, probability << 1/400 (Hoeffding); allow 1 error.
+    assert np.count_nonzero(est.top_two_[:, 0] != truth) <= 1
+    assert _skills_within_6sd(est.skills_, skills, R.worker_counts())
+
+
+def test_skill_checker_rejects_shifted_skills():
+    gen = np.random.default_rng(0)
+    skills = gen.uniform(0.5, 0.9, size=30)
+    R, _ = _one_coin_data(30, 400, 4, skills, rng=gen)
+    est = OneCoinDawidSkene().fit(R)
+    sd = np.sqrt(skills * (1 - skills) / R.worker_counts())
+    assert not _skills_within_6sd(est.skills_, skills - 10 * sd, R.worker_counts())
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_dawid_skene_recovers_easy_instance(seed):
+    gen = np.random.default_rng(seed)
+    skills = gen.uniform(0.5, 0.9, size=30)
+    R, truth = _one_coin_data(30, 400, 4, skills, rng=gen)
+    est = DawidSkene().fit(R)
+    assert np.count_nonzero(est.top_two_[:, 0] != truth) <= 1
+    # Diagonal of each confusion matrix ~ s_i; each row has ~ n_i/4 tasks, so the
+    # binomial sd is sqrt(s(1-s)/(n_i/4)); use the smallest row count.
+    C = est.confusion_matrices_
+    diag = np.einsum("ikk->ik", C)
+    n_min = np.array([np.bincount(truth[R.tasks[R.workers == i]] - 1, minlength=4).min()
+                      for i in range(30)])
+    sd = np.sqrt(skills * (1 - skills) / n_min)
+    assert np.all(np.abs(diag - skills[:, None]) <= 6 * sd[:, None] + 0.01)
+
+
+def test_deterministic_and_input_forms_agree():
+    model = toptwo.TopTwoModel.scenario("hard", n_workers=20, n_tasks=100, n_labels=4,
+                                        rng=5)
+    R = model.sample(0.4, rng=6)
+    for cls in MODELS:
+        a = cls().fit(R)
+        b = cls().fit(R.toarray(), n_labels=4)
+        c = cls().fit(sp.csr_matrix(R.toarray()), n_labels=4)
+        for other in (b, c):
+            np.testing.assert_array_equal(a.top_two_, other.top_two_)
+            np.testing.assert_array_equal(a.posteriors_, other.posteriors_)
+        assert a.soft_labels().shape == (100, 4)
+
+
+def test_max_iter_is_respected():
+    model = toptwo.TopTwoModel.scenario("few_smart", n_workers=30, n_tasks=200,
+                                        n_labels=5, rng=7)
+    R = model.sample(0.3, rng=8)
+    est = DawidSkene(max_iter=2).fit(R)
+    assert est.n_iter_ == 2 and not est.converged_
+    assert est.objective_history_.shape == (2,)
+
+
+# ------------------------------------------------------------------ missing data
+@pytest.mark.parametrize("cls", MODELS, ids=IDS)
+def test_unanswered_task_and_idle_worker(cls):
+    A = np.zeros((6, 6), dtype=int)
+    A[:5, :5] = TOY
+    # worker 5 answered nothing, task 5 has no response
+    est = cls().fit(A, n_labels=3)
+    np.testing.assert_array_equal(est.top_two_[5], [0, 0])
+    assert np.isnan(est.posteriors_[5]).all() and np.isnan(est.confusion_[5])
+    assert np.isnan(est.reliability_[5])
+    if cls is DawidSkene:
+        assert np.isnan(est.confusion_matrices_[5]).all()
+        assert not np.isnan(est.confusion_matrices_[:5]).any()
+    else:
+        assert np.isnan(est.skills_[5]) and not np.isnan(est.skills_[:5]).any()
+    ref = cls().fit(TOY, n_labels=3)
+    np.testing.assert_array_equal(est.top_two_[:5], ref.top_two_)
+    np.testing.assert_allclose(est.posteriors_[:5], ref.posteriors_, rtol=1e-12)
+
+
+# ------------------------------------------------------------------- validation
+@pytest.mark.parametrize("cls", MODELS, ids=IDS)
+def test_parameter_validation_messages(cls):
+    name = cls.__name__
+    with pytest.raises(ValueError, match=rf"The 'smoothing' parameter of {name} must be "
+                                         r"a float > 0; got 0 instead"):
+        cls(smoothing=0).fit(TOY)
+    with pytest.raises(ValueError, match=rf"The 'tol' parameter of {name} must be a float "
+                                         r"> 0; got -1.0 instead"):
+        cls(tol=-1.0).fit(TOY)
+    with pytest.raises(ValueError, match=rf"The 'max_iter' parameter of {name} must be an "
+                                         r"int >= 1; got 0 instead"):
+        cls(max_iter=0).fit(TOY)
+    with pytest.raises(TypeError, match=rf"The 'max_iter' parameter of {name} must be an "
+                                        r"int >= 1; got float 2.5 instead"):
+        cls(max_iter=2.5).fit(TOY)
+
+
+@pytest.mark.parametrize("cls", MODELS, ids=IDS)
+def test_data_validation_messages(cls):
+    name = cls.__name__
+    with pytest.raises(ValueError, match=r"found 4 at worker 0, task 0 with n_labels=3"):
+        cls().fit(np.array([[4, 1], [1, 1]]), n_labels=3)
+    with pytest.raises(ValueError, match=rf"`A` passed to {name}.fit must be 2-D"):
+        cls().fit(np.array([1, 2, 3]))
+    with pytest.raises(ValueError, match=rf"`A` passed to {name}.fit holds no responses"):
+        cls().fit(np.zeros((3, 3), dtype=int), n_labels=3)
+
+
+# ----------------------------------------------------------------- sparse scaling
+@pytest.mark.parametrize("cls", MODELS, ids=IDS)
+def test_no_densification_on_large_sparse_input(cls, monkeypatch):
+    # 2000 workers x 200000 tasks with 2e5 responses: a dense float copy would need
+    # 3.2 GB; the fit must stay sparse (and toarray must never be called).
+    gen = np.random.default_rng(123)
+    n, m, nnz, K = 2000, 200_000, 200_000, 5
+    key = gen.choice(n * m, size=nnz, replace=False)
+    w, t = np.divmod(key, m)
+    lab = gen.integers(1, K + 1, size=nnz)
+    R = toptwo.Responses.from_triples(w, t, lab, n_workers=n, n_tasks=m, n_labels=K)
+
+    def _refuse(self):
+        raise AssertionError("toarray() called: the response matrix was densified")
+
+    monkeypatch.setattr(toptwo.Responses, "toarray", _refuse)
+    start = time.perf_counter()
+    est = cls(max_iter=5).fit(R)
+    elapsed = time.perf_counter() - start
+    assert est.top_two_.shape == (m, 2)
+    answered = R.task_counts() > 0
+    assert np.all(est.top_two_[~answered] == 0)
+    assert elapsed < 20.0, f"{cls.__name__} took {elapsed:.1f} s on 2e5 responses"
