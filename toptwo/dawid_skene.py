@@ -287,9 +287,17 @@ class DawidSkene(_DSBase):
     --------
     >>> import numpy as np
     >>> from toptwo.dawid_skene import DawidSkene
-    >>> A = np.array([[1, 1, 2], [1, 1, 2], [1, 3, 2], [2, 1, 0]])
+    >>> A = np.array([[1, 2, 3, 1, 3],   # rows = workers, columns = tasks
+    ...               [1, 2, 3, 1, 3],
+    ...               [1, 2, 3, 2, 3],
+    ...               [1, 2, 1, 1, 2],
+    ...               [2, 2, 3, 1, 3]])
     >>> DawidSkene().fit(A, n_labels=3).top_two_[:, 0]
-    array([1, 1, 2])
+    array([1, 2, 3, 1, 3])
+
+    With very few responses per worker a full confusion matrix can overfit: on a
+    3-task toy, EM may explain a 3-to-1 vote by relabelling a worker. Prefer
+    :class:`OneCoinDawidSkene` on small data.
     """
 
     _name = "DawidSkene"
