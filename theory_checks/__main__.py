@@ -1,0 +1,51 @@
+"""``python -m theory_checks``: run every check, print a table and the notes; exit 1 on failure."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import time
+
+from . import CHECKS, CheckRecord, ClaimFailed
+
+
+def format_table(rows: list[tuple[str, str, str, str, str]]) -> str:
+    """Plain-text (Markdown-compatible) table with columns name | reference | method/scope | seconds | OK."""
+    header = ("check", "reference", "method / scope", "seconds", "OK")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(5)]
+    line = lambda r: "| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |"  # noqa: E731
+    sep = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+    return "\n".join([line(header), sep, *map(line, rows)])
+
+
+def main() -> int:
+    """Run all checks; return the process exit code."""
+    rows: list[tuple[str, str, str, str, str]] = []
+    records: list[CheckRecord] = []
+    failures: list[tuple[str, str]] = []
+    t0 = time.perf_counter()
+    for name, fn in CHECKS.items():
+        t1 = time.perf_counter()
+        try:
+            rec = fn()
+        except ClaimFailed as exc:  # a failed claim: report it, keep going
+            failures.append((name, str(exc)))
+            rows.append((name, "", "", f"{time.perf_counter() - t1:.2f}", "FAIL"))
+            continue
+        records.append(rec)
+        rows.append((name, rec.reference, f"{rec.method}; {rec.scope}", f"{rec.seconds:.2f}", "yes"))
+    total = time.perf_counter() - t0
+    print(format_table(rows))
+    print(f"\n{len(records)}/{len(CHECKS)} checks passed in {total:.2f} s")
+    notes = [r for r in records if r.note]
+    if notes:
+        print("\nNotes (where the paper is imprecise or false, and the correct statement):")
+        for r in notes:
+            print("\n".join(textwrap.wrap(f"- {r.name}: {r.note}", width=110, subsequent_indent="  ")))
+    for name, msg in failures:
+        print(f"\nFAILED {name}: {msg}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
