@@ -34,7 +34,10 @@ Five files hold a worker answering the same task more than once (7 to 440 extra 
 ``duplicates="error"`` (default) refuses them with a message giving the dataset and the
 count; ``"first"`` / ``"last"`` keep the first / last line in file order. The paper's
 MATLAB loaders keep the last one read, and ``duplicates="last"`` reproduces the paper's
-Table 4 [`tab:data_info_3`]; Table 3 [`tab:data_info`] counts every line of the file.
+Table 4 [`tab:data_info_3`] for the six public datasets (to the printed two decimals,
+except adult2's first sd, 0.1952 printed as 0.19); Table 3 [`tab:data_info`] counts every
+line of the file. The color row of both tables describes a different version of the
+data than the published files (196 vs 200 workers) and does not reproduce.
 """
 
 from __future__ import annotations
