@@ -1,0 +1,255 @@
+"""Full-size reproduction of the paper's experiments (Sec. 6, Appendices A, C-E).
+
+Usage (from the repository root, one BLAS thread)::
+
+    OMP_NUM_THREADS=1 /work/venv/bin/python benchmarks/reproduce_paper.py all
+    OMP_NUM_THREADS=1 /work/venv/bin/python benchmarks/reproduce_paper.py synthetic
+
+Parts (each writes ``benchmarks/results/reproduce_<part>.json``, read by notebooks 06-09):
+
+``synthetic``
+    Fig. 1 [`fig:synthetic_acc`] and Fig. `fig:app:synthetic_acc`: the four scenarios of
+    Table 2 at (n, m, K) = (50, 500, 5), s = 0.02, 0.04, ..., 0.2 (n s = 1..10), 30
+    replicates (a fresh instance and A per replicate, as in the paper), methods MV,
+    MV-D&S, OneCoinDS, TopTwo1, TopTwo2, TopTwo2 split, TopTwo2 refine3, Oracle.
+    Stores mean/sem/95% CI per (scenario, method, s, metric), the first 3 replicates
+    raw (the notebook's own small run must equal them) and the paired gap to the oracle.
+``robustness``
+    Appendix D (Fig. `fig:app_exp`): n, m, spread of p, spread of q, spammer fraction at
+    s = 0.1, 10 replicates (as in the paper).
+``estimation``
+    Fig. `fig:estm_pq`: MSE of p_hat (eq. (5)) and q_hat (eq. (4)) of TopTwo2 against
+    n s, at (50, 500) and at the paper's (100, 1000) for q, 20 replicates.
+``real``
+    Sec. 6.2 / Fig. 2a on color: errors against responses per task by subsampling
+    (10 subsamples per budget); g error of every method on all seven datasets.
+``topt``
+    Appendix `subsec:top_T`: T = 3 recovery at (50, 500, 5), 10 replicates.
+
+Seeding: :func:`toptwo.paper_experiments.sweep_rates` (prefix-stable per rate), so a
+notebook re-running a few rates with fewer replicates reproduces the first replicates
+stored here exactly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+import toptwo
+from toptwo import experiments as ex
+from toptwo import paper_experiments as pe
+from toptwo.datasets import DATASETS, load_dataset
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+
+SEED = 20230
+SCENARIOS = ("easy", "hard", "few_smart", "high_variance")
+SYN_RATES = tuple(round(0.02 * k, 2) for k in range(1, 11))
+SYN_REPLICATES = 30
+SYN_METHODS = pe.METHOD_NAMES
+METRICS3 = ("err_pair", "err_g", "err_h")
+ROB_METHODS = ("MV", "MV-D&S", "OneCoinDS", "TopTwo1", "TopTwo2", "TopTwo2 refine3", "Oracle")
+REAL_METHODS = ("MV", "MV-D&S", "OneCoinDS", "TopTwo1", "TopTwo2", "TopTwo2 split",
+                "TopTwo2 refine3")
+COLOR_BUDGETS = (2, 4, 6, 8, 10, 12, 14, 16, 18, 20)
+DUPLICATES = "last"   # the paper's MATLAB loaders keep the last answer read
+
+
+def r4(x):
+    """Round to 4 significant digits (keeps the JSON small)."""
+    if isinstance(x, (list, tuple, np.ndarray)):
+        return [r4(v) for v in x]
+    x = float(x)
+    if not np.isfinite(x):
+        return None
+    return float(f"{x:.4g}")
+
+
+def summarise(records, metrics, x="queries_per_task"):
+    out = {}
+    for metric in metrics:
+        agg = ex.aggregate(records, metric, x=x)
+        out[metric] = {str(name): {k: r4(v) for k, v in s.items() if k != "n"}
+                       | {"n": [int(v) for v in s["n"]]} for name, s in agg.items()}
+    return out
+
+
+def scenario_factory(name):
+    return lambda gen: toptwo.TopTwoModel.scenario(name, 50, 500, 5, rng=gen)
+
+
+def part_synthetic(replicates):
+    methods = pe.method_factories(SYN_METHODS)
+    out = {"config": {"n": 50, "m": 500, "K": 5, "rates": SYN_RATES,
+                      "replicates": replicates, "methods": list(SYN_METHODS), "seed": SEED,
+                      "key": "spawn_key=(scenario index, round(1e5 s))"},
+           "scenarios": {}}
+    for c, name in enumerate(SCENARIOS):
+        t0 = time.perf_counter()
+        recs = pe.sweep_rates(scenario_factory(name), methods, SYN_RATES, replicates,
+                              seed=SEED, key=(c,), tags={"scenario": name})
+        first = {}
+        for rec in recs:
+            if rec["replicate"] < 3:
+                key = f'{rec["method"]}|{rec["sampling_rate"]}'
+                first.setdefault(key, []).append([rec[m] for m in METRICS3])
+        gaps = {}
+        for meth in ("TopTwo2", "TopTwo2 split", "TopTwo2 refine3", "TopTwo1", "MV",
+                     "MV-D&S", "OneCoinDS"):
+            g = pe.paired_gap(recs, meth, "Oracle", "err_pair")
+            gaps[meth] = {k: r4(g[k]) for k in ("mean", "sem", "ci_low", "ci_high")}
+            gaps[meth]["per_x"] = {str(k): r4(v) for k, v in g["per_x"].items()}
+        diffs = {}
+        for a, b in (("TopTwo2 refine3", "TopTwo2"), ("TopTwo2 split", "TopTwo2")):
+            g = pe.paired_gap(recs, a, b, "err_pair")
+            diffs[f"{a} - {b}"] = {k: r4(g[k]) for k in ("mean", "sem", "ci_low", "ci_high")}
+        out["scenarios"][name] = {"summary": summarise(recs, METRICS3),
+                                  "first_replicates": first, "gap_to_oracle": gaps,
+                                  "paired_differences": diffs,
+                                  "seconds": round(time.perf_counter() - t0, 1)}
+        print(f"synthetic {name}: {out['scenarios'][name]['seconds']} s", flush=True)
+    return out
+
+
+ROB_SWEEPS = {
+    # knob -> (values, factory(value) -> model_factory)
+    "n_workers": ((20, 50, 100, 200), lambda v: lambda g: toptwo.TopTwoModel.random(
+        v, 500, 5, rng=g)),
+    "n_tasks": ((100, 250, 500, 1000, 2000), lambda v: lambda g: toptwo.TopTwoModel.random(
+        50, v, 5, rng=g)),
+    "p_spread": ((0.05, 0.1, 0.15, 0.2, 0.25), lambda v: lambda g: toptwo.TopTwoModel.random(
+        50, 500, 5, reliability_range=(0.5 - v, 0.5 + v), rng=g)),
+    "q_spread": ((0.05, 0.1, 0.15, 0.2, 0.25), lambda v: lambda g: toptwo.TopTwoModel.random(
+        50, 500, 5, confusion_range=(0.75 - v, 0.75 + v), rng=g)),
+    "spammer_fraction": ((0.1, 0.3, 0.5, 0.7, 0.9),
+                         lambda v: lambda g: toptwo.TopTwoModel.random(
+                             50, 500, 5, spammer_fraction=v, rng=g)),
+}
+
+
+def part_robustness(replicates, sweeps=None):
+    methods = pe.method_factories(ROB_METHODS)
+    out = {"config": {"s": 0.1, "replicates": replicates, "methods": list(ROB_METHODS),
+                      "defaults": "n=50, m=500, K=5, p~U[0,1], q~U(0.5,1]",
+                      "spammers": "p_i = 0 (the paper: p_i in [0, 0.1])"}, "sweeps": {}}
+    for k, knob in enumerate(sweeps or ROB_SWEEPS):
+        values, make = ROB_SWEEPS[knob]
+        t0 = time.perf_counter()
+        recs = []
+        for v_idx, v in enumerate(values):
+            recs += pe.sweep_rates(make(v), methods, [0.1], replicates, seed=SEED,
+                                   key=(100 + k, v_idx), tags={"value": float(v)})
+        out["sweeps"][knob] = {"values": [float(v) for v in values],
+                               "summary": summarise(recs, METRICS3, x="value"),
+                               "seconds": round(time.perf_counter() - t0, 1)}
+        print(f"robustness {knob}: {out['sweeps'][knob]['seconds']} s", flush=True)
+    return out
+
+
+EST_RATES = (0.02, 0.04, 0.06, 0.1, 0.14, 0.2, 0.3, 0.4)
+
+
+def part_estimation(replicates):
+    methods = pe.method_factories(("TopTwo2",))
+    out = {"config": {"rates": EST_RATES, "replicates": replicates,
+                      "model": "TopTwoModel.random: p~U[0,1], q~U(0.5,1], K=5",
+                      "q_hat": "eq. (4) at TopTwo2's g (confusion_, clipped to [1/2, 1])"},
+           "shapes": {}}
+    for k, (n, m) in enumerate(((50, 500), (100, 1000))):
+        recs = pe.sweep_rates(lambda g, n=n, m=m: toptwo.TopTwoModel.random(n, m, 5, rng=g),
+                              methods, EST_RATES, replicates, seed=SEED, key=(200 + k,))
+        out["shapes"][f"{n}x{m}"] = summarise(recs, ("mse_p", "mse_q", "err_pair"))
+    return out
+
+
+def part_real(replicates):
+    methods = {k: v for k, v in pe.method_factories(REAL_METHODS).items()}
+    out = {"config": {"duplicates": DUPLICATES, "methods": list(REAL_METHODS),
+                      "budgets": COLOR_BUDGETS, "replicates": replicates}, "color": {},
+           "datasets": {}}
+    ds = load_dataset("color", duplicates=DUPLICATES)
+    truth = np.column_stack([ds.truth, ds.confusing])
+    per = {name: {m: [] for m in METRICS3} for name in methods}
+    for b_idx, d in enumerate(COLOR_BUDGETS):
+        for r in range(replicates):
+            ss = np.random.SeedSequence(SEED, spawn_key=(300, d, r))
+            s_sub, s_est = ss.spawn(2)
+            A = pe.subsample_per_task(ds.responses, d, np.random.default_rng(s_sub))
+            for name, make in methods.items():
+                est = make(None, np.random.default_rng(s_est)).fit(A)
+                e = toptwo.top_two_errors(est.top_two_, truth)
+                for mkey, ekey in zip(METRICS3, ("pair", "g", "h")):
+                    per[name][mkey].append((d, A.nnz / A.n_tasks, e[ekey]))
+    for name in methods:
+        out["color"][name] = {}
+        for mkey in METRICS3:
+            arr = np.array(per[name][mkey])
+            rows = []
+            for d in COLOR_BUDGETS:
+                sel = arr[arr[:, 0] == d]
+                mu, sd = sel[:, 2].mean(), sel[:, 2].std(ddof=1)
+                half = ex._t975(len(sel) - 1) * sd / np.sqrt(len(sel))
+                rows.append([d, r4(sel[:, 1].mean()), r4(mu), r4(mu - half), r4(mu + half)])
+            out["color"][name][mkey] = rows   # budget, responses/task, mean, ci_low, ci_high
+    for dname in DATASETS:
+        dset = load_dataset(dname, duplicates=DUPLICATES)
+        has = dset.has_truth
+        row = {}
+        for name, make in methods.items():
+            est = make(None, np.random.default_rng(np.random.SeedSequence(SEED, spawn_key=(
+                400, DATASETS.index(dname))))).fit(dset.responses)
+            row[name] = r4(np.mean(est.top_two_[has, 0] != dset.truth[has]))
+        out["datasets"][dname] = row
+    return out
+
+
+def part_topt(replicates):
+    f = lambda g: toptwo.TopTwoModel.random(50, 500, 5, n_top=3, rng=g)  # noqa: E731
+    rates = (0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0)
+    recs = pe.top_t_sweep(f, rates, replicates, seed=SEED, n_top=3)
+    return {"config": {"n": 50, "m": 500, "K": 5, "T": 3, "rates": rates,
+                       "replicates": replicates},
+            "summary": summarise(recs, ("err_ordered", "err_set", "err_pos1", "err_pos2",
+                                        "err_pos3", "mse_q"))}
+
+
+PARTS = {"synthetic": (part_synthetic, SYN_REPLICATES), "robustness": (part_robustness, 20),
+         "estimation": (part_estimation, 20), "real": (part_real, 10),
+         "topt": (part_topt, 20)}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("part", choices=list(PARTS) + ["all"])
+    ap.add_argument("--replicates", type=int, default=None,
+                    help="override the part's number of replicates")
+    args = ap.parse_args(argv)
+    parts = list(PARTS) if args.part == "all" else [args.part]
+    for part in parts:
+        func, reps = PARTS[part]
+        reps = args.replicates or reps
+        t0 = time.perf_counter()
+        res = func(reps)
+        res["meta"] = {"toptwo": toptwo.__version__, "numpy": np.__version__,
+                       "python": platform.python_version(),
+                       "seconds": round(time.perf_counter() - t0, 1),
+                       "command": f"OMP_NUM_THREADS=1 python benchmarks/reproduce_paper.py "
+                                  f"{part}" + (f" --replicates {reps}"
+                                               if args.replicates else "")}
+        path = RESULTS / f"reproduce_{part}.json"
+        path.write_text(json.dumps(res, indent=None, separators=(",", ":")) + "\n")
+        print(f"{part}: {res['meta']['seconds']} s -> {path.relative_to(HERE.parent)} "
+              f"({path.stat().st_size // 1024} KB)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

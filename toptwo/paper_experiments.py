@@ -1,0 +1,355 @@
+r"""Helpers for reproducing the paper's experiments (Sec. 6, Appendices A, C-E).
+
+Builds on :mod:`toptwo.experiments` (``run_sweep``, ``aggregate``) with what the
+reproduction notebooks 06-09 and ``benchmarks/reproduce_paper.py`` share:
+
+* :func:`method_factories` -- the methods compared in Fig. 1 [`fig:synthetic_acc`] and
+  Fig. `fig:app:synthetic_acc` (majority vote, MV-D&S, one-coin D&S, TopTwo1, TopTwo2,
+  variants of TopTwo2 and the oracle MLE), as ``run_sweep`` factories.
+* :func:`sweep_rates` -- ``run_sweep`` one sampling rate at a time, each seeded by
+  (seed, key, rate), so that replicate r at rate s is the *same draw* whatever the grid
+  and the number of replicates: a notebook's small run is a prefix of the full run of
+  the script and can be checked against it exactly.
+* :func:`paired_gap` -- the gap of a method to a reference (the oracle) in a metric,
+  paired per (rate, replicate), with a Student-t 95% confidence interval.
+* :func:`subsample_per_task` -- keep at most d responses of each task (Sec. 6.2,
+  Fig. 2a [`fig:color_error`]: "we subsampled it to simulate how the prediction error
+  decreases as the number of responses per task increases").
+* :func:`vote_ratio` -- each task's empirical vote ratio between its two most frequent
+  answers, the quantity q_hat should track (Appendix A [`sec:app:model`]).
+* :func:`top_t_errors` -- error rates for the ordered top-T answers (Appendix
+  `subsec:top_T`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from ._validation import check_int, check_rng
+from .baselines import MajorityVote
+from .dawid_skene import DawidSkene, OneCoinDawidSkene
+from .experiments import _t975, run_sweep
+from .mle import OracleMLE, TopTwo2
+from .model import TopTwoModel
+from .responses import Responses, as_responses
+from .spectral import TopTwo1
+
+__all__ = ["METHOD_NAMES", "MajorityVoteTopT", "method_factories", "sweep_rates", "paired_gap", "top_t_sweep",
+           "subsample_per_task", "vote_ratio", "top_t_errors"]
+
+#: Every method :func:`method_factories` knows, in plotting order.
+METHOD_NAMES = ("MV", "MV-D&S", "OneCoinDS", "TopTwo1", "TopTwo2", "TopTwo2 split",
+                "TopTwo2 refine3", "Oracle")
+
+_BUILDERS: dict[str, Callable[[TopTwoModel | None, np.random.Generator, int], Any]] = {
+    "MV": lambda model, rng, T: MajorityVote(rng=rng),
+    "MV-D&S": lambda model, rng, T: DawidSkene(),
+    "OneCoinDS": lambda model, rng, T: OneCoinDawidSkene(),
+    "TopTwo1": lambda model, rng, T: TopTwo1(n_top=T, rng=rng),
+    "TopTwo2": lambda model, rng, T: TopTwo2(n_top=T, rng=rng),
+    "TopTwo2 split": lambda model, rng, T: TopTwo2(sample_splitting=True, n_top=T, rng=rng),
+    "TopTwo2 refine3": lambda model, rng, T: TopTwo2(n_refinements=3, rng=rng),
+    "Oracle": lambda model, rng, T: OracleMLE(model.reliability,
+                                              model.confusion if T == 2 else model.weights),
+}
+
+
+def method_factories(names: Sequence[str] = METHOD_NAMES, *, n_top: int = 2
+                     ) -> dict[str, Callable[[Any, np.random.Generator], Any]]:
+    """``run_sweep`` factories ``name -> f(model, rng)`` for the compared methods.
+
+    ============== ==========================================================
+    name           estimator
+    ============== ==========================================================
+    MV             :class:`~toptwo.MajorityVote` (seeded tie-breaking)
+    MV-D&S         :class:`~toptwo.dawid_skene.DawidSkene` (EM from majority
+                   vote; the paper's MV-D&S)
+    OneCoinDS      :class:`~toptwo.dawid_skene.OneCoinDawidSkene` (the single-
+                   coin model that PGD assumes, fitted by EM)
+    TopTwo1        Algorithm 1 (``TopTwo1``)
+    TopTwo2        Algorithm 2 (``TopTwo2``, package defaults)
+    TopTwo2 split  Algorithm 2 with the paper's sample splitting
+    TopTwo2        ``TopTwo2(n_refinements=3)``: three hard-EM refinements of
+    refine3        (p, q) after eq. (6) (beyond the paper; T = 2 only)
+    Oracle         :class:`~toptwo.OracleMLE` with the true p, q (the true
+                   (m, T) weights for T > 2)
+    ============== ==========================================================
+
+    Parameters
+    ----------
+    names : sequence of str, default=METHOD_NAMES
+    n_top : int, default=2
+        T passed to TopTwo1/TopTwo2 (and which weights the oracle gets).
+    """
+    T = check_int(n_top, "n_top", owner="method_factories", minimum=2)
+    out = {}
+    for name in names:
+        if name not in _BUILDERS:
+            raise ValueError(f"The 'names' parameter of method_factories must hold names "
+                             f"from {list(METHOD_NAMES)}; got {name!r} instead.")
+        if T != 2 and name == "TopTwo2 refine3":
+            raise ValueError("method_factories: 'TopTwo2 refine3' needs n_top=2 (the "
+                             f"refinement is implemented for the top-two model); got n_top={T}.")
+        build = _BUILDERS[name]
+        out[name] = (lambda b: (lambda model, rng: b(model, rng, T)))(build)
+    return out
+
+
+def _rate_key(s: float) -> int:
+    return int(round(float(s) * 100_000))
+
+
+def sweep_rates(model_factory: Any, methods: Mapping[str, Callable[..., Any]],
+                sampling_rates: Sequence[float], n_replicates: int, *, seed: int,
+                key: Sequence[int] = (), tags: Mapping[str, Any] | None = None
+                ) -> list[dict[str, Any]]:
+    """:func:`toptwo.experiments.run_sweep`, one rate at a time, prefix-stable seeding.
+
+    Rate s is swept by ``run_sweep(..., [s], n_replicates, rng=SeedSequence(seed,
+    spawn_key=(*key, round(1e5 s))))``. Since ``SeedSequence.spawn`` numbers its
+    children, replicate r at rate s is the same draw (model, sample and estimators'
+    generators) for any grid containing s and any ``n_replicates > r``.
+
+    Parameters
+    ----------
+    model_factory, methods, tags : as in ``run_sweep``
+    sampling_rates : sequence of float in (0, 1]
+    n_replicates : int >= 1
+    seed : int >= 0
+    key : sequence of int >= 0
+        Distinguishes sweeps sharing a seed (e.g. the scenario's index).
+    """
+    owner = "sweep_rates"
+    seed = check_int(seed, "seed", owner=owner, minimum=0)
+    key = tuple(check_int(k, "key", owner=owner, minimum=0) for k in key)
+    rates = [float(s) for s in sampling_rates]
+    if not rates:
+        raise ValueError(f"The 'sampling_rates' parameter of {owner} must be non-empty; "
+                         f"got {list(sampling_rates)!r} instead.")
+    records: list[dict[str, Any]] = []
+    for s in rates:
+        if not 0.0 < s <= 1.0:
+            raise ValueError(f"The 'sampling_rates' parameter of {owner} must hold rates in "
+                             f"(0, 1]; got {s!r} instead.")
+        ss = np.random.SeedSequence(seed, spawn_key=key + (_rate_key(s),))
+        records += run_sweep(model_factory, methods, [s], n_replicates, ss, tags=tags)
+    return records
+
+
+def paired_gap(records: Sequence[Mapping[str, Any]], method: str, reference: str,
+               metric: str = "err_pair", *, x: str = "queries_per_task",
+               where: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Gap ``metric(method) - metric(reference)`` paired per (x, replicate).
+
+    Per replicate r the differences are averaged over the x grid; the mean over
+    replicates of these averages is the gap, with a Student-t 95% CI (the replicates
+    are independent draws). Also returns the gap per x value.
+
+    Parameters
+    ----------
+    records : output of :func:`sweep_rates` / ``run_sweep``
+    method, reference : str
+        Values of the ``method`` key.
+    metric : str, default="err_pair"
+    x : str, default="queries_per_task"
+    where : mapping, optional
+        Keep only records whose keys equal these values (e.g. ``{"scenario": "hard"}``).
+
+    Returns
+    -------
+    dict with ``mean``, ``sem``, ``ci_low``, ``ci_high``, ``n`` (replicates) and
+    ``per_x``: dict x -> (mean difference, sem) over replicates at that x.
+    """
+    where = dict(where or {})
+    vals: dict[str, dict[tuple[float, int], float]] = {method: {}, reference: {}}
+    for rec in records:
+        if rec["method"] in vals and all(rec.get(k) == v for k, v in where.items()):
+            vals[rec["method"]][(float(rec[x]), int(rec["replicate"]))] = float(rec[metric])
+    common = sorted(set(vals[method]) & set(vals[reference]))
+    if not common:
+        raise ValueError(f"paired_gap: no (x, replicate) with both {method!r} and "
+                         f"{reference!r} in the records (where={where!r}).")
+    diffs = {k: vals[method][k] - vals[reference][k] for k in common}
+    per_rep: dict[int, list[float]] = {}
+    per_x: dict[float, list[float]] = {}
+    for (xv, r), d in diffs.items():
+        per_rep.setdefault(r, []).append(d)
+        per_x.setdefault(xv, []).append(d)
+
+    def summ(v: Sequence[float]) -> tuple[float, float]:
+        a = np.asarray(v, float)
+        return float(a.mean()), (float(a.std(ddof=1) / math.sqrt(a.size)) if a.size > 1
+                                 else 0.0)
+
+    reps = [float(np.mean(v)) for _, v in sorted(per_rep.items())]
+    mean, sem = summ(reps)
+    half = _t975(len(reps) - 1) * sem if len(reps) > 1 else 0.0
+    return {"mean": mean, "sem": sem, "ci_low": mean - half, "ci_high": mean + half,
+            "n": len(reps), "per_x": {xv: summ(v) for xv, v in sorted(per_x.items())}}
+
+
+def subsample_per_task(A: Any, d: int, rng: Any) -> Responses:
+    """Keep at most ``d`` responses of every task, chosen uniformly without replacement.
+
+    A task with ``d`` or fewer responses keeps all of them. Used to draw the response
+    budgets of Fig. 2a [`fig:color_error`] from the color data.
+
+    Parameters
+    ----------
+    A : Responses, array or sparse matrix
+    d : int >= 1
+        Responses kept per task.
+    rng : int or numpy.random.Generator
+    """
+    owner = "subsample_per_task"
+    R = as_responses(A, owner=owner)
+    d = check_int(d, "d", owner=owner, minimum=1)
+    gen = check_rng(rng, owner=owner)
+    # rank the responses of each task by a random key; keep the first d of each task
+    order = np.lexsort((gen.random(R.nnz), R.tasks))
+    t_sorted = R.tasks[order]
+    starts = np.searchsorted(t_sorted, t_sorted, side="left")
+    rank = np.arange(R.nnz) - starts
+    keep = np.zeros(R.nnz, dtype=bool)
+    keep[order[rank < d]] = True
+    return R.subset(keep)
+
+
+def vote_ratio(A: Any) -> np.ndarray:
+    """Each task's vote ratio c1 / (c1 + c2) between its two most frequent answers.
+
+    c1 >= c2 are the two largest per-label counts (ties give 1/2); NaN for a task
+    without responses. Under eq. (1) [`eqn:A_dist`] its expectation given the responses
+    is about (p q + (1-p)/K) / (p + 2 (1-p)/K) averaged over the answering workers: it
+    increases with q_j, so q_hat (eq. (4) [`eqn:est_q`]) and the vote ratio should be
+    positively correlated (Appendix A [`sec:app:model`]).
+    """
+    R = as_responses(A, owner="vote_ratio")
+    c = -np.sort(-R.task_label_counts(), axis=1)
+    tot = c[:, 0] + c[:, 1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(tot > 0, c[:, 0] / np.where(tot > 0, tot, 1), np.nan)
+
+
+def top_t_errors(estimate: Any, truth: Any) -> dict[str, Any]:
+    """Error rates for ordered top-T answers (Appendix `subsec:top_T`).
+
+    Parameters
+    ----------
+    estimate, truth : int arrays of shape (n_tasks, T)
+        Ordered answers (column t = the t-th plausible answer g_{j,t+1}).
+
+    Returns
+    -------
+    dict with ``ordered`` (fraction of tasks whose whole ordered tuple is wrong),
+    ``set`` (fraction whose unordered set of T answers is wrong) and ``per_position``
+    (ndarray (T,), error of each column).
+    """
+    est = np.asarray(estimate)
+    tru = np.asarray(truth)
+    if est.ndim != 2 or est.shape != tru.shape:
+        raise ValueError(f"top_t_errors: estimate and truth must both have shape "
+                         f"(n_tasks, T); got {est.shape} and {tru.shape} instead.")
+    if not (np.issubdtype(est.dtype, np.integer) and np.issubdtype(tru.dtype, np.integer)):
+        raise TypeError(f"top_t_errors needs integer labels; got dtypes {est.dtype} and "
+                        f"{tru.dtype} instead.")
+    wrong = est != tru
+    same_set = (np.sort(est, axis=1) == np.sort(tru, axis=1)).all(axis=1)
+    return {"ordered": float(wrong.any(axis=1).mean()), "set": float((~same_set).mean()),
+            "per_position": wrong.mean(axis=0)}
+
+
+class MajorityVoteTopT:
+    """Majority vote for the top-T answers: the T most frequent labels of each task.
+
+    Ties are broken uniformly at random (a jitter in [0, 1/2) added to every count, as
+    in :class:`~toptwo.MajorityVote`). ``confusions_`` holds each of the T labels'
+    share of the task's responses. Tasks without a response get 0 labels and NaN shares.
+
+    Parameters
+    ----------
+    n_top : int >= 2
+    rng : None, int or numpy.random.Generator
+    """
+
+    def __init__(self, *, n_top: int = 3, rng: Any = None):
+        self.n_top = n_top
+        self.rng = rng
+
+    def fit(self, A: Any, n_labels: int | None = None) -> "MajorityVoteTopT":
+        owner = "MajorityVoteTopT"
+        R = as_responses(A, n_labels, owner=f"{owner}.fit")
+        T = check_int(self.n_top, "n_top", owner=owner, minimum=2)
+        if T > R.n_labels:
+            raise ValueError(f"The 'n_top' parameter of {owner} must be <= n_labels="
+                             f"{R.n_labels}; got {T} instead.")
+        gen = check_rng(self.rng, owner=owner)
+        counts = R.task_label_counts()
+        order = np.argsort(-(counts + 0.5 * gen.random(counts.shape)), axis=1)[:, :T]
+        tot = counts.sum(axis=1)
+        answered = tot > 0
+        top = (order + 1).astype(np.int64)
+        top[~answered] = 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            shares = np.take_along_axis(counts, order, axis=1) / tot[:, None]
+        shares[~answered] = np.nan
+        self.top_ = top
+        self.top_two_ = top[:, :2]
+        self.confusions_ = shares
+        self.counts_ = counts
+        return self
+
+
+def top_t_sweep(model_factory: Callable[[np.random.Generator], TopTwoModel],
+                sampling_rates: Sequence[float], n_replicates: int, *, seed: int,
+                n_top: int = 3) -> list[dict[str, Any]]:
+    """Top-T recovery (Appendix `subsec:top_T`) of MV, TopTwo1, TopTwo2 and the oracle.
+
+    For each rate s and replicate r (seeded by ``SeedSequence(seed, spawn_key=(round(
+    1e5 s), r))``, prefix-stable like :func:`sweep_rates`): draw a top-T model, sample A
+    and fit ``MajorityVoteTopT``, ``TopTwo1(n_top=T)``, ``TopTwo2(n_top=T)`` and
+    ``OracleMLE(p, weights)``. Records: ``method``, ``sampling_rate``, ``replicate``,
+    ``queries_per_task`` (n s), ``err_ordered``, ``err_set``, ``err_pos1..T``
+    (:func:`top_t_errors`) and ``mse_q`` = mean over tasks and t of (q_hat_t - q_t)^2
+    (TopTwo1 / TopTwo2: eq. (est_qT) of stage 1 at its own ordered answers; MV: the
+    answer shares; NaN for the oracle).
+    """
+    owner = "top_t_sweep"
+    T = check_int(n_top, "n_top", owner=owner, minimum=2)
+    R_ = check_int(n_replicates, "n_replicates", owner=owner, minimum=1)
+    seed = check_int(seed, "seed", owner=owner, minimum=0)
+    records: list[dict[str, Any]] = []
+    for s in sampling_rates:
+        s = float(s)
+        for r in range(R_):
+            ss = np.random.SeedSequence(seed, spawn_key=(_rate_key(s), r))
+            s_model, s_sample, s_mv, s_t1, s_t2 = ss.spawn(5)
+            model = model_factory(np.random.default_rng(s_model))
+            A = model.sample(s, rng=np.random.default_rng(s_sample))
+            ests = {
+                "MV": MajorityVoteTopT(n_top=T, rng=np.random.default_rng(s_mv)),
+                "TopTwo1": TopTwo1(n_top=T, rng=np.random.default_rng(s_t1)),
+                "TopTwo2": TopTwo2(n_top=T, rng=np.random.default_rng(s_t2)),
+                "Oracle": OracleMLE(model.reliability, model.weights),
+            }
+            for name, est in ests.items():
+                est.fit(A)
+                err = top_t_errors(est.top_, model.top_two)
+                rec = {"method": name, "sampling_rate": s, "replicate": r,
+                       "queries_per_task": s * model.n_workers,
+                       "err_ordered": err["ordered"], "err_set": err["set"]}
+                for t in range(T):
+                    rec[f"err_pos{t + 1}"] = float(err["per_position"][t])
+                qh = getattr(est, "confusions_", None)
+                if name == "TopTwo2":
+                    qh = est.stage1_.confusions_
+                if qh is not None and name != "Oracle":
+                    d = np.asarray(qh, float) - model.weights
+                    rec["mse_q"] = float(np.nanmean(d * d))
+                else:
+                    rec["mse_q"] = float("nan")
+                records.append(rec)
+    return records
