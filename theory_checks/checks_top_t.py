@@ -156,7 +156,7 @@ def check_top_t_delta_r_and_algorithm(
         "In the (corrected) top-T model the non-top labels have Delta r^(k) = 1/K - (1-sum_t q_t)/(K-T), not 1/K "
         "(the appendix's value holds only when sum_t q_t = 1); the top T are the T lowest iff min_t q_t > "
         "(1-sum_t q_t)/(K-T), weaker than the stated q_T > 1-sum_t q_t. With lam = 1-sum q > 0 the parameters are not "
-        "identifiable: (p, q, lam) gives the same answers as (c p, q', 0) with c = 1 - K lam/(K-T), "
+        "identifiable: (p, q, lam) gives the same answers as (c p, q', 0) with c = 1 - K lam/(K-T) (when lam/(K-T) < 1/K), "
         "q'_t = 1/K - (1/K - q_t)/c. Step 6 (K/(K-T) factor), eqn:est_qT and eqn:hatpi_T estimate exactly ||c p||, q' "
         "and c p, so the top-T algorithm is exact for the parametrization sum_t q_t = 1. Typos: 'q_jt from "
         "1/K - Delta r^(t)' should read Delta r^(g_jt); step 6 sums over k not in {g_hat_jt}; Alg. plugin_MLE_T step 3 "
