@@ -12,7 +12,7 @@ Conventions (the paper's): the response matrix A has shape (n_workers, n_tasks),
 
 from . import datasets, experiments, viz
 from .baselines import MajorityVote
-from .datasets import Dataset, load_dataset
+from .datasets import DATASETS, Dataset, answer_shares, load_dataset
 from .dawid_skene import DawidSkene, OneCoinDawidSkene
 from .binary import binary_stack, from_binary, to_binary
 from .metrics import top_two_errors
@@ -24,7 +24,7 @@ from .spectral import TopTwo1, spectral_estimate, spectral_from_matrices, split_
 __version__ = "0.1.0"
 
 __all__ = [
-    "Dataset", "DawidSkene", "OneCoinDawidSkene", "load_dataset", "datasets", "experiments",
+    "DATASETS", "Dataset", "answer_shares", "DawidSkene", "OneCoinDawidSkene", "load_dataset", "datasets", "experiments",
     "viz", "MajorityVote", "OracleMLE", "Responses", "SCENARIOS", "TopTwo1", "TopTwo2",
     "TopTwoModel", "as_responses", "best_pairs", "binary_stack", "estimate_reliability",
     "from_binary", "label_distribution", "plugin_mle", "spectral_estimate",
