@@ -16,15 +16,17 @@ Parts (each writes ``benchmarks/results/reproduce_<part>.json``, read by noteboo
     raw (the notebook's own small run must equal them) and the paired gap to the oracle.
 ``robustness``
     Appendix D (Fig. `fig:app_exp`): n, m, spread of p, spread of q, spammer fraction at
-    s = 0.1, 10 replicates (as in the paper).
+    s = 0.1, 20 replicates (the paper: 10).
 ``estimation``
     Fig. `fig:estm_pq`: MSE of p_hat (eq. (5)) and q_hat (eq. (4)) of TopTwo2 against
     n s, at (50, 500) and at the paper's (100, 1000) for q, 20 replicates.
 ``real``
     Sec. 6.2 / Fig. 2a on color: errors against responses per task by subsampling
-    (10 subsamples per budget); g error of every method on all seven datasets.
+    (at most d responses per task, 10 subsamples per budget, as in the paper); g error
+    of every method on all seven datasets (inference on all tasks, score on tasks with
+    truth). Duplicate (worker, task) pairs: the last line is kept (the paper's loaders).
 ``topt``
-    Appendix `subsec:top_T`: T = 3 recovery at (50, 500, 5), 10 replicates.
+    Appendix `subsec:top_T`: T = 3 recovery at (50, 500, 5), 20 replicates.
 
 Seeding: :func:`toptwo.paper_experiments.sweep_rates` (prefix-stable per rate), so a
 notebook re-running a few rates with fewer replicates reproduces the first replicates
@@ -111,7 +113,16 @@ def part_synthetic(replicates):
         for a, b in (("TopTwo2 refine3", "TopTwo2"), ("TopTwo2 split", "TopTwo2")):
             g = pe.paired_gap(recs, a, b, "err_pair")
             diffs[f"{a} - {b}"] = {k: r4(g[k]) for k in ("mean", "sem", "ci_low", "ci_high")}
+        vs = {}   # paired TopTwo2 - other, per n s: (mean, sem), for the notebook's claims
+        for metric in METRICS3:
+            vs[metric] = {}
+            for meth in SYN_METHODS:
+                if meth != "TopTwo2":
+                    g = pe.paired_gap(recs, "TopTwo2", meth, metric)
+                    vs[metric][meth] = [[r4(k), r4(v[0]), r4(v[1])]
+                                        for k, v in g["per_x"].items()]
         out["scenarios"][name] = {"summary": summarise(recs, METRICS3),
+                                  "toptwo2_minus": vs,
                                   "first_replicates": first, "gap_to_oracle": gaps,
                                   "paired_differences": diffs,
                                   "seconds": round(time.perf_counter() - t0, 1)}
@@ -171,34 +182,17 @@ def part_estimation(replicates):
 
 
 def part_real(replicates):
-    methods = {k: v for k, v in pe.method_factories(REAL_METHODS).items()}
+    methods = pe.method_factories(REAL_METHODS)
     out = {"config": {"duplicates": DUPLICATES, "methods": list(REAL_METHODS),
                       "budgets": COLOR_BUDGETS, "replicates": replicates}, "color": {},
            "datasets": {}}
     ds = load_dataset("color", duplicates=DUPLICATES)
     truth = np.column_stack([ds.truth, ds.confusing])
-    per = {name: {m: [] for m in METRICS3} for name in methods}
-    for b_idx, d in enumerate(COLOR_BUDGETS):
-        for r in range(replicates):
-            ss = np.random.SeedSequence(SEED, spawn_key=(300, d, r))
-            s_sub, s_est = ss.spawn(2)
-            A = pe.subsample_per_task(ds.responses, d, np.random.default_rng(s_sub))
-            for name, make in methods.items():
-                est = make(None, np.random.default_rng(s_est)).fit(A)
-                e = toptwo.top_two_errors(est.top_two_, truth)
-                for mkey, ekey in zip(METRICS3, ("pair", "g", "h")):
-                    per[name][mkey].append((d, A.nnz / A.n_tasks, e[ekey]))
-    for name in methods:
-        out["color"][name] = {}
-        for mkey in METRICS3:
-            arr = np.array(per[name][mkey])
-            rows = []
-            for d in COLOR_BUDGETS:
-                sel = arr[arr[:, 0] == d]
-                mu, sd = sel[:, 2].mean(), sel[:, 2].std(ddof=1)
-                half = ex._t975(len(sel) - 1) * sd / np.sqrt(len(sel))
-                rows.append([d, r4(sel[:, 1].mean()), r4(mu), r4(mu - half), r4(mu + half)])
-            out["color"][name][mkey] = rows   # budget, responses/task, mean, ci_low, ci_high
+    recs = pe.subsample_sweep(ds.responses, truth, methods, COLOR_BUDGETS, replicates,
+                              seed=SEED)
+    out["color"] = summarise(recs, METRICS3 + ("responses_per_task",), x="budget")
+    out["color_first_replicate"] = {f'{r["method"]}|{r["budget"]}': [r[m] for m in METRICS3]
+                                    for r in recs if r["replicate"] == 0}
     for dname in DATASETS:
         dset = load_dataset(dname, duplicates=DUPLICATES)
         has = dset.has_truth

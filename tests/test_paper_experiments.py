@@ -171,3 +171,37 @@ def test_top_t_sweep_oracle_exact_when_noise_free_enough():
     for r in recs:
         assert 0 <= r["err_ordered"] <= 1 and r["err_set"] <= r["err_ordered"]
         assert r["err_pos1"] <= r["err_ordered"]
+
+
+# ---------------------------------------------------------------- plot_grid / subsample_sweep
+def test_plot_grid_layout_and_data():
+    import matplotlib
+    import matplotlib.pyplot as plt
+    matplotlib.use("Agg")  # tests only
+    summ = {"A": {"x": [1, 2], "mean": [0.5, 0.4], "ci_low": [0.4, 0.3], "ci_high": [0.6, 0.5]},
+            "B": {"x": [1, 2], "mean": [0.3, 0.2], "ci_low": [0.2, 0.1], "ci_high": [0.4, 0.3]}}
+    fig = pe.plot_grid([[("p1", summ), ("p2", summ)], [("p3", summ), ("p4", summ)]])
+    assert len(fig.axes) == 4
+    np.testing.assert_allclose(fig.axes[3].lines[1].get_xydata(), [[1, 0.3], [2, 0.2]])
+    assert fig.axes[0].get_legend() is not None and fig.axes[1].get_legend() is None
+    plt.close(fig)
+    with pytest.raises(ValueError, match="rows of equal"):
+        pe.plot_grid([[("p1", summ)], []])
+
+
+def test_subsample_sweep_scores_only_tasks_with_truth():
+    model = toptwo.TopTwoModel.scenario("easy", 30, 80, 4, rng=0)
+    A = model.sample(0.5, rng=1)
+    truth = model.top_two.copy()
+    truth[:40] = 0                       # unknown truth: inferred, not scored
+    recs = pe.subsample_sweep(A, truth, pe.method_factories(["MV"]), [3, 100], 2, seed=0)
+    full = [r for r in recs if r["budget"] == 100]
+    mv = toptwo.MajorityVote(rng=0).fit(A)
+    # budget 100 >= every task's degree: the whole data, so g error = MV's on tasks 40..79
+    assert full[0]["responses_per_task"] == pytest.approx(A.nnz / 80)
+    assert all(0 <= r["err_g"] <= 1 for r in recs)
+    # negative twin: scoring all 80 tasks against the zeroed truth would give error >= 0.5
+    wrong = np.mean(mv.top_two_[:, 0] != truth[:, 0])
+    assert wrong >= 0.5 and full[0]["err_g"] < 0.5
+    with pytest.raises(ValueError, match=r"shape \(n_tasks,\) or \(n_tasks, 2\)"):
+        pe.subsample_sweep(A, truth[:5], pe.method_factories(["MV"]), [3], 1, seed=0)

@@ -38,7 +38,7 @@ from .responses import Responses, as_responses
 from .spectral import TopTwo1
 
 __all__ = ["METHOD_NAMES", "MajorityVoteTopT", "method_factories", "sweep_rates", "paired_gap", "top_t_sweep",
-           "subsample_per_task", "vote_ratio", "top_t_errors"]
+           "plot_grid", "subsample_per_task", "subsample_sweep", "vote_ratio", "top_t_errors"]
 
 #: Every method :func:`method_factories` knows, in plotting order.
 METHOD_NAMES = ("MV", "MV-D&S", "OneCoinDS", "TopTwo1", "TopTwo2", "TopTwo2 split",
@@ -353,3 +353,111 @@ def top_t_sweep(model_factory: Callable[[np.random.Generator], TopTwoModel],
                     rec["mse_q"] = float("nan")
                 records.append(rec)
     return records
+
+
+def subsample_sweep(responses: Any, truth: Any, methods: Mapping[str, Callable[..., Any]],
+                    budgets: Sequence[int], n_replicates: int, *, seed: int
+                    ) -> list[dict[str, Any]]:
+    """Errors against responses per task on real data (Fig. 2a [`fig:color_error`]).
+
+    For each budget d and replicate r, keep at most d responses per task
+    (:func:`subsample_per_task`, seeded by ``SeedSequence(seed, spawn_key=(d, r))``,
+    prefix-stable in r) and fit every method.
+
+    Parameters
+    ----------
+    responses : Responses
+    truth : int array of shape (n_tasks, 2) or (n_tasks,)
+        (g, h) per task, or g only (then only ``err_g`` is meaningful); 0 = unknown
+        (such tasks take part in the inference but not in the score).
+    methods : mapping name -> callable(model, rng)
+        As from :func:`method_factories` (called with ``model=None``: no oracle).
+    budgets : sequence of int >= 1
+    n_replicates : int >= 1
+    seed : int >= 0
+
+    Returns
+    -------
+    list of dict with ``method``, ``budget``, ``replicate``, ``responses_per_task``
+    (kept responses / tasks), ``err_g``, ``err_h``, ``err_pair`` (NaN without h).
+    """
+    owner = "subsample_sweep"
+    R = as_responses(responses, owner=owner)
+    tr = np.asarray(truth)
+    if tr.ndim == 1:
+        tr = np.column_stack([tr, np.zeros_like(tr)])
+    if tr.shape != (R.n_tasks, 2):
+        raise ValueError(f"The 'truth' parameter of {owner} must have shape (n_tasks,) or "
+                         f"(n_tasks, 2) with n_tasks={R.n_tasks}; got {np.shape(truth)} "
+                         f"instead.")
+    reps = check_int(n_replicates, "n_replicates", owner=owner, minimum=1)
+    seed = check_int(seed, "seed", owner=owner, minimum=0)
+    has_g = tr[:, 0] > 0
+    has_h = has_g & (tr[:, 1] > 0)
+    records: list[dict[str, Any]] = []
+    for d in budgets:
+        d = check_int(d, "budgets", owner=owner, minimum=1)
+        for r in range(reps):
+            s_sub, s_est = np.random.SeedSequence(seed, spawn_key=(d, r)).spawn(2)
+            A = subsample_per_task(R, d, np.random.default_rng(s_sub))
+            for name, make in methods.items():
+                est = make(None, np.random.default_rng(s_est)).fit(A)
+                top = np.asarray(est.top_two_)
+                wrong_g = top[:, 0] != tr[:, 0]
+                wrong_h = top[:, 1] != tr[:, 1]
+                rec = {"method": name, "budget": d, "replicate": r,
+                       "responses_per_task": A.nnz / R.n_tasks,
+                       "err_g": float(wrong_g[has_g].mean())}
+                if has_h.any():
+                    rec["err_h"] = float(wrong_h[has_h].mean())
+                    rec["err_pair"] = float((wrong_g | wrong_h)[has_h].mean())
+                else:
+                    rec["err_h"] = rec["err_pair"] = float("nan")
+                records.append(rec)
+    return records
+
+
+def plot_grid(panels: Sequence[Sequence[tuple[str, Mapping[str, Mapping[str, Any]]]]], *,
+              xlabel: str = "average queries per task  n s", ylabel: str = "error rate",
+              logy: bool = False, legend: str = "first", width: float = 3.4,
+              height: float = 2.8) -> Any:
+    """A grid of error-curve panels (:func:`toptwo.experiments.plot_error_curves`).
+
+    Parameters
+    ----------
+    panels : list of rows, each a list of ``(title, summary)``
+        ``summary`` maps method -> dict with ``x``, ``mean``, ``ci_low``, ``ci_high``
+        (output of :func:`toptwo.experiments.aggregate`, or the same with lists, as
+        stored in ``benchmarks/results/reproduce_*.json``).
+    xlabel, ylabel : str
+    logy : bool, default=False
+    legend : {"first", "all"}, default="first"
+        Keep the legend on the first panel only, or on every panel.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        ``fig.axes[r * ncols + c]`` is panel (r, c); its lines are the methods in the
+        order of the summary (``line.get_xydata()`` gives (x, mean)).
+    """
+    import matplotlib.pyplot as plt  # lazy
+
+    nr = len(panels)
+    if nr == 0 or any(len(row) != len(panels[0]) or not row for row in panels):
+        raise ValueError("plot_grid: `panels` must be a non-empty list of rows of equal, "
+                         "non-zero length.")
+    if legend not in ("first", "all"):
+        raise ValueError(f"The 'legend' parameter of plot_grid must be 'first' or 'all'; "
+                         f"got {legend!r} instead.")
+    nc = len(panels[0])
+    fig, axes = plt.subplots(nr, nc, figsize=(width * nc, height * nr), squeeze=False)
+    from .experiments import plot_error_curves
+    for r, row in enumerate(panels):
+        for c, (title, summary) in enumerate(row):
+            ax = axes[r, c]
+            plot_error_curves(summary, ax=ax, title=title, logy=logy, xlabel=xlabel,
+                              ylabel=ylabel)
+            if legend == "first" and (r, c) != (0, 0):
+                ax.get_legend().remove()
+    fig.tight_layout()
+    return fig
