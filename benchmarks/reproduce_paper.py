@@ -149,6 +149,7 @@ ROB_SWEEPS = {
 def part_robustness(replicates, sweeps=None):
     methods = pe.method_factories(ROB_METHODS)
     out = {"config": {"s": 0.1, "replicates": replicates, "methods": list(ROB_METHODS),
+                      "seed": SEED, "key": "spawn_key=(100 + knob index, value index, 10000)",
                       "defaults": "n=50, m=500, K=5, p~U[0,1], q~U(0.5,1]",
                       "spammers": "p_i = 0 (the paper: p_i in [0, 0.1])"}, "sweeps": {}}
     for k, knob in enumerate(sweeps or ROB_SWEEPS):
@@ -158,8 +159,18 @@ def part_robustness(replicates, sweeps=None):
         for v_idx, v in enumerate(values):
             recs += pe.sweep_rates(make(v), methods, [0.1], replicates, seed=SEED,
                                    key=(100 + k, v_idx), tags={"value": float(v)})
+        vs = {}
+        for meth in ROB_METHODS:
+            if meth != "TopTwo2":
+                g = pe.paired_gap(recs, "TopTwo2", meth, "err_pair", x="value")
+                vs[meth] = [[r4(k), r4(v[0]), r4(v[1])] for k, v in g["per_x"].items()]
+        first = {f'{r["method"]}|{r["value"]}': [] for r in recs}
+        for r in recs:
+            if r["replicate"] < 2:
+                first[f'{r["method"]}|{r["value"]}'].append(r["err_pair"])
         out["sweeps"][knob] = {"values": [float(v) for v in values],
                                "summary": summarise(recs, METRICS3, x="value"),
+                               "toptwo2_minus": vs, "first_replicates": first,
                                "seconds": round(time.perf_counter() - t0, 1)}
         print(f"robustness {knob}: {out['sweeps'][knob]['seconds']} s", flush=True)
     return out
@@ -172,12 +183,16 @@ def part_estimation(replicates):
     methods = pe.method_factories(("TopTwo2",))
     out = {"config": {"rates": EST_RATES, "replicates": replicates,
                       "model": "TopTwoModel.random: p~U[0,1], q~U(0.5,1], K=5",
+                      "seed": SEED, "key": "spawn_key=(200 + shape index, round(1e5 s))",
                       "q_hat": "eq. (4) at TopTwo2's g (confusion_, clipped to [1/2, 1])"},
            "shapes": {}}
     for k, (n, m) in enumerate(((50, 500), (100, 1000))):
         recs = pe.sweep_rates(lambda g, n=n, m=m: toptwo.TopTwoModel.random(n, m, 5, rng=g),
                               methods, EST_RATES, replicates, seed=SEED, key=(200 + k,))
         out["shapes"][f"{n}x{m}"] = summarise(recs, ("mse_p", "mse_q", "err_pair"))
+        out["shapes"][f"{n}x{m}"]["first_replicates"] = {
+            str(s): [[r["mse_p"], r["mse_q"]] for r in recs
+                     if r["sampling_rate"] == s and r["replicate"] < 2] for s in EST_RATES}
     return out
 
 
