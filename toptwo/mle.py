@@ -79,10 +79,11 @@ def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str =
     K = A2.n_labels
     T = top.shape[1]
     tasks = A2.tasks
-    hit = top[tasks, 0] == A2.labels
+    small = top.astype(np.int16 if K < 32768 else np.int32)    # compact for the gathers
+    hit = small[:, 0][tasks] == A2.labels
     for t in range(1, T):
-        hit |= top[tasks, t] == A2.labels
-    hits = np.bincount(A2.workers, weights=hit, minlength=A2.n_workers)
+        hit |= small[:, t][tasks] == A2.labels
+    hits = np.bincount(A2.workers[hit], minlength=A2.n_workers).astype(float)
     if normalization == "paper":
         denom = np.full(A2.n_workers, A2.nnz / A2.n_workers)
     else:
@@ -93,11 +94,6 @@ def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str =
     if n_responses is not None:
         p[n_responses == 0] = np.nan
     return p
-
-
-def _log_weights(p: np.ndarray, q: np.ndarray, K: int) -> np.ndarray:
-    """log(K p q / (1 - p) + 1): the eq. (6) weight of one response."""
-    return np.log1p(K * p * q / (1.0 - p))
 
 
 def best_pairs(Sa: np.ndarray, Sb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -151,8 +147,13 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
     if W.ndim == 1:
         W = np.column_stack([W, 1.0 - W])
     T = W.shape[1]
-    pw = p[A.workers]
-    scores = [A.task_label_counts(_log_weights(pw, W[A.tasks, t], K)) for t in range(T)]
+    cw = (K * p / (1.0 - p))[A.workers]            # K p_i / (1 - p_i) per response
+    scores = []
+    for t in range(T):
+        w = W[:, t][A.tasks]
+        w *= cw
+        np.log1p(w, out=w)                          # log(K p q_t / (1 - p) + 1)
+        scores.append(A.task_label_counts(w))
     answered = A.task_counts() > 0
     if T == 2:
         a, b, _ = best_pairs(scores[0], scores[1])

@@ -61,7 +61,7 @@ class Responses:
     """
 
     __slots__ = ("workers", "tasks", "labels", "n_workers", "n_tasks", "n_labels",
-                 "worker_ids", "task_ids", "_csr", "_tl_index")
+                 "worker_ids", "task_ids", "_csr", "_tl_index", "_tcounts", "_wcounts")
 
     def __init__(self, workers: np.ndarray, tasks: np.ndarray, labels: np.ndarray, *,
                  shape: tuple[int, int], n_labels: int,
@@ -75,6 +75,8 @@ class Responses:
         self.task_ids = task_ids
         self._csr = None
         self._tl_index = None
+        self._tcounts = None
+        self._wcounts = None
 
     # ------------------------------------------------------------------ basics
     @property
@@ -137,12 +139,18 @@ class Responses:
             self.n_tasks, K).astype(float, copy=False)
 
     def task_counts(self) -> np.ndarray:
-        """Number of responses per task, shape (n_tasks,)."""
-        return np.bincount(self.tasks, minlength=self.n_tasks)
+        """Number of responses per task, shape (n_tasks,) (computed once, read-only)."""
+        if self._tcounts is None:
+            self._tcounts = np.bincount(self.tasks, minlength=self.n_tasks)
+            self._tcounts.flags.writeable = False
+        return self._tcounts
 
     def worker_counts(self) -> np.ndarray:
-        """Number of responses per worker, shape (n_workers,)."""
-        return np.bincount(self.workers, minlength=self.n_workers)
+        """Number of responses per worker, shape (n_workers,) (computed once, read-only)."""
+        if self._wcounts is None:
+            self._wcounts = np.bincount(self.workers, minlength=self.n_workers)
+            self._wcounts.flags.writeable = False
+        return self._wcounts
 
     # ------------------------------------------------------------ construction
     @classmethod
