@@ -224,10 +224,17 @@ def part_topt(replicates):
     f = lambda g: toptwo.TopTwoModel.random(50, 500, 5, n_top=3, rng=g)  # noqa: E731
     rates = (0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0)
     recs = pe.top_t_sweep(f, rates, replicates, seed=SEED, n_top=3)
+    first = {}
+    for r in recs:
+        if r["replicate"] < 2:
+            first.setdefault(f'{r["method"]}|{r["sampling_rate"]}', []).append(
+                [r["err_ordered"], r["err_set"]])
     return {"config": {"n": 50, "m": 500, "K": 5, "T": 3, "rates": rates,
-                       "replicates": replicates},
+                       "replicates": replicates, "seed": SEED,
+                       "key": "spawn_key=(round(1e5 s), replicate)"},
             "summary": summarise(recs, ("err_ordered", "err_set", "err_pos1", "err_pos2",
-                                        "err_pos3", "mse_q"))}
+                                        "err_pos3", "mse_q")),
+            "first_replicates": first}
 
 
 PARTS = {"synthetic": (part_synthetic, SYN_REPLICATES), "robustness": (part_robustness, 20),
