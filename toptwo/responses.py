@@ -61,7 +61,7 @@ class Responses:
     """
 
     __slots__ = ("workers", "tasks", "labels", "n_workers", "n_tasks", "n_labels",
-                 "worker_ids", "task_ids", "_csr", "_tl_index", "_tcounts", "_wcounts")
+                 "worker_ids", "task_ids", "_csr", "_tl_index", "_tcounts", "_wcounts", "_tmajor")
 
     def __init__(self, workers: np.ndarray, tasks: np.ndarray, labels: np.ndarray, *,
                  shape: tuple[int, int], n_labels: int,
@@ -77,6 +77,7 @@ class Responses:
         self._tl_index = None
         self._tcounts = None
         self._wcounts = None
+        self._tmajor = None
 
     # ------------------------------------------------------------------ basics
     @property
@@ -108,6 +109,17 @@ class Responses:
                                       self.tasks.astype(np.int32, copy=False), indptr),
                                      shape=self.shape)
         return self._csr
+
+    def task_major(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(indptr, workers, labels) of the responses grouped by task (A^T in CSR form).
+
+        ``workers[indptr[j]:indptr[j+1]]`` are the workers who answered task j, in
+        increasing order; computed once (one O(nnz + m) transposition) and cached.
+        """
+        if self._tmajor is None:
+            csc = self.tocsr().tocsc()
+            self._tmajor = (csc.indptr, csc.indices, csc.data)
+        return self._tmajor
 
     def toarray(self) -> np.ndarray:
         """Dense ``(n_workers, n_tasks)`` int array. For small teaching examples only."""

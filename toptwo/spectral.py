@@ -117,11 +117,7 @@ class _SignedPattern:
         csr = R.tocsr()
         self.shape = R.shape
         self.indptr, self.indices, self.labels = csr.indptr, csr.indices, csr.data
-        order = sp.csr_array((np.arange(1, R.nnz + 1, dtype=np.float64), csr.indices,
-                              csr.indptr), shape=R.shape).T.tocsr()
-        perm = order.data.astype(np.int64) - 1
-        self.t_indptr, self.t_indices = order.indptr, order.indices
-        self.t_labels = csr.data[perm]
+        self.t_indptr, self.t_indices, self.t_labels = R.task_major()
 
     def binary(self, k: int) -> sp.csr_array:
         """A^(k) as float CSR (n x m)."""
@@ -153,19 +149,13 @@ class _LabelBlocks:
     def __init__(self, R: Responses):
         n, m, K = R.n_workers, R.n_tasks, R.n_labels
         self.n, self.m, self.K = n, m, K
-        lab = R.labels
-        # stable radix sort on the (small) label keeps (worker, task) order inside a label
-        perm = np.argsort(lab.astype(np.int16 if K < 32768 else np.int32), kind="stable")
-        rows = (lab[perm].astype(np.int64) - 1) * n + R.workers[perm]
-        indptr = np.zeros(K * n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows, minlength=K * n), out=indptr[1:])
-        ones = np.ones(R.nnz)
-        Lf = sp.csr_array((ones, R.tasks[perm], indptr), shape=(K * n, m))
-        # Keep only the task-major form: Lt @ X gathers from the small (K n)-row X and
-        # writes the output in order, and Lt.T @ Y (a CSC product) reads Y in order and
-        # scatters into the small output; a worker-major Lf @ Y would gather rows of Y
-        # at random (measured 7x slower at 10^7 responses).
-        self.Lt = Lf.T.tocsr()
+        indptr, workers, labels = R.task_major()
+        cols = (labels.astype(np.int64) - 1) * n + workers
+        # Task-major form only: Lt @ X gathers from the small (K n)-row X and writes its
+        # output in order, and Lt.T @ Y (a CSC product) reads Y in order and scatters
+        # into the small output; a worker-major Lf @ Y would gather rows of Y at random
+        # (measured 7x slower at 10^7 responses). Column indices need not be sorted.
+        self.Lt = sp.csr_array((np.ones(R.nnz), cols, indptr), shape=(m, K * n))
         self.LtT = self.Lt.T
         c = np.arange(1, K + 1)[:, None]
         k = np.arange(1, K)[None, :]
