@@ -340,3 +340,22 @@ def test_oracle_unanswered_task_confusion_nan(small_model, small_responses):
     R = with_gaps(small_responses, empty_worker=3, empty_task=7)
     est = toptwo.OracleMLE(small_model.reliability, small_model.confusion).fit(R)
     assert np.isnan(est.confusion_[7])
+
+
+def test_task_major_sums_are_bit_identical_to_worker_major():
+    """plugin_mle sums weights in task-major order; the result must equal the
+    worker-major sums exactly (same numbers added in the same order per bin)."""
+    model = TopTwoModel.scenario("hard", 60, 300, 5, rng=11)
+    R = model.sample(0.3, rng=12)
+    w = np.random.default_rng(13).random(R.nnz) * 1e3      # worker-major order
+    indptr, workers_tm, labels_tm = R.task_major()
+    # the same weights, permuted into task-major order via (worker, task) keys
+    key_wm = R.workers.astype(np.int64) * R.n_tasks + R.tasks
+    tasks_tm = np.repeat(np.arange(R.n_tasks), np.diff(indptr))
+    key_tm = workers_tm.astype(np.int64) * R.n_tasks + tasks_tm
+    w_tm = w[np.searchsorted(key_wm, key_tm)]
+    np.testing.assert_array_equal(R.task_label_counts_task_major(w_tm),
+                                  R.task_label_counts(w))
+    # negative twin: a different within-task order is not guaranteed to be identical
+    assert not np.array_equal(R.task_label_counts_task_major(w_tm[::-1]),
+                              R.task_label_counts(w))

@@ -78,12 +78,12 @@ def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str =
                  owner="estimate_reliability")
     K = A2.n_labels
     T = top.shape[1]
-    tasks = A2.tasks
-    small = top.astype(np.int16 if K < 32768 else np.int32)    # compact for the gathers
-    hit = small[:, 0][tasks] == A2.labels
+    indptr, workers_tm, labels_tm = A2.task_major()           # task-major: no gathers
+    per_task = np.diff(indptr)
+    hit = np.repeat(top[:, 0], per_task) == labels_tm
     for t in range(1, T):
-        hit |= small[:, t][tasks] == A2.labels
-    hits = np.bincount(A2.workers[hit], minlength=A2.n_workers).astype(float)
+        hit |= np.repeat(top[:, t], per_task) == labels_tm
+    hits = np.bincount(workers_tm[hit], minlength=A2.n_workers).astype(float)
     if normalization == "paper":
         denom = np.full(A2.n_workers, A2.nnz / A2.n_workers)
     else:
@@ -147,13 +147,17 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
     if W.ndim == 1:
         W = np.column_stack([W, 1.0 - W])
     T = W.shape[1]
-    cw = (K * p / (1.0 - p))[A.workers]            # K p_i / (1 - p_i) per response
+    # task-major order: q_j repeats over a task's responses (no gather), and the sums are
+    # bit-identical to the worker-major ones (see Responses.task_label_counts_task_major)
+    indptr, workers_tm, _ = A.task_major()
+    per_task = np.diff(indptr)
+    cw = (K * p / (1.0 - p))[workers_tm]           # K p_i / (1 - p_i) per response
     scores = []
     for t in range(T):
-        w = W[:, t][A.tasks]
+        w = np.repeat(W[:, t], per_task)
         w *= cw
         np.log1p(w, out=w)                          # log(K p q_t / (1 - p) + 1)
-        scores.append(A.task_label_counts(w))
+        scores.append(A.task_label_counts_task_major(w))
     answered = A.task_counts() > 0
     if T == 2:
         a, b, _ = best_pairs(scores[0], scores[1])

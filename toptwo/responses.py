@@ -61,7 +61,7 @@ class Responses:
     """
 
     __slots__ = ("workers", "tasks", "labels", "n_workers", "n_tasks", "n_labels",
-                 "worker_ids", "task_ids", "_csr", "_tl_index", "_tcounts", "_wcounts", "_tmajor")
+                 "worker_ids", "task_ids", "_csr", "_tl_index", "_tcounts", "_wcounts", "_tmajor", "_tl_index_tm")
 
     def __init__(self, workers: np.ndarray, tasks: np.ndarray, labels: np.ndarray, *,
                  shape: tuple[int, int], n_labels: int,
@@ -78,6 +78,7 @@ class Responses:
         self._tcounts = None
         self._wcounts = None
         self._tmajor = None
+        self._tl_index_tm = None
 
     # ------------------------------------------------------------------ basics
     @property
@@ -144,9 +145,28 @@ class Responses:
         the responses (``np.bincount``), O(nnz + m K) time and memory.
         """
         K = self.n_labels
+        if weights is None:             # counts: order-free, use the task-major index
+            return self.task_label_counts_task_major(None)
         if self._tl_index is None:      # flat index j*K + (c-1), computed once
             self._tl_index = self.tasks.astype(np.int64) * K + (self.labels - 1)
         return np.bincount(self._tl_index, weights=weights,
+                           minlength=self.n_tasks * K).reshape(
+            self.n_tasks, K).astype(float, copy=False)
+
+    def task_label_counts_task_major(self, weights: np.ndarray | None) -> np.ndarray:
+        """As :meth:`task_label_counts`, with ``weights`` in task-major order.
+
+        Task-major order is that of :meth:`task_major` (by task, then worker). Within a
+        task both orders list workers increasingly, so every (task, label) sum adds the
+        same numbers in the same order as the worker-major version: bit-identical
+        results, with sequential memory access.
+        """
+        K = self.n_labels
+        if self._tl_index_tm is None:
+            indptr, _, labels = self.task_major()
+            tasks = np.repeat(np.arange(self.n_tasks, dtype=np.int64), np.diff(indptr))
+            self._tl_index_tm = tasks * K + (labels - 1)
+        return np.bincount(self._tl_index_tm, weights=weights,
                            minlength=self.n_tasks * K).reshape(
             self.n_tasks, K).astype(float, copy=False)
 
