@@ -18,7 +18,12 @@ reproduction notebooks 06-09 and ``benchmarks/reproduce_paper.py`` share:
 * :func:`vote_ratio` -- each task's empirical vote ratio between its two most frequent
   answers, the quantity q_hat should track (Appendix A [`sec:app:model`]).
 * :func:`top_t_errors` -- error rates for the ordered top-T answers (Appendix
-  `subsec:top_T`).
+  `subsec:top_T`); :class:`MajorityVoteTopT` and :func:`top_t_sweep` for T = 3.
+* :func:`subsample_sweep` -- errors against responses per task on real data.
+* :func:`plot_grid` -- a grid of error-curve panels (returns the Figure).
+* :func:`spectral_observed_centering` -- beyond the paper: Algorithm 1 with the shift
+  subtracted on observed entries only, a diagnostic for real data with uneven workloads
+  (notebook 08).
 """
 
 from __future__ import annotations
