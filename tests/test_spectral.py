@@ -250,3 +250,15 @@ def test_toptwo1_top_t(small_responses):
     assert est.top_.shape == (60, 3) and est.confusions_.shape == (60, 3)
     np.testing.assert_array_equal(est.top_two_, est.top_[:, :2])
     assert (np.sort(est.top_, axis=1)[:, 1:] != np.sort(est.top_, axis=1)[:, :-1]).all()
+
+
+def test_sign_rule_sum_option():
+    u = np.array([0.9, 0.1, -0.05, -0.05, -0.02])     # majority negative, sum positive
+    np.testing.assert_array_equal(_fix_sign(u, "sum"), u)
+    np.testing.assert_array_equal(_fix_sign(u, "paper"), -u)
+    np.testing.assert_array_equal(_fix_sign(-u, "sum"), u)
+    with pytest.raises(ValueError, match=r"'sign_rule' parameter of TopTwo1 must be one of "
+                                         r"'paper', 'sum'; got 'max'"):
+        toptwo.TopTwo1(sign_rule="max").fit(np.array([[1, 2, 3], [1, 2, 3]]))
+    with pytest.raises(ValueError, match=r"'sign_rule' parameter of TopTwo2"):
+        toptwo.TopTwo2(sign_rule=None).fit(np.array([[1, 2, 3], [1, 2, 3]]))

@@ -187,15 +187,21 @@ class TopTwo2:
     sample_splitting : bool, default=False
         True: the paper's Algorithm 2 (A^1/A^2 split, and Algorithm 1's B/C split inside
         stage 1). False: the variant of the authors' experiments, every stage on all of
-        A. Default False, because it measures better on all four scenarios of Table 2
-        (see ``benchmarks/splitting.py`` and notebook 04).
+        A. Default False, because it measures better on all four scenarios of Table 2:
+        over s in {0.05, 0.1, 0.2} and 20 paired replicates at (50, 500, 5) the split
+        raises TopTwo2's pair error by 0.010 to 0.152 in every cell (e.g. hard, s = 0.2:
+        0.745 vs 0.593); see ``benchmarks/splitting.py`` and notebook 04.
     reliability_normalization : {"per_worker", "paper"}, default="per_worker"
         Denominator of eq. (5): "paper" uses m s (1 - s_1) (estimated from the data),
-        "per_worker" each worker's own number of answers. The default is "per_worker";
-        both agree in expectation under uniform sampling and per-worker is what real
-        data with uneven workloads need.
+        "per_worker" each worker's own number of answers. Both agree in expectation
+        under uniform sampling; "per_worker" is the default because it measures
+        slightly better (pair error lower by 0.002 to 0.015, 2-5 standard errors, in 11
+        of the 12 cells of ``benchmarks/splitting.py``) and is what real data with
+        uneven workloads need.
     n_top : int, default=2
         T (Algorithms 3-4 for T > 2).
+    sign_rule : {"paper", "sum"}, default="paper"
+        Sign rule for u^(k) in stage 1 (see :class:`TopTwo1`).
     n_refinements : int, default=0
         Beyond the paper (T = 2 only): after eq. (6), repeat this many times a hard-EM
         step on the top-two model -- re-estimate p by eq. (5) (per-worker) on all
@@ -234,13 +240,14 @@ class TopTwo2:
 
     def __init__(self, *, split_rate: float = 0.5, eta: float = 0.1,
                  sample_splitting: bool = False, reliability_normalization: str = "per_worker",
-                 n_top: int = 2, n_refinements: int = 0, refinement_shrinkage: float = 2.0,
-                 rng: Any = None):
+                 n_top: int = 2, sign_rule: str = "paper", n_refinements: int = 0,
+                 refinement_shrinkage: float = 2.0, rng: Any = None):
         self.split_rate = split_rate
         self.eta = eta
         self.sample_splitting = sample_splitting
         self.reliability_normalization = reliability_normalization
         self.n_top = n_top
+        self.sign_rule = sign_rule
         self.n_refinements = n_refinements
         self.refinement_shrinkage = refinement_shrinkage
         self.rng = rng
@@ -254,6 +261,7 @@ class TopTwo2:
         norm = check_choice(self.reliability_normalization, "reliability_normalization",
                             ("per_worker", "paper"), owner=owner)
         T = check_int(self.n_top, "n_top", owner=owner, minimum=2)
+        check_choice(self.sign_rule, "sign_rule", ("paper", "sum"), owner=owner)
         n_ref = check_int(self.n_refinements, "n_refinements", owner=owner, minimum=0)
         shrink = float(self.refinement_shrinkage)
         if not (np.isfinite(shrink) and shrink >= 0):
@@ -274,8 +282,9 @@ class TopTwo2:
                                  f"responses); use sample_splitting=False for so few.")
         else:
             A1 = A2 = B = C = R
-        res = spectral_estimate(B, C, eta=eta, n_top=T)              # step 2
-        stage1 = TopTwo1(eta=eta, sample_splitting=split, n_top=T)
+        res = spectral_estimate(B, C, eta=eta, n_top=T,              # step 2
+                                sign_rule=self.sign_rule)
+        stage1 = TopTwo1(eta=eta, sample_splitting=split, n_top=T, sign_rule=self.sign_rule)
         stage1._set_outputs(res, A1, T, A1.task_counts() > 0)
         p_hat = estimate_reliability(A2, res.top, normalization=norm,   # step 3
                                      n_responses=R.worker_counts())
