@@ -151,9 +151,15 @@ def test_trimming_inside_algorithm1():
 # ------------------------------------------------------ eigen-solver paths
 def test_gram_and_arpack_paths_agree(small_responses, monkeypatch):
     R = small_responses
-    dense = spectral_mod.spectral_estimate(R, R, eta=0.1)
+    for centering in ("paper", "observed"):
+        _check_paths_agree(R, monkeypatch, centering)
+
+
+def _check_paths_agree(R, monkeypatch, centering):
+    monkeypatch.setattr(spectral_mod, "DENSE_GRAM_MAX_WORKERS", 400)
+    dense = spectral_mod.spectral_estimate(R, R, eta=0.1, centering=centering)
     monkeypatch.setattr(spectral_mod, "DENSE_GRAM_MAX_WORKERS", 0)
-    arpack = spectral_mod.spectral_estimate(R, R, eta=0.1)
+    arpack = spectral_mod.spectral_estimate(R, R, eta=0.1, centering=centering)
     np.testing.assert_allclose(arpack.left_vectors, dense.left_vectors, atol=1e-8)
     np.testing.assert_allclose(arpack.singular_values, dense.singular_values, rtol=1e-8)
     np.testing.assert_array_equal(arpack.top, dense.top)
@@ -162,7 +168,7 @@ def test_gram_and_arpack_paths_agree(small_responses, monkeypatch):
 
 def test_singular_values_match_dense_svd(small_responses):
     R = small_responses
-    res = spectral_mod.spectral_estimate(R, R)
+    res = spectral_mod.spectral_estimate(R, R, centering="paper")
     K, s = R.n_labels, R.observed_rate
     for k in range(1, K):
         X = toptwo.to_binary(R, k).toarray() - s * (K - 2 * k) / K
@@ -177,7 +183,7 @@ def test_spectral_estimate_matches_dense_algorithm(small_responses):
     K, s = R.n_labels, R.observed_rate
     X = [toptwo.to_binary(R, k).toarray() - s * (K - 2 * k) / K for k in range(1, K)]
     dense = spectral_from_matrices(X, X, s)
-    sparse = spectral_mod.spectral_estimate(R, R)
+    sparse = spectral_mod.spectral_estimate(R, R, centering="paper")
     np.testing.assert_allclose(sparse.v, dense.v, atol=1e-10)
     np.testing.assert_array_equal(sparse.top, dense.top)
 
@@ -262,3 +268,31 @@ def test_sign_rule_sum_option():
         toptwo.TopTwo1(sign_rule="max").fit(np.array([[1, 2, 3], [1, 2, 3]]))
     with pytest.raises(ValueError, match=r"'sign_rule' parameter of TopTwo2"):
         toptwo.TopTwo2(sign_rule=None).fit(np.array([[1, 2, 3], [1, 2, 3]]))
+
+
+def test_observed_centering_matches_dense_and_paper_experiments():
+    """centering='observed' equals the dense computation (and the notebook-08 diagnostic),
+    on both eigen-solver paths."""
+    from toptwo.paper_experiments import spectral_observed_centering
+
+    model = TopTwoModel.scenario("hard", 60, 200, 5, rng=21)
+    R = model.sample(0.3, rng=22)
+    ref_top, ref_q = spectral_observed_centering(R)
+    est = toptwo.TopTwo1(centering="observed").fit(R)
+    np.testing.assert_array_equal(est.top_two_, ref_top)
+    np.testing.assert_allclose(est.confusion_raw_, ref_q[:, 0], rtol=1e-8)
+    import toptwo.spectral as spectral_mod
+    old = spectral_mod.DENSE_GRAM_MAX_WORKERS
+    try:
+        spectral_mod.DENSE_GRAM_MAX_WORKERS = 0
+        joint = toptwo.TopTwo1(centering="observed").fit(R)
+    finally:
+        spectral_mod.DENSE_GRAM_MAX_WORKERS = old
+    np.testing.assert_array_equal(joint.top_two_, ref_top)
+    np.testing.assert_allclose(joint.confusion_raw_, ref_q[:, 0], rtol=1e-7)
+    # negative twin: the paper's centring is a different estimator on the same data
+    paper = toptwo.TopTwo1(centering="paper").fit(R)
+    assert not np.allclose(paper.confusion_raw_, ref_q[:, 0])
+    with pytest.raises(ValueError, match=r"'centering' parameter of TopTwo1 must be one of "
+                                         r"'observed', 'paper'"):
+        toptwo.TopTwo1(centering="none").fit(R)
