@@ -7,18 +7,12 @@ remaining answers point at a second one.
 
 from __future__ import annotations
 
-import os
+import numpy as np
+import pytest
 
-# The suite works on small matrices: BLAS threads only add contention on the shared
-# 2-core machine (a TopTwo2 fit at n = 200 runs 4x slower with threads). Must be set
-# before numpy loads its BLAS; an explicit OMP_NUM_THREADS from the caller wins.
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+import toptwo
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import toptwo  # noqa: E402
+# BLAS threads: see the root conftest.py (OMP_NUM_THREADS=1 for the whole suite).
 
 #: rows = workers, columns = tasks, 0 = not answered (the paper's convention).
 TOY_A = np.array([
