@@ -83,11 +83,11 @@ def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str =
                  owner="estimate_reliability")
     K = A2.n_labels
     T = top.shape[1]
-    indptr, workers_tm, labels_tm = A2.task_major()           # task-major: no gathers
-    per_task = np.diff(indptr)
-    hit = np.repeat(top[:, 0], per_task) == labels_tm
+    _, workers_tm, labels_tm = A2.task_major()         # task-major: sequential access
+    tasks_tm = A2.task_major_tasks()
+    hit = top[:, 0][tasks_tm] == labels_tm
     for t in range(1, T):
-        hit |= np.repeat(top[:, t], per_task) == labels_tm
+        hit |= top[:, t][tasks_tm] == labels_tm
     hits = np.bincount(workers_tm[hit], minlength=A2.n_workers).astype(float)
     if normalization == "paper":
         denom = np.full(A2.n_workers, A2.nnz / A2.n_workers)
@@ -154,12 +154,12 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
     T = W.shape[1]
     # task-major order: q_j repeats over a task's responses (no gather), and the sums are
     # bit-identical to the worker-major ones (see Responses.task_label_counts_task_major)
-    indptr, workers_tm, _ = A.task_major()
-    per_task = np.diff(indptr)
+    _, workers_tm, _ = A.task_major()
+    tasks_tm = A.task_major_tasks()
     cw = (K * p / (1.0 - p))[workers_tm]           # K p_i / (1 - p_i) per response
     scores = []
     for t in range(T):
-        w = np.repeat(W[:, t], per_task)
+        w = np.ascontiguousarray(W[:, t])[tasks_tm]
         w *= cw
         np.log1p(w, out=w)                          # log(K p q_t / (1 - p) + 1)
         scores.append(A.task_label_counts_task_major(w))

@@ -61,7 +61,7 @@ class Responses:
     """
 
     __slots__ = ("workers", "tasks", "labels", "n_workers", "n_tasks", "n_labels",
-                 "worker_ids", "task_ids", "_csr", "_tl_index", "_tcounts", "_wcounts", "_tmajor", "_tl_index_tm")
+                 "worker_ids", "task_ids", "_csr", "_tl_index", "_tcounts", "_wcounts", "_tmajor", "_tl_index_tm", "_tasks_tm")
 
     def __init__(self, workers: np.ndarray, tasks: np.ndarray, labels: np.ndarray, *,
                  shape: tuple[int, int], n_labels: int,
@@ -79,6 +79,7 @@ class Responses:
         self._wcounts = None
         self._tmajor = None
         self._tl_index_tm = None
+        self._tasks_tm = None
 
     # ------------------------------------------------------------------ basics
     @property
@@ -122,6 +123,14 @@ class Responses:
             self._tmajor = (csc.indptr, csc.indices, csc.data)
         return self._tmajor
 
+    def task_major_tasks(self) -> np.ndarray:
+        """Task index of every response in task-major order (non-decreasing); cached."""
+        if self._tasks_tm is None:
+            indptr = self.task_major()[0]
+            self._tasks_tm = np.repeat(np.arange(self.n_tasks, dtype=np.int32),
+                                       np.diff(indptr))
+        return self._tasks_tm
+
     def toarray(self) -> np.ndarray:
         """Dense ``(n_workers, n_tasks)`` int array. For small teaching examples only."""
         out = np.zeros(self.shape, dtype=np.int64)
@@ -163,9 +172,8 @@ class Responses:
         """
         K = self.n_labels
         if self._tl_index_tm is None:
-            indptr, _, labels = self.task_major()
-            tasks = np.repeat(np.arange(self.n_tasks, dtype=np.int64), np.diff(indptr))
-            self._tl_index_tm = tasks * K + (labels - 1)
+            _, _, labels = self.task_major()
+            self._tl_index_tm = self.task_major_tasks().astype(np.int64) * K + (labels - 1)
         return np.bincount(self._tl_index_tm, weights=weights,
                            minlength=self.n_tasks * K).reshape(
             self.n_tasks, K).astype(float, copy=False)
