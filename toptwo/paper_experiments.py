@@ -21,9 +21,10 @@ reproduction notebooks 06-09 and ``benchmarks/reproduce_paper.py`` share:
   `subsec:top_T`); :class:`MajorityVoteTopT` and :func:`top_t_sweep` for T = 3.
 * :func:`subsample_sweep` -- errors against responses per task on real data.
 * :func:`plot_grid` -- a grid of error-curve panels (returns the Figure).
-* :func:`spectral_observed_centering` -- beyond the paper: Algorithm 1 with the shift
-  subtracted on observed entries only, a diagnostic for real data with uneven workloads
-  (notebook 08).
+
+Algorithm 1 with the shift subtracted on observed entries only (the diagnostic notebook 08
+used for uneven workloads) is now the core's default: ``TopTwo1(centering="observed")``;
+the paper's centring is ``centering="paper"``.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from .responses import Responses, as_responses
 from .spectral import TopTwo1
 
 __all__ = ["METHOD_NAMES", "MajorityVoteTopT", "method_factories", "sweep_rates", "paired_gap", "top_t_sweep",
-           "plot_grid", "spectral_observed_centering", "subsample_per_task", "subsample_sweep",
+           "plot_grid", "subsample_per_task", "subsample_sweep",
            "vote_ratio", "top_t_errors"]
 
 #: Every method :func:`method_factories` knows, in plotting order.
@@ -468,55 +469,3 @@ def plot_grid(panels: Sequence[Sequence[tuple[str, Mapping[str, Mapping[str, Any
     fig.tight_layout()
     return fig
 
-
-def spectral_observed_centering(A: Any, *, eta: float = 0.1, n_top: int = 2
-                                ) -> tuple[np.ndarray, np.ndarray]:
-    """Algorithm 1 with the shift (K - 2k)/K subtracted on *observed* entries only.
-
-    Diagnostic variant for real data (notebook 08), beyond the paper. Algorithm 1
-    [`alg:top_two`] centres B^(k) by s' (K - 2k)/K on every entry, which is
-    E[B^(k)] - s' p r^T under *uniform* sampling (Proposition 1 [`prop:binary`]). When
-    worker i answers a fraction s_i of the tasks, the remainder (s_i - s')(K - 2k)/K 1^T
-    is a rank-one term aligned with the workers' *activity*, which can dominate the
-    leading singular vector on real data with very uneven workloads. Given that
-    (i, j) is observed, E[A^(k)_ij] = 2 p_i r^(k)_j + (K - 2k)/K (Proposition 1 divided
-    by s), so subtracting the shift on observed entries only leaves E = S o (2 p r^T),
-    S the observation pattern: no activity term. Same sign rule, trimming
-    and steps 4-6 (:func:`toptwo.spectral.top_from_projections`); v is scaled by
-    1/(2 s_hat). Dense n x n Gram (fine for the paper's datasets, n <= 269).
-
-    Returns
-    -------
-    top : int array (n_tasks, n_top), 0 for unanswered tasks
-    confusion_raw : float array (n_tasks, n_top), eq. (4) / (est_qT)
-    """
-    import scipy.sparse as sp
-
-    from .spectral import _fix_sign, _trim, check_spectral_labels, top_from_projections
-
-    owner = "spectral_observed_centering"
-    R = as_responses(A, owner=owner)
-    T = check_int(n_top, "n_top", owner=owner, minimum=2)
-    check_spectral_labels(R.n_labels, T, owner)
-    if not (isinstance(eta, (int, float)) and eta > 0):
-        raise ValueError(f"The 'eta' parameter of {owner} must be a float > 0; got {eta!r} "
-                         f"instead.")
-    n, m, K = R.n_workers, R.n_tasks, R.n_labels
-    if R.nnz == 0:
-        raise ValueError(f"{owner}: no responses.")
-    csr = R.tocsr()
-    s_hat = R.nnz / (n * m)
-    v = np.empty((m, K - 1))
-    for k in range(1, K):
-        shift = (K - 2 * k) / K
-        M = sp.csr_array((np.where(csr.data > k, 1.0, -1.0) - shift, csr.indices,
-                          csr.indptr), shape=R.shape)
-        G = (M @ M.T).toarray()
-        _, V = np.linalg.eigh(G)
-        ut = _trim(_fix_sign(V[:, -1]), float(eta))
-        v[:, k - 1] = (M.T @ ut) / (2.0 * s_hat)
-    answered = R.task_counts() > 0
-    top, q_raw, _, _, _ = top_from_projections(v, T, active=answered)
-    top[~answered] = 0
-    q_raw = np.where(answered[:, None], q_raw, np.nan)
-    return top.astype(np.int64), q_raw
