@@ -154,8 +154,8 @@ class Responses:
         the responses (``np.bincount``), O(nnz + m K) time and memory.
         """
         K = self.n_labels
-        if weights is None:             # counts: order-free, use the task-major index
-            return self.task_label_counts_task_major(None)
+        if weights is None and self._tl_index_tm is not None:
+            return self.task_label_counts_task_major(None)   # counts are order-free
         if self._tl_index is None:      # flat index j*K + (c-1), computed once
             self._tl_index = self.tasks.astype(np.int64) * K + (self.labels - 1)
         return np.bincount(self._tl_index, weights=weights,
