@@ -45,3 +45,21 @@ def test_ci_runs_the_quick_start_commands():
 def test_missing_command_is_detected():
     broken = README.replace("python -m pytest", "python -m pytest -x --lf", 1)
     assert missing_from_ci(broken, CI) == ["python -m pytest -x --lf"]
+
+
+def _readme_demo_table(readme: str) -> list[str]:
+    section = readme.split("## Quick start", 1)[1].split("## ", 1)[0]
+    block = re.findall(r"```\n(.*?)```", section, flags=re.S)[0]
+    return [line.rstrip() for line in block.strip().splitlines()]
+
+
+def test_readme_shows_the_demo_output(capsys):
+    from toptwo.__main__ import main
+
+    assert main(["demo"]) == 0
+    printed = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
+    table = _readme_demo_table(README)
+    assert table and all(line in printed for line in table), (table, printed)
+    # negative twin: a table with one changed figure is not found in the output
+    wrong = [table[0], table[1].replace("0.6", "0.7", 1)]
+    assert not all(line in printed for line in wrong)
