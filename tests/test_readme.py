@@ -49,8 +49,9 @@ def test_missing_command_is_detected():
 
 def _readme_demo_table(readme: str) -> list[str]:
     section = readme.split("## Quick start", 1)[1].split("## ", 1)[0]
-    block = re.findall(r"```\n(.*?)```", section, flags=re.S)[0]
-    return [line.rstrip() for line in block.strip().splitlines()]
+    blocks = section.split("```")[1::2]                  # fenced blocks, in order
+    plain = [b for b in blocks if b.startswith("\n")]    # the one without a language
+    return [line.rstrip() for line in plain[0].strip().splitlines()]
 
 
 def test_readme_shows_the_demo_output(capsys):
