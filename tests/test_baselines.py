@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-import toptwo
 from toptwo import MajorityVote
 
 from conftest import with_gaps

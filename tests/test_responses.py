@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 import toptwo
 from toptwo import Responses, as_responses
 
-from conftest import TOY_A, TOY_K
+from conftest import TOY_A
 
 
 # ------------------------------------------------------------ accepted input

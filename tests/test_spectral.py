@@ -124,7 +124,7 @@ def test_sign_of_x_does_not_change_result():
 
 # ----------------------------------------------------------------- trimming
 def test_trim_threshold():
-    n, eta = 16, 0.5                       # threshold 2 / (0.5 * 4) = 1.0
+    eta = 0.5                              # n = 16: threshold 2 / (0.5 * 4) = 1.0
     u = np.array([1.0, 1.0 + 1e-12, 0.3, -2.0] + [0.1] * 12)
     out = _trim(u, eta)
     assert out[0] == 1.0                   # equal to the threshold: kept

@@ -6,7 +6,7 @@ from typing import Callable
 
 import sympy as sp
 
-from ._core import check, pairs, require, require_zero
+from ._core import check, pairs, require_zero
 from .model import answer_probabilities, p, paper_shift, q, s, s1, symbolic_delta_r, symbolic_expected_binary, symbolic_r
 
 #: ‖p‖₂ as a positive symbol (population-level Algorithm 1).

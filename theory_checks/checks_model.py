@@ -6,7 +6,7 @@ from typing import Callable
 
 import sympy as sp
 
-from ._core import ClaimFailed, check, pairs, require, require_zero
+from ._core import check, pairs, require, require_zero
 from .model import (
     answer_probabilities,
     p,

@@ -6,7 +6,7 @@ from typing import Callable
 
 import sympy as sp
 
-from ._core import check, require, require_zero
+from ._core import check, require_zero
 from .model import p, paper_shift, s
 
 norm_p = sp.Symbol("norm_p", positive=True)

@@ -207,7 +207,6 @@ def _joint_leading_left(blocks: _LabelBlocks, shifts: np.ndarray
     from scipy.linalg import eigh_tridiagonal
 
     n, nk = blocks.n, blocks.K - 1
-    m = blocks.m
 
     def gram(V):
         W = blocks.backward(V) - shifts * V.sum(axis=0)          # X^T v
@@ -330,8 +329,6 @@ def spectral_from_matrices(X: list[np.ndarray], Y: list[np.ndarray], s_prime: fl
     For teaching and for the noise-free test: pass X^(k) = Y^(k) = E[X^(k)] =
     2 s' p (r^(k))^T and g, h, q come back exactly. ``s_prime`` is s'.
     """
-    Km1 = len(X)
-    n, m = X[0].shape
     U, Ut, sv, V = [], [], [], []
     for Xk, Yk in zip(X, Y):
         u_all, s_all, _ = np.linalg.svd(np.asarray(Xk, float), full_matrices=False)

@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .model import TopTwoModel, label_distribution
+from .model import TopTwoModel
 from .responses import as_responses
 
 __all__ = [
