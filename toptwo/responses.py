@@ -31,6 +31,10 @@ __all__ = ["Responses", "as_responses"]
 
 Duplicates = Literal["error", "first", "last"]
 
+#: Indices and labels are stored as int32 (CSR indices, compact arrays); anything larger
+#: is refused instead of being wrapped around.
+INT32_MAX = int(np.iinfo(np.int32).max)
+
 
 class Responses:
     """Observed entries of a response matrix A (n_workers x n_tasks, labels 1..K).
@@ -252,10 +256,21 @@ class Responses:
                 e = int(np.argmax(a < 0))
                 raise ValueError(f"{name} indices passed to {owner} must be >= 0 (0-based); "
                                  f"found {int(a[e])} in triple {e}.")
+        for name, a in (("worker", w), ("task", t)):
+            if a.max() >= INT32_MAX:
+                e = int(np.argmax(a >= INT32_MAX))
+                raise ValueError(f"{name} index {int(a[e])} in triple {e} passed to {owner} "
+                                 f"is too large; indices must be below {INT32_MAX} (stored "
+                                 f"as int32). Renumber the {name}s 0, 1, 2, ...")
         nw = int(w.max()) + 1 if n_workers is None else check_int(
             n_workers, "n_workers", owner=owner, minimum=1)
         nt = int(t.max()) + 1 if n_tasks is None else check_int(
             n_tasks, "n_tasks", owner=owner, minimum=1)
+        for name, size in (("n_workers", nw), ("n_tasks", nt)):
+            if size > INT32_MAX:
+                raise ValueError(f"The '{name}' parameter of {owner} must be an int <= "
+                                 f"{INT32_MAX} (indices are stored as int32); got {name}="
+                                 f"{size} instead.")
         for name, a, bound in (("worker", w, nw), ("task", t, nt)):
             if a.max() >= bound:
                 e = int(np.argmax(a >= bound))
@@ -333,6 +348,10 @@ def _resolve_n_labels(labels: np.ndarray, n_labels: Any, *, owner: str, where) -
         raise ValueError(f"labels must be in 1..n_labels with 0 for 'not answered'; found "
                          f"{int(labels[e])} at {where(e)}.")
     top = int(labels.max())
+    if top > INT32_MAX:
+        e = int(np.argmax(labels > INT32_MAX))
+        raise ValueError(f"labels must be in 1..n_labels with n_labels <= {INT32_MAX} "
+                         f"(stored as int32); found {int(labels[e])} at {where(e)}.")
     if n_labels is None:
         if top < 2:
             raise ValueError(f"n_labels was not given and the largest label in the data is "
@@ -420,6 +439,9 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
     if shape[0] == 0 or shape[1] == 0:
         raise ValueError(f"`A` passed to {owner} is empty: shape {tuple(shape)}; it needs at "
                          f"least one worker and one task.")
+    if max(shape) > INT32_MAX:
+        raise ValueError(f"`A` passed to {owner} has shape {tuple(shape)}; each dimension "
+                         f"must be at most {INT32_MAX} (indices are stored as int32).")
     if data.size == 0:
         raise ValueError(f"`A` passed to {owner} holds no responses (every entry is 0, "
                          f"'not answered'); nothing to estimate from.")
