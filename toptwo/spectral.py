@@ -379,12 +379,6 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
                                                     PB.binary_t(k, off[k - 1]),
                                                     rank_one[k - 1],
                                                     np.full(n, 1.0 / np.sqrt(n)))
-    # A worker with no response in B has a zero row in X^(k) (always with "observed";
-    # with "paper" where s'(K-2k)/K = 0), so u_i = (X v)_i / sigma = 0 exactly. The
-    # eigen-solvers leave rounding noise there, whose sign must not vote in _fix_sign.
-    idle = B.worker_counts() == 0
-    if idle.any():
-        U[np.ix_(rank_one == 0, idle)] = 0.0
     U = np.array([_fix_sign(u, sign_rule) for u in U])
     Ut = np.array([_trim(u, eta) for u in U])
     # step 3: v^(k) = (C^(k) - s'(K-2k)/K 1)^T u~^(k) / (2 s'), all k in one pass
