@@ -32,8 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import (check_bool, check_choice, check_int, check_open_unit,
-                          check_positive, check_probability_vector, check_rng)
+from ._validation import (_check_real, check_bool, check_choice, check_int,
+                          check_open_unit, check_positive, check_probability_vector,
+                          check_rng)
 from .responses import Responses, as_responses
 from .spectral import (TopTwo1, check_spectral_labels, soft_labels, spectral_estimate,
                        split_entries)
@@ -52,6 +53,39 @@ MIN_RELIABILITY = 0.05
 #: the tie rule, so the lower end stays just above 1/2; the upper end stays below 1 so
 #: that the weight of the second answer is not exactly 0.
 CONFUSION_CLIP = (0.51, 0.99)
+
+
+def _check_top(top: Any, R: Responses, *, owner: str) -> np.ndarray:
+    """(n_tasks, T) integer labels in 0..K (0 = no estimate), 2 <= T < K."""
+    arr = np.asarray(top)
+    if arr.ndim != 2 or arr.shape[0] != R.n_tasks or not 2 <= arr.shape[1] < R.n_labels:
+        raise ValueError(f"`top` of {owner} must have shape (n_tasks, T) = ({R.n_tasks}, T) "
+                         f"with 2 <= T < K={R.n_labels}; got shape {arr.shape} instead.")
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"`top` of {owner} must hold integer labels; got dtype {arr.dtype} "
+                        f"instead.")
+    bad = (arr < 0) | (arr > R.n_labels)
+    if bad.any():
+        j, t = (int(v) for v in np.argwhere(bad)[0])
+        raise ValueError(f"`top` of {owner} must hold labels in 1..{R.n_labels} (0 for no "
+                         f"estimate); found {int(arr[j, t])} at task {j}, column {t}.")
+    return arr
+
+
+def _check_confusion(confusion: Any, R: Responses, *, owner: str) -> np.ndarray:
+    """q of shape (n_tasks,) or top-T weights of shape (n_tasks, T), 2 <= T < K, in [0, 1]."""
+    W = np.asarray(confusion, float)
+    m, K = R.n_tasks, R.n_labels
+    if not (W.shape == (m,) or (W.ndim == 2 and W.shape[0] == m and 2 <= W.shape[1] < K)):
+        raise ValueError(f"`confusion` of {owner} must have shape ({m},) or ({m}, T) with "
+                         f"2 <= T < K={K}; got shape {W.shape} instead.")
+    bad = ~np.isfinite(W) | (W < 0) | (W > 1)
+    if bad.any():
+        pos = tuple(int(v) for v in np.argwhere(bad)[0])
+        raise ValueError(f"`confusion` of {owner} must lie in [0, 1]; found "
+                         f"{float(W[pos])!r} at task {pos[0]}"
+                         + (f", column {pos[1]}." if len(pos) > 1 else "."))
+    return W
 
 
 def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str = "paper",
@@ -82,6 +116,7 @@ def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str =
     check_choice(normalization, "normalization", ("paper", "per_worker"),
                  owner="estimate_reliability")
     K = A2.n_labels
+    top = _check_top(top, A2, owner="estimate_reliability")
     T = top.shape[1]
     _, workers_tm, labels_tm = A2.task_major()         # task-major: sequential access
     tasks_tm = A2.task_major_tasks()
@@ -146,9 +181,20 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
     -------
     top : ndarray of shape (n_tasks, T), labels 1..K; 0 for tasks with no response.
     """
+    owner = "plugin_mle"
+    A = as_responses(A, owner=owner)
     K = A.n_labels
-    p = np.nan_to_num(np.asarray(reliability, float), nan=0.0)
-    W = np.asarray(confusion, float)
+    p = np.asarray(reliability, float)
+    if p.shape != (A.n_workers,):
+        raise ValueError(f"`reliability` of {owner} must have length {A.n_workers} "
+                         f"(n_workers); got shape {p.shape} instead.")
+    bad = (p < 0) | (p >= 1) | np.isinf(p)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"`reliability` of {owner} must lie in [0, 1) (or be NaN); found "
+                         f"{float(p[i])!r} at worker {i}.")
+    p = np.nan_to_num(p, nan=0.0)
+    W = _check_confusion(confusion, A, owner=owner)
     if W.ndim == 1:
         W = np.column_stack([W, 1.0 - W])
     T = W.shape[1]
@@ -282,8 +328,8 @@ class TopTwo2:
         check_choice(self.sign_rule, "sign_rule", ("paper", "sum"), owner=owner)
         check_choice(self.centering, "centering", ("observed", "paper"), owner=owner)
         n_ref = check_int(self.n_refinements, "n_refinements", owner=owner, minimum=0)
-        shrink = float(self.refinement_shrinkage)
-        if not (np.isfinite(shrink) and shrink >= 0):
+        shrink = _check_real(self.refinement_shrinkage, "refinement_shrinkage", owner=owner)
+        if not shrink >= 0:
             raise ValueError(f"The 'refinement_shrinkage' parameter of {owner} must be a "
                              f"float >= 0; got {self.refinement_shrinkage!r} instead.")
         if n_ref and T != 2:
@@ -402,9 +448,11 @@ class OracleMLE:
         if q.ndim == 1:
             q = check_probability_vector(q, "confusion", owner="OracleMLE", low=0.5, high=1.0,
                                          length=R.n_tasks)
-        elif q.shape[0] != R.n_tasks:
+        elif q.ndim >= 1 and q.shape[0] != R.n_tasks:
             raise ValueError(f"`confusion` of OracleMLE must have n_tasks={R.n_tasks} rows; "
                              f"got shape {q.shape}.")
+        else:
+            q = _check_confusion(q, R, owner="OracleMLE")
         top = plugin_mle(R, np.minimum(p, 1.0 - 1e-9), q)
         self.top_ = top
         self.top_two_ = top[:, :2]
