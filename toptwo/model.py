@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import (check_int, check_probability_vector, check_rng,
+from ._validation import (_check_real, check_int, check_probability_vector, check_rng,
                           check_sampling_rate)
 from .responses import Responses
 
@@ -190,7 +190,7 @@ class TopTwoModel:
             raise ValueError(f"{owner} needs n_top < n_labels; got n_top={T}, n_labels={K}.")
         lo, hi = _check_range(reliability_range, "reliability_range", 0.0, 1.0, owner)
         qlo, qhi = _check_range(confusion_range, "confusion_range", 0.5, 1.0, owner)
-        if not 0.0 <= float(spammer_fraction) <= 1.0:
+        if not 0.0 <= _check_real(spammer_fraction, "spammer_fraction", owner=owner) <= 1.0:
             raise ValueError(f"The 'spammer_fraction' parameter of {owner} must be in [0, 1]; "
                              f"got {spammer_fraction!r} instead.")
         gen = check_rng(rng, owner=owner)
@@ -264,7 +264,7 @@ class TopTwoModel:
         """
         owner = "TopTwoModel.spammer_hammer"
         n = check_int(n_workers, "n_workers", owner=owner, minimum=1)
-        if not 0.0 <= float(hammer_fraction) <= 1.0:
+        if not 0.0 <= _check_real(hammer_fraction, "hammer_fraction", owner=owner) <= 1.0:
             raise ValueError(f"The 'hammer_fraction' parameter of {owner} must be in [0, 1]; "
                              f"got {hammer_fraction!r} instead.")
         gen = check_rng(rng, owner=owner)
