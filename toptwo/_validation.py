@@ -12,9 +12,6 @@ from typing import Any
 
 import numpy as np
 
-RNGLike = "None | int | numpy.random.Generator"
-
-
 def check_rng(rng: Any, *, owner: str) -> np.random.Generator:
     """Resolve ``rng`` (None, a non-negative int, or a Generator) to a Generator.
 
