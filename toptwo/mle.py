@@ -281,7 +281,8 @@ class TopTwo2:
     top_ : ndarray of shape (n_tasks, T)
     confusion_ : ndarray of shape (n_tasks,)
         q_j: eq. (4) of stage 1 evaluated at the final g_j, clipped to [1/2, 1]; NaN for
-        a task with no response. Eq. (6) uses it clipped to ``CONFUSION_CLIP`` = (0.51,
+        a task with no response, and (with ``sample_splitting=True``) for a task with no
+        response in A^1, which stage 1 cannot see although eq. (6) ranks it. Eq. (6) uses it clipped to ``CONFUSION_CLIP`` = (0.51,
         0.99); a task that stage 1 could not see gets the median q_hat in eq. (6).
     reliability_ : ndarray of shape (n_workers,)
         p_i from eq. (5), unclipped; NaN for a worker with no answers. Eq. (6) uses it
