@@ -81,11 +81,14 @@ def test_p_hat_formula_literal():
     D = 5 / 3                                                # nnz / n
     np.testing.assert_allclose(pp[:2], [2 * (2 / D - 0.5), 2 * (1 / D - 0.5)])
     assert np.isnan(pp[2])
-    # a task without estimate (top = 0) never counts as a hit
+    # a task without estimate (top = 0) never counts as a hit; per_worker leaves it out of
+    # the denominator too (worker 0: task1 hit, task2 miss -> 1/2), paper keeps m s (1-s1)
     top0 = top.copy()
     top0[0] = 0
     assert estimate_reliability(A, top0, normalization="per_worker")[0] == pytest.approx(
-        2 * (1 / 3 - 0.5))
+        2 * (1 / 2 - 0.5))
+    assert estimate_reliability(A, top0, normalization="paper")[0] == pytest.approx(
+        2 * (1 / D - 0.5))
 
 
 # ---------------------------------------- best_pairs == brute force (hypothesis)
@@ -250,7 +253,12 @@ def test_toptwo2_unanswered_task_and_silent_worker(small_responses, split):
     assert np.isnan(est.reliability_[3])
     assert np.isfinite(np.delete(est.reliability_, 3)).all()
     assert (np.delete(est.top_two_, 7, axis=0) > 0).all()
-    assert np.isfinite(np.delete(est.confusion_, 7)).all()
+    # q_hat comes from stage 1: finite exactly where stage 1 had data for v^(k)
+    seen = est.stage1_.result_.top[:, 0] > 0
+    assert np.isfinite(est.confusion_[seen]).all()
+    assert np.isnan(est.confusion_[~seen]).all()
+    if not split:
+        assert seen.sum() == R.n_tasks - 1
 
 
 def test_toptwo2_sample_splitting_seeded(small_responses):

@@ -17,13 +17,6 @@ def _fit_both_paths(monkeypatch, A, **kw):
     return out
 
 
-IDLE_XFAIL = pytest.mark.xfail(
-    strict=True,
-    reason="not fixed: zeroing u^(k) on idle workers changes stored notebook output "
-           "(05 cell 9); patch in the review report")
-
-
-@IDLE_XFAIL
 @pytest.mark.parametrize("centering", ["observed", "paper"])
 def test_paths_agree_when_many_workers_are_idle(monkeypatch, centering):
     # 450 workers, 250 of them without a single response: their rows of X^(k) are zero
@@ -43,7 +36,6 @@ def test_paths_agree_when_many_workers_are_idle(monkeypatch, centering):
     assert not np.allclose(lanczos.result_.left_vectors, flipped, atol=1e-8)
 
 
-@IDLE_XFAIL
 def test_idle_workers_get_exact_zero_in_u(monkeypatch):
     model = toptwo.TopTwoModel.random(450, 200, 4, rng=1)
     A = model.sample(0.1, rng=101)

@@ -321,3 +321,19 @@ def test_observed_centering_matches_dense_reference():
     with pytest.raises(ValueError, match=r"'centering' parameter of TopTwo1 must be one of "
                                          r"'observed', 'paper'"):
         toptwo.TopTwo1(centering="none").fit(R)
+
+
+def test_split_leaves_tasks_without_projection_data_unresolved():
+    """With the B/C split, a task answered only in B has no data in v^(k): it gets no
+    estimate (0 / NaN) instead of the tie rule's (1, 2)."""
+    model = TopTwoModel.scenario("hard", 50, 300, 5, rng=31)
+    R = model.sample(0.04, rng=32)               # ~2 answers per task: many B-only tasks
+    gen = np.random.default_rng(33)
+    B, C = toptwo.split_entries(R, 0.5, gen)
+    res = spectral_mod.spectral_estimate(B, C)
+    no_c = C.task_counts() == 0
+    assert no_c.any()
+    assert (res.top[no_c] == 0).all() and np.isnan(res.confusion_raw[no_c]).all()
+    assert (res.top[~no_c] > 0).all()
+    # negative twin: the old rule (any response in B or C) would have resolved them
+    assert ((B.task_counts() + C.task_counts())[no_c] > 0).any()

@@ -102,8 +102,10 @@ def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str =
     normalization : {"paper", "per_worker"}
         "paper": divide the hit count by m s (1 - s_1), estimated as nnz(A2)/n, the
         average number of A^2 answers per worker (eq. (5)). "per_worker": divide by the
-        worker's own number of A^2 answers (real workers answer very different numbers
-        of tasks; this is the sample mean of Lemma 1's Bernoulli variables).
+        worker's own number of A^2 answers to tasks that have an estimate (real workers
+        answer very different numbers of tasks; this is the sample mean of Lemma 1's
+        Bernoulli variables, and answers to tasks without an estimate, which can never
+        be hits, would bias it down).
     n_responses : ndarray of shape (n_workers,), optional
         Responses per worker in the full data; workers with none get NaN.
 
@@ -126,8 +128,9 @@ def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str =
     hits = np.bincount(workers_tm[hit], minlength=A2.n_workers).astype(float)
     if normalization == "paper":
         denom = np.full(A2.n_workers, A2.nnz / A2.n_workers)
-    else:
-        denom = A2.worker_counts().astype(float)
+    else:   # the worker's answers to tasks that have an estimate (top > 0)
+        resolved = top[:, 0][tasks_tm] > 0
+        denom = np.bincount(workers_tm[resolved], minlength=A2.n_workers).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         p = K / (K - T) * (hits / denom - T / K)
     p[denom == 0] = np.nan
@@ -282,8 +285,9 @@ class TopTwo2:
     confusion_ : ndarray of shape (n_tasks,)
         q_j: eq. (4) of stage 1 evaluated at the final g_j, clipped to [1/2, 1]; NaN for
         a task with no response, and (with ``sample_splitting=True``) for a task with no
-        response in A^1, which stage 1 cannot see although eq. (6) ranks it. Eq. (6) uses it clipped to ``CONFUSION_CLIP`` = (0.51,
-        0.99); a task that stage 1 could not see gets the median q_hat in eq. (6).
+        response in stage 1's projection half C, which stage 1 cannot see although
+        eq. (6) ranks it. Eq. (6) uses q_hat clipped to ``CONFUSION_CLIP`` = (0.51, 0.99);
+        a task that stage 1 could not see gets the median q_hat in eq. (6).
     reliability_ : ndarray of shape (n_workers,)
         p_i from eq. (5), unclipped; NaN for a worker with no answers. Eq. (6) uses it
         clipped to [``MIN_RELIABILITY``, ``MAX_RELIABILITY``] = [0.05, 0.99] (NaN counts

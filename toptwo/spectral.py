@@ -348,7 +348,8 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
     """Algorithm 1 steps 2-6 on sparse parts B (singular vectors) and C (projection).
 
     Pass the same :class:`Responses` twice for the variant without the B/C split.
-    Tasks with no response at all in B or C get top labels 0 and NaN confusion.
+    Tasks with no response in C (in particular tasks nobody answered) get top labels 0
+    and NaN confusion: v^(k) carries no information about them.
     """
     n, m, K = B.n_workers, B.n_tasks, B.n_labels
     sx = B.nnz / (n * m)
@@ -379,6 +380,12 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
                                                     PB.binary_t(k, off[k - 1]),
                                                     rank_one[k - 1],
                                                     np.full(n, 1.0 / np.sqrt(n)))
+    # A worker with no response in B has a zero row in X^(k) (always with "observed";
+    # with "paper" where s'(K-2k)/K = 0), so u_i = (X v)_i / sigma = 0 exactly. The
+    # eigen-solvers leave rounding noise there, whose sign must not vote in _fix_sign.
+    idle = B.worker_counts() == 0
+    if idle.any():
+        U[np.ix_(rank_one == 0, idle)] = 0.0
     U = np.array([_fix_sign(u, sign_rule) for u in U])
     Ut = np.array([_trim(u, eta) for u in U])
     # step 3: v^(k) = (C^(k) - s'(K-2k)/K 1)^T u~^(k) / (2 s'), all k in one pass
@@ -391,11 +398,12 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
     v[:] = CtU / (2.0 * sy)
     if not observed:
         v -= shifts * Ut.sum(axis=1) / 2.0
+    # steps 4-6; a task with no response in C has no data in v^(k) (v_j is 0 or the
+    # centring constant), so it gets no estimate rather than the tie rule's (1, 2)
     active = C.task_counts() > 0
     top, q_raw, dv, l_j, l = top_from_projections(v, n_top, active=active)
-    answered = (B.task_counts() + C.task_counts()) > 0 if B is not C else B.task_counts() > 0
-    top[~answered] = 0
-    q_raw[~answered] = np.nan
+    top[~active] = 0
+    q_raw[~active] = np.nan
     return SpectralResult(top, q_raw, dv, v, U, Ut, sv, l_j, l, sx, sy)
 
 
@@ -461,7 +469,8 @@ class TopTwo1:
     Attributes
     ----------
     top_two_ : ndarray of shape (n_tasks, 2)
-        (g_j, h_j) by eq. (3); both 0 for a task with no response.
+        (g_j, h_j) by eq. (3); both 0 for a task with no response (with
+        ``sample_splitting=True``: no response in the projection half C).
     top_ : ndarray of shape (n_tasks, T)
         All T estimated plausible answers (equals ``top_two_`` for T = 2).
     confusion_ : ndarray of shape (n_tasks,)
@@ -516,9 +525,7 @@ class TopTwo1:
             B = C = R
         res = spectral_estimate(B, C, eta=eta, n_top=T, sign_rule=self.sign_rule,
                                 centering=self.centering)
-        answered = R.task_counts() > 0
-        res.top[~answered] = 0
-        self._set_outputs(res, R, T, answered)
+        self._set_outputs(res, R, T, R.task_counts() > 0)
         return self
 
     def _set_outputs(self, res: SpectralResult, R: Responses, T: int,
