@@ -243,9 +243,9 @@ class TopTwo2:
         stage 1). False: the variant of the authors' experiments, every stage on all of
         A. Default False, because it measures better on all four scenarios of Table 2:
         over s in {0.05, 0.1, 0.2} and 20 paired replicates at (50, 500, 5) the split
-        raises TopTwo2's pair error by up to 0.092 (hard, s = 0.2: 0.674 vs 0.582), by
-        more than 2 standard errors in 9 of the 12 cells and never lowers it by more
-        than 0.001; see ``benchmarks/splitting.py`` and notebook 04.
+        raises TopTwo2's pair error by up to 0.093 (hard, s = 0.2: 0.674 vs 0.582), by
+        more than 2 standard errors in 10 of the 12 cells, and never lowers it; see
+        ``benchmarks/splitting.py`` and notebook 04.
     reliability_normalization : {"per_worker", "paper"}, default="per_worker"
         Denominator of eq. (5): "paper" uses m s (1 - s_1) (estimated from the data),
         "per_worker" each worker's own number of answers. Both agree in expectation

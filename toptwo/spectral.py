@@ -433,10 +433,10 @@ class TopTwo1:
         authors' experiments ran, with all of the input used for both. The default is
         False because it measures better on every scenario of Table 2 (paired on the
         same data; ``benchmarks/splitting.py``, 20 replicates at (n, m, K) =
-        (50, 500, 5)): at s = 0.1 the pair error of TopTwo1 is 0.865/0.923/0.946/0.898
+        (50, 500, 5)): at s = 0.1 the pair error of TopTwo1 is 0.869/0.927/0.950/0.902
         with the split and 0.772/0.842/0.936/0.783 without, on easy/hard/few_smart/
-        high_variance; over s in {0.05, 0.1, 0.2} the split is worse by 0.000 to 0.201
-        (worse beyond 2 standard errors in 11 of the 12 cells). Notebook 04 shows it.
+        high_variance; over s in {0.05, 0.1, 0.2} the split is worse by 0.008 to 0.201,
+        beyond 2 standard errors in all 12 cells. Notebook 04 shows it.
     n_top : int, default=2
         T, the number of plausible answers (Algorithm 3 for T > 2).
     sign_rule : {"paper", "sum"}, default="paper"
