@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import toptwo
-from toptwo._validation import (check_bool, check_choice, check_int, check_n_labels,
+from toptwo._validation import (check_bool, check_choice, check_int,
                                 check_open_unit, check_positive, check_probability_vector,
                                 check_rng, check_sampling_rate)
 
@@ -115,14 +115,6 @@ def test_check_bool():
     with pytest.raises(TypeError, match=r"'flag' parameter of h must be True or False; got 1"):
         check_bool(1, "flag", owner="h")
     assert check_bool(np.True_, "flag", owner="h") is True
-
-
-def test_check_n_labels():
-    with pytest.raises(ValueError, match=r"h needs n_top < n_labels \(T < K.*got n_top=3 with "
-                                         r"n_labels=3"):
-        check_n_labels(3, owner="h", n_top=3)
-    with pytest.raises(ValueError, match=r"'n_labels' parameter of h must be an int >= 2; got 1"):
-        check_n_labels(1, owner="h")
 
 
 def test_check_probability_vector():

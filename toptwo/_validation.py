@@ -86,15 +86,6 @@ def check_bool(value: Any, name: str, *, owner: str) -> bool:
     return bool(value)
 
 
-def check_n_labels(n_labels: Any, *, owner: str, n_top: int = 2) -> int:
-    """K >= 2 and the number T of plausible answers below K."""
-    K = check_int(n_labels, "n_labels", owner=owner, minimum=2)
-    if n_top >= K:
-        raise ValueError(f"{owner} needs n_top < n_labels (T < K: at least one label outside "
-                         f"the top T); got n_top={n_top} with n_labels={K}.")
-    return K
-
-
 def check_probability_vector(x: Any, name: str, *, owner: str, low: float, high: float,
                              low_open: bool = False, length: int | None = None) -> np.ndarray:
     """A 1-D float array with entries in [low, high] (or (low, high] if ``low_open``)."""

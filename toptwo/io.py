@@ -28,6 +28,7 @@ fields such as ``,,`` is refused.
 from __future__ import annotations
 
 import csv
+import re
 import math
 import os
 from collections.abc import Sequence
@@ -44,6 +45,7 @@ __all__ = ["read_triples_csv", "write_results_csv", "write_reliability_csv",
 #: The columns of a triples file, in the order used by the error messages.
 REQUIRED_COLUMNS = ("worker", "task", "label")
 
+_INT_RE = re.compile(r"-?[0-9]+")
 _OWNER = "read_triples_csv"
 
 
@@ -152,6 +154,8 @@ def read_triples_csv(path: str | os.PathLike, *, n_labels: int | None = None,
                             f"(worker {w!r}, task {t!r}). Every row is an answer: leave "
                             f"unanswered pairs out of the file.")
             try:
+                if not _INT_RE.fullmatch(lab):     # int() would accept "1_0" and "+3"
+                    raise ValueError(lab)
                 value = int(lab)
             except ValueError:
                 raise _fail(name, line, f"the label must be {allowed}; got {lab!r} "

@@ -25,7 +25,8 @@ def top_two_errors(estimate: Any, truth: Any) -> dict[str, float]:
 
     Returns
     -------
-    dict with keys "g", "h", "pair" (floats; NaN when no task is scored), and "n_scored".
+    dict with keys "g", "h", "pair" (floats; NaN when no task is scored, and "h"/"pair"
+    NaN when either input has a single column), and "n_scored".
     """
     est = np.asarray(estimate)
     tru = np.asarray(truth)
@@ -41,13 +42,12 @@ def top_two_errors(estimate: Any, truth: Any) -> dict[str, float]:
                         f"{tru.dtype}.")
     gmask = tru[:, 0] > 0
     out = {"g": float(np.mean(est[gmask, 0] != tru[gmask, 0])) if gmask.any() else float("nan")}
+    out["h"] = out["pair"] = float("nan")        # unless both give a second column
     if est.shape[1] >= 2 and tru.shape[1] >= 2:
         hmask = gmask & (tru[:, 1] > 0)
         if hmask.any():
             out["h"] = float(np.mean(est[hmask, 1] != tru[hmask, 1]))
             out["pair"] = float(np.mean((est[hmask, 0] != tru[hmask, 0])
                                         | (est[hmask, 1] != tru[hmask, 1])))
-        else:
-            out["h"] = out["pair"] = float("nan")
     out["n_scored"] = int(gmask.sum())
     return out

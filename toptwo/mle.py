@@ -382,7 +382,7 @@ class TopTwo2:
         self.top_ = top
         self.top_two_ = top[:, :2]
         self.confusion_raw_ = q_final
-        self.confusion_ = np.clip(q_final, 0.5, 1.0)
+        self.confusion_ = np.clip(q_final, 1.0 / T if T > 2 else 0.5, 1.0)
         self.reliability_ = p_hat
         self.norm_p_ = res.norm_p
         self.observed_rate_ = R.observed_rate

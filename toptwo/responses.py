@@ -31,6 +31,10 @@ __all__ = ["Responses", "as_responses"]
 
 Duplicates = Literal["error", "first", "last"]
 
+#: Largest K inferred from the data without an explicit ``n_labels`` (the estimators
+#: allocate n_tasks x K arrays, so one stray label of 10^6 must not set K silently).
+MAX_INFERRED_LABELS = 1000
+
 #: Indices and labels are stored as int32 (CSR indices, compact arrays); anything larger
 #: is refused instead of being wrapped around.
 INT32_MAX = int(np.iinfo(np.int32).max)
@@ -353,6 +357,12 @@ def _resolve_n_labels(labels: np.ndarray, n_labels: Any, *, owner: str, where) -
         raise ValueError(f"labels must be in 1..n_labels with n_labels <= {INT32_MAX} "
                          f"(stored as int32); found {int(labels[e])} at {where(e)}.")
     if n_labels is None:
+        if top > MAX_INFERRED_LABELS:
+            e = int(np.argmax(labels))
+            raise ValueError(f"n_labels was not given and the largest label in the data is "
+                             f"{top} (at {where(e)}), so K would be {top} > "
+                             f"{MAX_INFERRED_LABELS}, which is almost always a stray value; "
+                             f"pass n_labels=K explicitly if K is really that large.")
         if top < 2:
             raise ValueError(f"n_labels was not given and the largest label in the data is "
                              f"{top}, so K would be {top} < 2; pass n_labels=K explicitly.")

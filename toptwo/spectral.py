@@ -474,8 +474,9 @@ class TopTwo1:
     top_ : ndarray of shape (n_tasks, T)
         All T estimated plausible answers (equals ``top_two_`` for T = 2).
     confusion_ : ndarray of shape (n_tasks,)
-        q_j by eq. (4), clipped to [1/2, 1] (the model's range for q); NaN for a task
-        with no response. For T > 2, ``confusions_`` holds all T weights.
+        q_j by eq. (4), clipped to [1/2, 1] (the model's range for q; [1/T, 1] for the
+        first weight when T > 2); NaN for a task with no response. For T > 2,
+        ``confusions_`` holds all T weights.
     confusion_raw_ : ndarray of shape (n_tasks,)
         q_j by eq. (4) before clipping.
     norm_p_ : float
@@ -536,7 +537,8 @@ class TopTwo1:
         q_raw = np.where(answered[:, None], res.confusion_raw, np.nan)
         self.confusions_ = np.clip(q_raw, 0.0, 1.0) if T > 2 else None
         self.confusion_raw_ = q_raw[:, 0]
-        self.confusion_ = np.clip(q_raw[:, 0], 0.5, 1.0)
+        # the model's range for the first weight: (1/2, 1] for T = 2, [1/T, 1] for T > 2
+        self.confusion_ = np.clip(q_raw[:, 0], 1.0 / T if T > 2 else 0.5, 1.0)
         self.norm_p_ = res.norm_p
         self.observed_rate_ = R.observed_rate
         self.n_workers_in_, self.n_tasks_in_, self.n_labels_in_ = R.n_workers, R.n_tasks, R.n_labels
