@@ -64,3 +64,21 @@ def test_readme_shows_the_demo_output(capsys):
     # negative twin: a table with one changed figure is not found in the output
     wrong = [table[0], table[1].replace("0.6", "0.7", 1)]
     assert not all(line in printed for line in wrong)
+
+
+def test_readme_error_example_is_the_real_message():
+    import numpy as np
+    import pytest
+
+    import toptwo
+
+    line = [ln for ln in README.splitlines() if ln.startswith("ValueError: `A` passed to")][0]
+    A = np.ones((5, 20), int)
+    A[3, 12] = -1
+    with pytest.raises(ValueError) as info:
+        toptwo.TopTwo2().fit(A)
+    assert line == f"ValueError: {info.value}"
+    A[3, 12] = -2                                   # negative twin: another value differs
+    with pytest.raises(ValueError) as info2:
+        toptwo.TopTwo2().fit(A)
+    assert line != f"ValueError: {info2.value}"
