@@ -36,6 +36,7 @@ from ._validation import (_check_real, check_bool, check_choice, check_int,
                           check_open_unit, check_positive, check_probability_vector,
                           check_rng)
 from .responses import Responses, as_responses
+from .spectral import _EPS
 from .spectral import (TopTwo1, check_spectral_labels, soft_labels, spectral_estimate,
                        split_entries)
 
@@ -139,37 +140,69 @@ def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str =
     return p
 
 
-def best_pairs(Sa: np.ndarray, Sb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def best_pairs(Sa: np.ndarray, Sb: np.ndarray, tol: np.ndarray | float = 0.0
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """argmax over ordered pairs a != b of Sa[j, a] + Sb[j, b], for every row j at once.
 
-    O(m K): the maximiser is (argmax Sa, argmax Sb) unless both argmaxes coincide, in
-    which case it is the better of (a1, b2) and (a2, b1), where a2/b2 are the best
-    entries other than the shared label. Ties go to the smaller label, first in a, then
-    in b (the order of a row-major brute-force scan).
+    O(m K). The best score M_j is attained by (argmax Sa, argmax Sb) unless both
+    argmaxes coincide, and then by the better of the two runner-up combinations. Every
+    pair whose score is within ``tol[j]`` of M_j is an exact tie (``tol`` bounds the
+    floating-point error of the scores, see :func:`plugin_mle`), and the tie goes to the
+    smaller label, first in a, then in b (the order of a row-major brute-force scan).
+    With ``tol = 0`` only bit-identical scores tie.
 
     Returns (a, b, score) with 0-based label indices.
     """
     m, K = Sa.shape
     rows = np.arange(m)
-    a1 = Sa.argmax(axis=1)
+    tol = np.broadcast_to(np.asarray(tol, float), (m,))
+    # best b for every a: argmax Sb unless it is a itself, then the runner-up
     b1 = Sb.argmax(axis=1)
-    Sa2 = Sa.copy()
-    Sa2[rows, b1] = -np.inf
-    a2 = Sa2.argmax(axis=1)                 # best a != b1
     Sb2 = Sb.copy()
-    Sb2[rows, a1] = -np.inf
-    b2 = Sb2.argmax(axis=1)                 # best b != a1
-    s_a1b2 = Sa[rows, a1] + Sb[rows, b2]
-    s_a2b1 = Sa[rows, a2] + Sb[rows, b1]
-    # Both candidates are optimal among pairs with a != b (one of them contains a1 or b1);
-    # pick the larger score, tie -> smaller a, then smaller b.
-    pick_first = (s_a1b2 > s_a2b1) | ((s_a1b2 == s_a2b1) & ((a1 < a2) | ((a1 == a2) & (b2 <= b1))))
-    a = np.where(pick_first, a1, a2)
-    b = np.where(pick_first, b2, b1)
-    return a, b, np.where(pick_first, s_a1b2, s_a2b1)
+    Sb2[rows, b1] = -np.inf
+    b2 = Sb2.argmax(axis=1)
+    best_b = np.where(np.arange(K)[None, :] == b1[:, None], Sb[rows, b2][:, None],
+                      Sb[rows, b1][:, None])
+    pair_best = Sa + best_b                                   # (m, K): best pair starting at a
+    M = pair_best.max(axis=1)
+    floor = (M - tol)[:, None]
+    a = np.argmax(pair_best >= floor, axis=1)                 # smallest a within tol
+    cand_b = (Sa[rows, a][:, None] + Sb >= floor)
+    cand_b[rows, a] = False
+    b = np.argmax(cand_b, axis=1)                             # smallest b != a within tol
+    return a, b, Sa[rows, a] + Sb[rows, b]
 
 
-def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> np.ndarray:
+#: Largest number of ordered T-tuples K!/(K-T)! for which the top-T MLE enumerates all
+#: tuples (exact, with the tie rule); beyond it ``linear_sum_assignment`` decides.
+MAX_ENUMERATED_TUPLES = 5040
+
+
+def _best_tuples(S: np.ndarray, tol: np.ndarray) -> np.ndarray:
+    """Top-T MLE per task: argmax over ordered T-tuples of sum_t S[j, t, c_t].
+
+    Tuples are scanned in lexicographic order, so among the tuples whose score is within
+    ``tol[j]`` of the best the lexicographically smallest wins (the tie rule). Chunked
+    over tasks to bound memory.
+    """
+    from itertools import permutations
+
+    m, T, K = S.shape
+    perms = np.array(list(permutations(range(K), T)), dtype=np.int64)   # lexicographic
+    out = np.empty((m, T), dtype=np.int64)
+    chunk = max(1, 2_000_000 // len(perms))
+    for lo in range(0, m, chunk):
+        hi = min(m, lo + chunk)
+        score = np.zeros((hi - lo, len(perms)))
+        for t in range(T):
+            score += S[lo:hi, t, :][:, perms[:, t]]
+        best = score.max(axis=1, keepdims=True)
+        out[lo:hi] = perms[np.argmax(score >= best - tol[lo:hi, None], axis=1)]
+    return out
+
+
+def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray, *,
+               confusion_error: np.ndarray | float | None = None) -> np.ndarray:
     """Eq. (6) (T = 2) or Algorithm 4's T-tuple MLE, given (p, q) per worker / task.
 
     Parameters
@@ -179,10 +212,25 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
         p_i in [0, 1); NaN is treated as 0 (the worker's answers get weight 0).
     confusion : ndarray of shape (n_tasks,) or (n_tasks, T)
         q_j in [1/2, 1] (or the T weights per task).
+    confusion_error : float or ndarray of shape (n_tasks,), optional
+        A bound on the error of ``confusion`` that comes from floating point upstream
+        (stage 1's eq. (4), ``SpectralResult.confusion_error``); 0 when q is exact.
 
     Returns
     -------
     top : ndarray of shape (n_tasks, T), labels 1..K; 0 for tasks with no response.
+
+    Notes
+    -----
+    Ties. The pair (tuple) scores of a task are sums of d_j weights
+    w = log(K p q/(1 - p) + 1). Each weight is within a few ulps of its exact value
+    (log1p's error; numpy's SIMD and libm versions differ there), and summing d_j of them
+    in any order errs by at most (d_j - 1) eps times their total: so two scores that
+    differ by less than 8 (d_j + 2) eps sum_i w_i, plus what the error of q can move
+    them (|dw/dq| <= K p/(1 - p) per answer, times ``confusion_error``), are equal as far
+    as floating point can tell. They are treated as exact ties and the smaller label
+    wins (:func:`best_pairs`). Exact ties are common: clipped reliabilities give many
+    workers identical weights.
     """
     owner = "plugin_mle"
     A = as_responses(A, owner=owner)
@@ -201,29 +249,43 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
     if W.ndim == 1:
         W = np.column_stack([W, 1.0 - W])
     T = W.shape[1]
+    dq = np.zeros(A.n_tasks) if confusion_error is None else np.broadcast_to(
+        np.nan_to_num(np.asarray(confusion_error, float), nan=0.0), (A.n_tasks,))
     # task-major order: q_j repeats over a task's responses (no gather), and the sums are
     # bit-identical to the worker-major ones (see Responses.task_label_counts_task_major)
     _, workers_tm, _ = A.task_major()
     tasks_tm = A.task_major_tasks()
     cw = (K * p / (1.0 - p))[workers_tm]           # K p_i / (1 - p_i) per response
     scores = []
+    total = np.zeros(tasks_tm.size)
     for t in range(T):
         w = np.ascontiguousarray(W[:, t])[tasks_tm]
         w *= cw
         np.log1p(w, out=w)                          # log(K p q_t / (1 - p) + 1)
+        total += w
         scores.append(A.task_label_counts_task_major(w))
+    d = A.task_counts().astype(float)
+    rounding = 8.0 * _EPS * (d + 2.0) * np.bincount(tasks_tm, weights=total,
+                                                     minlength=A.n_tasks)
+    sens = np.bincount(tasks_tm, weights=T * cw, minlength=A.n_tasks) * dq
+    tol = 2.0 * (rounding + sens)
     answered = A.task_counts() > 0
     if T == 2:
-        a, b, _ = best_pairs(scores[0], scores[1])
+        a, b, _ = best_pairs(scores[0], scores[1], tol)
         top = np.column_stack([a, b]) + 1
     else:
-        from scipy.optimize import linear_sum_assignment   # lazy: heavy import
+        from math import perm
 
-        top = np.zeros((A.n_tasks, T), dtype=np.int64)
         S = np.stack(scores, axis=1)            # (m, T, K)
-        for j in np.flatnonzero(answered):
-            rows, cols = linear_sum_assignment(S[j], maximize=True)
-            top[j, rows] = cols + 1
+        top = np.zeros((A.n_tasks, T), dtype=np.int64)
+        if perm(K, T) <= MAX_ENUMERATED_TUPLES:
+            top[answered] = _best_tuples(S[answered], tol[answered]) + 1
+        else:
+            from scipy.optimize import linear_sum_assignment   # lazy: heavy import
+
+            for j in np.flatnonzero(answered):
+                rows, cols = linear_sum_assignment(S[j], maximize=True)
+                top[j, rows] = cols + 1
     top[~answered] = 0
     return top.astype(np.int64)
 
@@ -270,7 +332,8 @@ class TopTwo2:
         5), n s = 1..10, 30 replicates), the pair-error gap to the oracle MLE falls from
         0.0195 to 0.0129 on hard, 0.0273 to 0.0240 on few_smart and 0.0096 to 0.0084 on
         high_variance, and is unchanged on easy (0.0080 vs 0.0082); see notebook 06.
-        Off by default to keep the paper's algorithm.
+        Off by default to keep the paper's algorithm. The loop stops early as soon as
+        a step leaves (g, h) unchanged (a fixed point: further steps would repeat it).
     refinement_shrinkage : float, default=2.0
         Pseudo-count weight of stage 1's q_j in the refinement's q update.
     rng : None, int or numpy.random.Generator
@@ -370,9 +433,14 @@ class TopTwo2:
             q_mle[~seen] = 1.0 / T
         p_mle = np.clip(np.nan_to_num(p_hat, nan=MIN_RELIABILITY), MIN_RELIABILITY,
                         MAX_RELIABILITY)
-        top = plugin_mle(R, p_mle, q_mle)                             # step 4
-        for _ in range(n_ref):
-            top, p_mle, q_mle = _refine(R, top, q_mle, shrink)
+        q_err = res.confusion_error[:, 0] if T == 2 else np.nanmax(res.confusion_error, axis=1)
+        q_err = np.where(seen, q_err, np.nanmax(q_err) if seen.any() else 0.0)
+        top = plugin_mle(R, p_mle, q_mle, confusion_error=q_err)      # step 4
+        for _ in range(n_ref):             # stops early once the labels stop changing
+            new_top, p_mle, q_mle = _refine(R, top, q_mle, shrink, q_err)
+            if np.array_equal(new_top, top):
+                break
+            top = new_top
         # eq. (4) at the final g_j (same value as stage 1 wherever stage 1 agrees on g_j)
         K = R.n_labels
         g_idx = np.clip(top[:, 0] - 1, 0, K - 1)
@@ -398,8 +466,8 @@ class TopTwo2:
         return soft_labels(self.top_two_, self.confusion_, self.n_labels_in_)
 
 
-def _refine(R: Responses, top: np.ndarray, q_prior: np.ndarray, shrink: float
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _refine(R: Responses, top: np.ndarray, q_prior: np.ndarray, shrink: float,
+            q_err: np.ndarray | float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One hard-EM step on the top-two model (TopTwo2's ``n_refinements``).
 
     p_i: eq. (5) with per-worker normalisation on all responses against ``top``;
@@ -420,7 +488,9 @@ def _refine(R: Responses, top: np.ndarray, q_prior: np.ndarray, shrink: float
     with np.errstate(invalid="ignore", divide="ignore"):
         q = np.where(den > 0, num / np.where(den > 0, den, 1.0), q_prior)
     q = np.clip(q, *CONFUSION_CLIP)
-    return plugin_mle(R, p, q), p, q
+    # p and the counts are exact; q inherits at most q_prior's error (shrink/den <= 1)
+    q_err = q_err + 8.0 * _EPS * (R.task_counts() + 2.0)    # + rounding of the sums
+    return plugin_mle(R, p, q, confusion_error=q_err), p, q
 
 
 class OracleMLE:

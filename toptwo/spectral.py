@@ -81,6 +81,13 @@ class SpectralResult:
     norm_p: float              #: l, the estimate of ||p||_2
     s_prime_x: float           #: s' of B (estimated)
     s_prime_y: float           #: s' of C (estimated)
+    #: (m,) connected component of every task (-1: no stage-1 estimate); see
+    #: :func:`spectral_estimate`
+    components: np.ndarray | None = None
+    #: (m,) bound on the floating-point error of v_j (ties of eq. (3) within 4x it)
+    v_error: np.ndarray | None = None
+    #: (m, T) bound on the floating-point error of confusion_raw (propagated from v_error)
+    confusion_error: np.ndarray | None = None
 
 
 # --------------------------------------------------------------------- helpers
@@ -92,22 +99,32 @@ def _fix_sign(u: np.ndarray, rule: str = "paper") -> np.ndarray:
     """The paper's sign rule: of {u, -u}, the one with at least half its entries > 0.
 
     Implemented as "more positive than negative entries", which is the paper's rule
-    whenever that rule decides, and still decides when many entries are exactly zero
-    (then neither u nor -u has half its entries positive). When the counts tie, the
-    one with a non-negative sum is kept, so the result never depends on the
-    eigen-solver's sign.
+    whenever that rule decides, and still decides when many entries are zero (then
+    neither u nor -u has half its entries positive). Entries within ``U_ABS_TOL`` of 0
+    are zero for this count: the solvers cannot tell their sign (call ``_clean`` first
+    to make them exactly 0). When the counts tie, the one with a positive sum is kept;
+    when the sum is 0 to within the accuracy of u (n U_ABS_TOL), the first non-zero
+    entry is made positive. So the result never depends on the eigen-solver's sign or
+    on round-off.
 
-    ``rule="sum"`` (an option beyond the paper) keeps the sign with a non-negative sum
-    instead: the population vector p/||p|| has no negative entry, and when most
-    workers are spammers (p_i = 0) the count of positive entries is decided by their
-    noise, while the sum is dominated by the reliable workers.
+    ``rule="sum"`` (an option beyond the paper) keeps the sign with a positive sum
+    first (then the count, then the first entry): the population vector p/||p|| has no
+    negative entry, and when most workers are spammers (p_i = 0) the count of positive
+    entries is decided by their noise, while the sum is dominated by the reliable
+    workers.
     """
-    if rule == "sum":
-        return -u if u.sum() < 0 else u
-    pos, neg = int((u > 0).sum()), int((u < 0).sum())
+    big = np.abs(u) > U_ABS_TOL
+    pos, neg = int((big & (u > 0)).sum()), int((big & (u < 0)).sum())
+    total = float(u[big].sum())
+    sum_decides = abs(total) > u.size * U_ABS_TOL
+    if rule == "sum" and sum_decides:
+        return -u if total < 0 else u
     if pos != neg:
         return u if pos > neg else -u
-    return -u if u.sum() < 0 else u
+    if sum_decides:
+        return -u if total < 0 else u
+    nz = np.flatnonzero(big)
+    return -u if nz.size and u[nz[0]] < 0 else u
 
 
 def _trim(u: np.ndarray, eta: float) -> np.ndarray:
@@ -255,8 +272,8 @@ ARPACK_NCV = 8
 ARPACK_TOL = 1e-10
 
 
-def _leading_left(M: sp.csr_array, MT: sp.csr_array, c: float, v0: np.ndarray | None
-                  ) -> tuple[np.ndarray, float]:
+def _leading_left(M: sp.csr_array, MT: sp.csr_array, c: float, v0: np.ndarray | None,
+                  *, dense: bool | None = None) -> tuple[np.ndarray, float]:
     """Leading left singular vector and value of X = M - c 1 1^T (M sparse, n x m).
 
     X X^T = M M^T - c (b 1^T + 1 b^T) + c^2 m 1 1^T with b = M 1: dense n x n Gram for
@@ -264,7 +281,9 @@ def _leading_left(M: sp.csr_array, MT: sp.csr_array, c: float, v0: np.ndarray | 
     (deterministic, no hidden random start). ``MT`` is M^T in CSR form.
     """
     n, m = M.shape
-    if n <= DENSE_GRAM_MAX_WORKERS:
+    if dense is None:
+        dense = n <= DENSE_GRAM_MAX_WORKERS
+    if dense:
         b = M @ np.ones(m)
         G = (M @ MT).toarray()
         G -= c * (b[:, None] + b[None, :])
@@ -282,8 +301,59 @@ def _leading_left(M: sp.csr_array, MT: sp.csr_array, c: float, v0: np.ndarray | 
     return V[:, 0], float(np.sqrt(max(w[0], 0.0)))
 
 
-def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | None = None
-                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+# ------------------------------------------------------ round-off-proof decisions
+#: Absolute accuracy assumed of the entries of a unit vector u^(k). Every solver path
+#: returns u with ||u_hat - u||_2 <= ||r|| / gap (Davis-Kahan sin-theta bound, r the
+#: residual G u_hat - theta u_hat of the Gram matrix G = X X^T, gap = theta_1 - theta_2):
+#: dense eigh gives ||r|| ~ n eps ||G||, the Lanczos path stops at ||r|| <= 1e-10 theta_1
+#: (``LANCZOS_TOL``), ARPACK at the same relative tolerance. With theta_1/gap <= 100 this
+#: is below 1e-8. Entries with |u_i| <= U_ABS_TOL are therefore indistinguishable from 0:
+#: they are set to exactly 0 and never vote in the sign rule.
+U_ABS_TOL = 1e-8
+
+_EPS = float(np.finfo(float).eps)
+
+
+def _v_error_bound(task_counts: np.ndarray, s_prime: float, extra: float = 0.0) -> np.ndarray:
+    r"""Bound on |v_hat_j^(k) - v_j^(k)| from the accuracy of u and of the sums.
+
+    v_j = sum_i u~_i Y_ij / (2 s') over the d_j responses of task j, |Y_ij| <= 2,
+    |u~_i| <= 1: an error of U_ABS_TOL in each u~_i moves v_j by at most
+    2 d_j U_ABS_TOL / (2 s'), and summing d_j terms of size <= 2 in floating point
+    errs by at most 2 d_j^2 eps / (2 s') (the gamma_d bound of recursive summation).
+    ``extra`` adds a task-independent term (the rank-one centring of "paper").
+    """
+    d = task_counts.astype(float)
+    return d * (U_ABS_TOL + d * _EPS) / s_prime + extra
+
+
+def tolerant_smallest(values: np.ndarray, n_pick: int, tol: np.ndarray | float
+                      ) -> np.ndarray:
+    """Indices of the ``n_pick`` smallest entries of every row, ties by a tolerance.
+
+    Row by row and slot by slot: among the entries not yet picked, every entry within
+    ``tol`` (per row) of the smallest one is an exact tie, and the tie goes to the
+    smallest index (the documented tie rule: the smaller label). Entries that differ by
+    more than ``tol`` keep their floating-point order. With ``tol = 0`` this is a stable
+    argsort truncated to ``n_pick`` columns.
+    """
+    m, K = values.shape
+    tol = np.broadcast_to(np.asarray(tol, float), (m,))[:, None]
+    vals = np.array(values, dtype=float, copy=True)
+    out = np.empty((m, n_pick), dtype=np.int64)
+    rows = np.arange(m)
+    for t in range(n_pick):
+        low = np.min(vals, axis=1, keepdims=True)
+        cand = vals <= low + tol
+        pick = np.argmax(cand, axis=1)                 # first (smallest) tied index
+        out[:, t] = pick
+        vals[rows, pick] = np.inf
+    return out
+
+
+def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | None = None,
+                         tie_tol: np.ndarray | float = 0.0, groups: np.ndarray | None = None,
+                         return_l_task: bool = False) -> tuple:
     """Steps 4-6 of Algorithm 1 from the projections v^(k) (deterministic core).
 
     Parameters
@@ -294,6 +364,13 @@ def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | 
         T (2 for the top-two model).
     active : bool ndarray of shape (m,), optional
         Tasks whose v carries data; only they enter the mean l (step 5).
+    tie_tol : float or ndarray of shape (m,), default=0
+        Bound on the floating-point error of v_j (see ``_v_error_bound``). Two Delta v
+        that differ by at most 4 tie_tol (each Delta v is a difference of two v) are an
+        exact tie of eq. (3) and go to the smaller label, so round-off never decides.
+    groups : int ndarray of shape (m,), optional
+        Connected component of every task; l (step 5) is then averaged per component and
+        eq. (4) divides by the task's own component's l.
 
     Returns
     -------
@@ -301,23 +378,40 @@ def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | 
     q_raw : (m, T) 1/K - Delta v^(g_jt) / l (eq. (4)), unclipped
     delta_v : (m, K)
     l_j : (m,) step 5 per task (NaN outside ``active``)
-    l : float, mean of l_j over active tasks
+    l : float, mean of l_j over active tasks (over the largest group when ``groups``
+        is given)
+    l_task : (m,) the l each task's eq. (4) divides by (only with ``return_l_task``)
     """
     m, Km1 = v.shape
     K = Km1 + 1
     padded = np.zeros((m, K + 1))
     padded[:, 1:K] = v
     delta_v = np.diff(padded, axis=1)                         # step 4
-    order = np.argsort(delta_v, axis=1, kind="stable")        # eq. (3)
-    top = order[:, :n_top] + 1
-    top_mass = np.take_along_axis(delta_v, order[:, :n_top], axis=1)
+    order = tolerant_smallest(delta_v, n_top, 4.0 * np.asarray(tie_tol, float))  # eq. (3)
+    top = order + 1
+    top_mass = np.take_along_axis(delta_v, order, axis=1)
     rest = delta_v.sum(axis=1) - top_mass.sum(axis=1)
     l_j = K / (K - n_top) * rest                              # step 5
     if active is None:
         active = np.ones(m, dtype=bool)
     l_j = np.where(active, l_j, np.nan)
-    l = float(np.nanmean(l_j)) if active.any() else float("nan")
-    q_raw = 1.0 / K - top_mass / l                            # eq. (4)
+    if groups is None:
+        l = float(np.nanmean(l_j)) if active.any() else float("nan")
+        l_task = np.full(m, l)
+    else:
+        ok = active & (groups >= 0)
+        g = np.where(ok, groups, 0)
+        n_groups = int(g.max()) + 1 if m else 0
+        sums = np.bincount(g[ok], weights=l_j[ok], minlength=n_groups)
+        cnt = np.bincount(g[ok], minlength=n_groups)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            l_group = sums / cnt
+        l_task = np.where(ok, l_group[g], np.nan)
+        l = float(l_group[np.argmax(cnt)]) if ok.any() else float("nan")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        q_raw = 1.0 / K - top_mass / l_task[:, None]          # eq. (4)
+    if return_l_task:
+        return top.astype(np.int64), q_raw, delta_v, l_j, l, l_task
     return top.astype(np.int64), q_raw, delta_v, l_j, l
 
 
@@ -327,84 +421,277 @@ def spectral_from_matrices(X: list[np.ndarray], Y: list[np.ndarray], s_prime: fl
     """Algorithm 1 on given dense matrices X^(k), Y^(k) (already centred).
 
     For teaching and for the noise-free test: pass X^(k) = Y^(k) = E[X^(k)] =
-    2 s' p (r^(k))^T and g, h, q come back exactly. ``s_prime`` is s'.
+    2 s' p (r^(k))^T and g, h, q come back exactly. ``s_prime`` is s'. The SVD is
+    LAPACK's dense one, the reference for the sparse solvers (``solver=`` of
+    :func:`spectral_estimate`).
     """
     U, Ut, sv, V = [], [], [], []
     for Xk, Yk in zip(X, Y):
         u_all, s_all, _ = np.linalg.svd(np.asarray(Xk, float), full_matrices=False)
-        u = _fix_sign(u_all[:, 0], sign_rule)
+        u = _fix_sign(_clean(u_all[:, 0]), sign_rule)
         ut = _trim(u, eta)
         U.append(u), Ut.append(ut), sv.append(s_all[0])
         V.append(np.asarray(Yk, float).T @ ut / (2.0 * s_prime))   # step 3
     v = np.column_stack(V)
-    top, q_raw, dv, l_j, l = top_from_projections(v, n_top)
+    d = (np.abs(np.asarray(Y[0], float)) > 0).sum(axis=0)
+    top, q_raw, dv, l_j, l = top_from_projections(v, n_top,
+                                                  tie_tol=_v_error_bound(d, s_prime))
     return SpectralResult(top, q_raw, dv, v, np.array(U), np.array(Ut), np.array(sv), l_j, l,
                           s_prime, s_prime)
 
 
-def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
-                      n_top: int = 2, sign_rule: str = "paper",
-                      centering: str = "observed") -> SpectralResult:
-    """Algorithm 1 steps 2-6 on sparse parts B (singular vectors) and C (projection).
+SOLVERS = ("auto", "dense", "lanczos", "svds")
 
-    Pass the same :class:`Responses` twice for the variant without the B/C split.
-    Tasks with no response in C (in particular tasks nobody answered) get top labels 0
-    and NaN confusion: v^(k) carries no information about them.
+
+def _components(B: Responses, C: Responses) -> tuple[int, np.ndarray, np.ndarray]:
+    """Connected components of the worker-task graph of B and C together.
+
+    Returns (number of components, component of every worker, of every task); workers
+    and tasks without any response get -1. Components are numbered by their smallest
+    node (workers first), so the numbering does not depend on the order of the
+    responses.
     """
+    from scipy.sparse.csgraph import connected_components
+
+    n, m = B.shape
+    rows = np.concatenate([B.workers, C.workers]).astype(np.int64)
+    cols = np.concatenate([B.tasks, C.tasks]).astype(np.int64) + n
+    G = sp.csr_array((np.ones(rows.size, dtype=np.int8), (rows, cols)), shape=(n + m, n + m))
+    _, lab = connected_components(G, directed=False)
+    deg = np.zeros(n + m, dtype=bool)
+    deg[rows] = True
+    deg[cols] = True
+    lab = np.where(deg, lab, -1)
+    used = np.unique(lab[lab >= 0])                 # renumber 0..c-1 in order
+    remap = np.full(n + m, -1, dtype=np.int64)
+    remap[used] = np.arange(used.size)
+    comp = np.where(lab >= 0, remap[np.maximum(lab, 0)], -1)
+    return int(used.size), comp[:n], comp[n:]
+
+
+
+def _local_index(comp: np.ndarray, n_comp: int) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """Compact index of every node inside its component, and the nodes of each component.
+
+    Returns ``local`` (node -> index within its component, in increasing node order) and
+    ``(order, bounds)``: the nodes of component c are ``order[bounds[c]:bounds[c+1]]``.
+    """
+    order = np.lexsort((np.arange(comp.size), comp))
+    sorted_comp = comp[order]
+    first = np.searchsorted(sorted_comp, sorted_comp, side="left")
+    local = np.empty(comp.size, dtype=np.int64)
+    local[order] = np.arange(comp.size) - first
+    bounds = np.searchsorted(sorted_comp, np.arange(n_comp + 1), side="left")
+    return local, (order, bounds)
+
+
+def _edges_by_component(R: Responses, wcomp: np.ndarray, n_comp: int
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """Responses grouped by component (stable: (worker, task) order kept inside)."""
+    ecomp = wcomp[R.workers]
+    order = np.argsort(ecomp, kind="stable")
+    bounds = np.searchsorted(ecomp[order], np.arange(n_comp + 1), side="left")
+    return order, bounds
+
+
+def _component_responses(R: Responses, parts: tuple[np.ndarray, np.ndarray], c: int,
+                         w_loc: np.ndarray, t_loc: np.ndarray, shape: tuple[int, int]
+                         ) -> Responses:
+    """The responses of component c with compact worker and task indices."""
+    order, bounds = parts
+    sel = order[bounds[c]:bounds[c + 1]]
+    return Responses(w_loc[R.workers[sel]].astype(np.int32),
+                     t_loc[R.tasks[sel]].astype(np.int32), R.labels[sel],
+                     shape=shape, n_labels=R.n_labels)
+
+
+def _leading_vectors(B: Responses, off: np.ndarray, rank_one: np.ndarray, solver: str
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """u^(k) and sigma_1(X^(k)) for all k: the one interface over the solver paths.
+
+    X^(k) = (B^(k) - off[k] on the observed entries) - rank_one[k] 1 1^T. ``solver``:
+    "dense" (eigh of the n x n Gram matrix), "lanczos" (lock-step Lanczos over all k,
+    ARPACK for a problem that does not converge), "svds" (scipy.sparse.linalg.svds, the
+    reference) or "auto" (dense up to ``DENSE_GRAM_MAX_WORKERS`` workers, else
+    Lanczos). All return u to the accuracy stated at ``U_ABS_TOL``.
+    """
+    n, K = B.n_workers, B.n_labels
+    if n == 1:                          # a 1 x m matrix: u = (1), sigma = its norm
+        PB = _SignedPattern(B)
+        sv = np.array([np.sqrt(float((PB.binary(k, off[k - 1]).data ** 2).sum()
+                                     + rank_one[k - 1] ** 2 * (B.n_tasks - B.nnz)))
+                       for k in range(1, K)])
+        return np.ones((K - 1, 1)), sv
+    if solver == "auto":
+        solver = "dense" if n <= DENSE_GRAM_MAX_WORKERS else "lanczos"
+    U = np.empty((K - 1, n))
+    sv = np.empty(K - 1)
+    if solver == "lanczos":
+        blocks = _LabelBlocks(B, off)
+        Ucols, sv, done = _joint_leading_left(blocks, rank_one)
+        U = Ucols.T.copy()
+        todo = np.flatnonzero(~done) + 1
+        if todo.size:
+            PB = _SignedPattern(B)
+            for k in todo:
+                U[k - 1], sv[k - 1] = _leading_left(PB.binary(k, off[k - 1]),
+                                                    PB.binary_t(k, off[k - 1]),
+                                                    rank_one[k - 1],
+                                                    np.full(n, 1.0 / np.sqrt(n)), dense=False)
+        return U, sv
+    PB = _SignedPattern(B)
+    for k in range(1, K):
+        M, MT, c = PB.binary(k, off[k - 1]), PB.binary_t(k, off[k - 1]), rank_one[k - 1]
+        if solver == "dense":
+            U[k - 1], sv[k - 1] = _leading_left(M, MT, c, None, dense=True)
+        else:
+            U[k - 1], sv[k - 1] = _svds_left(M, MT, c)
+    return U, sv
+
+
+def _svds_left(M: sp.csr_array, MT: sp.csr_array, c: float) -> tuple[np.ndarray, float]:
+    """Reference: scipy.sparse.linalg.svds on X = M - c 1 1^T (deterministic start)."""
+    from scipy.sparse.linalg import svds
+
+    n, m = M.shape
+    op = LinearOperator((n, m), dtype=float,
+                        matvec=lambda y: M @ np.ravel(y) - c * np.ravel(y).sum(),
+                        rmatvec=lambda x: MT @ np.ravel(x) - c * np.ravel(x).sum())
+    if min(n, m) < 3:                   # ARPACK needs k < min(n, m); tiny: dense SVD
+        Xd = M.toarray() - c
+        u_all, s_all, _ = np.linalg.svd(Xd, full_matrices=False)
+        return u_all[:, 0], float(s_all[0])
+    u, s, _ = svds(op, k=1, tol=ARPACK_TOL, v0=np.full(min(n, m), 1.0 / np.sqrt(min(n, m)))
+                   if n <= m else None, solver="arpack", random_state=0)
+    return u[:, 0], float(s[0])
+
+
+def _clean(u: np.ndarray) -> np.ndarray:
+    """Entries within ``U_ABS_TOL`` of 0 are 0 in exact arithmetic as far as the solvers
+    can tell: set them to exactly 0 (so they neither vote in the sign rule nor add noise
+    to v^(k))."""
+    out = np.array(u, dtype=float, copy=True)
+    out[np.abs(out) <= U_ABS_TOL] = 0.0
+    return out
+
+
+def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
+                    centering: str, solver: str, sx: float, sy: float) -> dict:
+    """Algorithm 1 steps 1-3 on one block: u^(k), u~^(k), v^(k) and the error of v."""
     n, m, K = B.n_workers, B.n_tasks, B.n_labels
-    sx = B.nnz / (n * m)
-    sy = C.nnz / (n * m)
-    v = np.empty((m, K - 1))
     shifts = (K - 2 * np.arange(1, K)) / K
     observed = centering == "observed"
     # "paper": X = B^(k) - s'(K-2k)/K 1 1^T (rank-one correction inside the products);
     # "observed": X = B^(k) - (K-2k)/K on the observed entries only (no correction).
     off = shifts if observed else np.zeros(K - 1)
     rank_one = np.zeros(K - 1) if observed else sx * shifts
-    if n <= DENSE_GRAM_MAX_WORKERS:
-        PB = _SignedPattern(B)
-        U = np.empty((K - 1, n))
-        sv = np.empty(K - 1)
-        for k in range(1, K):                                              # step 2
-            U[k - 1], sv[k - 1] = _leading_left(PB.binary(k, off[k - 1]),
-                                                PB.binary_t(k, off[k - 1]),
-                                                rank_one[k - 1], None)
-    else:
-        blocks_B = _LabelBlocks(B, off if observed else None)
-        Ucols, sv, done = _joint_leading_left(blocks_B, rank_one)          # step 2
-        U = Ucols.T.copy()
-        if not done.all():
-            PB = _SignedPattern(B)
-            for k in np.flatnonzero(~done) + 1:
-                U[k - 1], sv[k - 1] = _leading_left(PB.binary(k, off[k - 1]),
-                                                    PB.binary_t(k, off[k - 1]),
-                                                    rank_one[k - 1],
-                                                    np.full(n, 1.0 / np.sqrt(n)))
+    U, sv = _leading_vectors(B, off, rank_one, solver)                   # step 2
     # A worker with no response in B has a zero row in X^(k) (always with "observed";
-    # with "paper" where s'(K-2k)/K = 0), so u_i = (X v)_i / sigma = 0 exactly. The
-    # eigen-solvers leave rounding noise there, whose sign must not vote in _fix_sign.
+    # with "paper" where s'(K-2k)/K = 0), so u_i = (X v)_i / sigma = 0 exactly; the
+    # solvers leave rounding noise there.
     idle = B.worker_counts() == 0
     if idle.any():
         U[np.ix_(rank_one == 0, idle)] = 0.0
-    U = np.array([_fix_sign(u, sign_rule) for u in U])
+    U = np.array([_fix_sign(_clean(u), sign_rule) for u in U])
     Ut = np.array([_trim(u, eta) for u in U])
     # step 3: v^(k) = (C^(k) - s'(K-2k)/K 1)^T u~^(k) / (2 s'), all k in one pass
-    if n > DENSE_GRAM_MAX_WORKERS:
-        blocks_C = blocks_B if C is B else _LabelBlocks(C, off if observed else None)
-        CtU = blocks_C.backward(Ut.T)
-    else:
-        PC = PB if C is B else _SignedPattern(C)
-        CtU = np.column_stack([PC.binary_t(k, off[k - 1]) @ Ut[k - 1] for k in range(1, K)])
-    v[:] = CtU / (2.0 * sy)
+    blocks_C = _LabelBlocks(C, off)
+    v = blocks_C.backward(Ut.T) / (2.0 * sy)
+    extra = 0.0
     if not observed:
         v -= shifts * Ut.sum(axis=1) / 2.0
+        extra = n * U_ABS_TOL
+    v_err = _v_error_bound(C.task_counts(), sy, extra)
+    return dict(U=U, Ut=Ut, sv=sv, v=v, v_err=v_err)
+
+
+def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
+                      n_top: int = 2, sign_rule: str = "paper",
+                      centering: str = "observed", solver: str = "auto") -> SpectralResult:
+    """Algorithm 1 steps 2-6 on sparse parts B (singular vectors) and C (projection).
+
+    Pass the same :class:`Responses` twice for the variant without the B/C split.
+    Tasks with no response in C (in particular tasks nobody answered) get top labels 0
+    and NaN confusion: v^(k) carries no information about them.
+
+    Disconnected responses. With ``centering="observed"`` the matrix X^(k) is block
+    diagonal over the connected components of the worker-task graph, and under eq. (1)
+    the components are independent experiments (the likelihood factorises over them).
+    The leading singular vector of X^(k) lives on one block only and is exactly 0 on the
+    others, so Algorithm 1 as printed would leave every other component's tasks to
+    rounding noise. We run Algorithm 1 on every component: u^(k), the sign rule, the
+    trimming threshold 2/(eta sqrt(n_c)), s' = nnz/(n_c m_c) and l (step 5) are those
+    of the component. On connected data (the paper's setting, and any instance with
+    enough responses) this is Algorithm 1 unchanged. ``centering="paper"`` subtracts
+    s'(K-2k)/K from every entry, which couples all components; it runs on the whole
+    matrix, as printed.
+
+    Round-off. Entries of u^(k) within ``U_ABS_TOL`` of 0 count as 0; Delta v that
+    agree within their error bound are ties of eq. (3) (smaller label first). So the
+    labels do not depend on the BLAS kernel, the thread count, the solver or the order
+    of the responses.
+
+    ``solver`` selects the eigen-solver path (see ``_leading_vectors``); all paths give
+    the same labels.
+    """
+    n, m, K = B.n_workers, B.n_tasks, B.n_labels
+    if solver not in SOLVERS:
+        raise ValueError(f"`solver` of spectral_estimate must be one of {SOLVERS}; got "
+                         f"{solver!r} instead.")
+    U = np.zeros((K - 1, n))
+    Ut = np.zeros((K - 1, n))
+    v = np.zeros((m, K - 1))
+    v_err = np.zeros(m)
+    groups = np.full(m, -1, dtype=np.int64)
+    sv = np.full(K - 1, np.nan)
+    sx_all = B.nnz / (n * m)
+    sy_all = C.nnz / (n * m)
+    if centering == "paper":
+        blk = _spectral_block(B, C, eta=eta, sign_rule=sign_rule, centering=centering,
+                              solver=solver, sx=sx_all, sy=sy_all)
+        U, Ut, v, v_err, sv = blk["U"], blk["Ut"], blk["v"], blk["v_err"], blk["sv"]
+        groups[C.task_counts() > 0] = 0
+        sx, sy = sx_all, sy_all
+    else:
+        n_comp, wcomp, tcomp = _components(B, C)
+        w_loc, w_bounds = _local_index(wcomp, n_comp)
+        t_loc, t_bounds = _local_index(tcomp, n_comp)
+        B_parts = _edges_by_component(B, wcomp, n_comp)
+        C_parts = B_parts if C is B else _edges_by_component(C, wcomp, n_comp)
+        best_nnz = -1
+        sx = sy = float("nan")
+        for c in range(n_comp):
+            wi = w_bounds[0][w_bounds[1][c]:w_bounds[1][c + 1]]
+            ti = t_bounds[0][t_bounds[1][c]:t_bounds[1][c + 1]]
+            shape = (wi.size, ti.size)
+            Bc = _component_responses(B, B_parts, c, w_loc, t_loc, shape)
+            Cc = Bc if C is B else _component_responses(C, C_parts, c, w_loc, t_loc, shape)
+            if Bc.nnz == 0 or Cc.nnz == 0:
+                continue                # no data for u (or for v): no stage-1 estimate
+            sxc = Bc.nnz / (shape[0] * shape[1])
+            syc = Cc.nnz / (shape[0] * shape[1])
+            blk = _spectral_block(Bc, Cc, eta=eta, sign_rule=sign_rule,
+                                  centering=centering, solver=solver, sx=sxc, sy=syc)
+            U[:, wi], Ut[:, wi] = blk["U"], blk["Ut"]
+            v[ti], v_err[ti] = blk["v"], blk["v_err"]
+            groups[ti] = c
+            if Bc.nnz > best_nnz:        # the main component reports sigma_1 and s'
+                best_nnz = Bc.nnz
+                sv, sx, sy = blk["sv"], sxc, syc
     # steps 4-6; a task with no response in C has no data in v^(k) (v_j is 0 or the
     # centring constant), so it gets no estimate rather than the tie rule's (1, 2)
-    active = C.task_counts() > 0
-    top, q_raw, dv, l_j, l = top_from_projections(v, n_top, active=active)
+    active = (C.task_counts() > 0) & (groups >= 0)
+    top, q_raw, dv, l_j, l, l_task = top_from_projections(
+        v, n_top, active=active, tie_tol=v_err, groups=groups, return_l_task=True)
     top[~active] = 0
     q_raw[~active] = np.nan
-    return SpectralResult(top, q_raw, dv, v, U, Ut, sv, l_j, l, sx, sy)
+    # error of eq. (4): Delta v^(g) errs by <= 2 v_err_j, and l (a mean of l_j, each a
+    # sum of K - T Delta v times K/(K-T)) by <= 2 K max_j v_err_j
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dl = 2.0 * K * (float(v_err[active].max()) if active.any() else 0.0)
+        q_err = (2.0 * v_err[:, None] + np.abs(q_raw - 1.0 / K) * dl) / np.abs(l_task)[:, None]
+    q_err[~active] = np.nan
+    return SpectralResult(top, q_raw, dv, v, U, Ut, sv, l_j, l, sx, sy, groups, v_err, q_err)
 
 
 def check_spectral_labels(K: int, n_top: int, owner: str) -> None:
