@@ -337,3 +337,14 @@ def test_split_leaves_tasks_without_projection_data_unresolved():
     assert (res.top[~no_c] > 0).all()
     # negative twin: the old rule (any response in B or C) would have resolved them
     assert ((B.task_counts() + C.task_counts())[no_c] > 0).any()
+
+
+def test_fix_sign_unidentified_sign_gives_zero():
+    # u and -u equally supported (equal counts, zero sum): no sign can be chosen without
+    # looking at the order of the workers, so the direction is dropped.
+    u = np.array([0.6, -0.6, 0.0, 1e-12])
+    np.testing.assert_array_equal(_fix_sign(u), np.zeros(4))
+    np.testing.assert_array_equal(_fix_sign(u, "sum"), np.zeros(4))
+    # entries within U_ABS_TOL of 0 do not vote: here the count decides
+    v = np.array([0.5, 0.5, -0.7, -1e-12, -1e-12])
+    np.testing.assert_array_equal(_fix_sign(v), v)

@@ -444,7 +444,8 @@ class TopTwo2:
         # eq. (4) at the final g_j (same value as stage 1 wherever stage 1 agrees on g_j)
         K = R.n_labels
         g_idx = np.clip(top[:, 0] - 1, 0, K - 1)
-        q_final = 1.0 / K - res.delta_v[np.arange(R.n_tasks), g_idx] / res.norm_p
+        with np.errstate(invalid="ignore", divide="ignore"):     # NaN l: no estimate
+            q_final = 1.0 / K - res.delta_v[np.arange(R.n_tasks), g_idx] / res.l_task
         q_final = np.where(answered & seen, q_final, np.nan)
         self.stage1_ = stage1
         self.top_ = top

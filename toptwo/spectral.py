@@ -88,6 +88,8 @@ class SpectralResult:
     v_error: np.ndarray | None = None
     #: (m, T) bound on the floating-point error of confusion_raw (propagated from v_error)
     confusion_error: np.ndarray | None = None
+    #: (m,) the l that eq. (4) divides by for each task (its component's l)
+    l_task: np.ndarray | None = None
 
 
 # --------------------------------------------------------------------- helpers
@@ -103,9 +105,9 @@ def _fix_sign(u: np.ndarray, rule: str = "paper") -> np.ndarray:
     neither u nor -u has half its entries positive). Entries within ``U_ABS_TOL`` of 0
     are zero for this count: the solvers cannot tell their sign (call ``_clean`` first
     to make them exactly 0). When the counts tie, the one with a positive sum is kept;
-    when the sum is 0 to within the accuracy of u (n U_ABS_TOL), the first non-zero
-    entry is made positive. So the result never depends on the eigen-solver's sign or
-    on round-off.
+    when the sum is 0 too (to within the accuracy of u, n U_ABS_TOL), the sign is not
+    identified by the data and the zero vector is returned. So the result never depends
+    on the eigen-solver's sign, on round-off or on the order of the workers.
 
     ``rule="sum"`` (an option beyond the paper) keeps the sign with a positive sum
     first (then the count, then the first entry): the population vector p/||p|| has no
@@ -123,8 +125,11 @@ def _fix_sign(u: np.ndarray, rule: str = "paper") -> np.ndarray:
         return u if pos > neg else -u
     if sum_decides:
         return -u if total < 0 else u
-    nz = np.flatnonzero(big)
-    return -u if nz.size and u[nz[0]] < 0 else u
+    # Neither rule decides: u and -u are equally supported by the data (a symmetric
+    # component, e.g. two workers who answered one task with opposite binary answers).
+    # The sign is not identified, so the direction carries no usable information:
+    # u~^(k) = 0 (any other choice would depend on the order of the workers).
+    return np.zeros_like(u)
 
 
 def _trim(u: np.ndarray, eta: float) -> np.ndarray:
@@ -378,8 +383,8 @@ def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | 
     q_raw : (m, T) 1/K - Delta v^(g_jt) / l (eq. (4)), unclipped
     delta_v : (m, K)
     l_j : (m,) step 5 per task (NaN outside ``active``)
-    l : float, mean of l_j over active tasks (over the largest group when ``groups``
-        is given)
+    l : float, mean of l_j over active tasks; with ``groups``, sqrt(sum_C max(l_C, 0)^2)
+        over the components (the estimate of ||p||_2 of all workers)
     l_task : (m,) the l each task's eq. (4) divides by (only with ``return_l_task``)
     """
     m, Km1 = v.shape
@@ -407,7 +412,10 @@ def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | 
         with np.errstate(invalid="ignore", divide="ignore"):
             l_group = sums / cnt
         l_task = np.where(ok, l_group[g], np.nan)
-        l = float(l_group[np.argmax(cnt)]) if ok.any() else float("nan")
+        # ||p||^2 = sum over components of ||p_C||^2; a component without signal
+        # (l_C <= 0) adds nothing. Order-free, and = l on connected data with l > 0.
+        l_pos = np.where(cnt > 0, np.maximum(np.nan_to_num(l_group, nan=0.0), 0.0), 0.0)
+        l = float(np.sqrt(np.sum(l_pos ** 2))) if ok.any() else float("nan")
     with np.errstate(invalid="ignore", divide="ignore"):
         q_raw = 1.0 / K - top_mass / l_task[:, None]          # eq. (4)
     if return_l_task:
@@ -691,7 +699,8 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
         dl = 2.0 * K * (float(v_err[active].max()) if active.any() else 0.0)
         q_err = (2.0 * v_err[:, None] + np.abs(q_raw - 1.0 / K) * dl) / np.abs(l_task)[:, None]
     q_err[~active] = np.nan
-    return SpectralResult(top, q_raw, dv, v, U, Ut, sv, l_j, l, sx, sy, groups, v_err, q_err)
+    return SpectralResult(top, q_raw, dv, v, U, Ut, sv, l_j, l, sx, sy, groups, v_err, q_err,
+                          l_task)
 
 
 def check_spectral_labels(K: int, n_top: int, owner: str) -> None:
