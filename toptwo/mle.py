@@ -201,8 +201,7 @@ def _best_tuples(S: np.ndarray, tol: np.ndarray) -> np.ndarray:
     return out
 
 
-def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray, *,
-               confusion_error: np.ndarray | float | None = None) -> np.ndarray:
+def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> np.ndarray:
     """Eq. (6) (T = 2) or Algorithm 4's T-tuple MLE, given (p, q) per worker / task.
 
     Parameters
@@ -212,9 +211,6 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray, *,
         p_i in [0, 1); NaN is treated as 0 (the worker's answers get weight 0).
     confusion : ndarray of shape (n_tasks,) or (n_tasks, T)
         q_j in [1/2, 1] (or the T weights per task).
-    confusion_error : float or ndarray of shape (n_tasks,), optional
-        A bound on the error of ``confusion`` that comes from floating point upstream
-        (stage 1's eq. (4), ``SpectralResult.confusion_error``); 0 when q is exact.
 
     Returns
     -------
@@ -226,11 +222,14 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray, *,
     w = log(K p q/(1 - p) + 1). Each weight is within a few ulps of its exact value
     (log1p's error; numpy's SIMD and libm versions differ there), and summing d_j of them
     in any order errs by at most (d_j - 1) eps times their total: so two scores that
-    differ by less than 8 (d_j + 2) eps sum_i w_i, plus what the error of q can move
-    them (|dw/dq| <= K p/(1 - p) per answer, times ``confusion_error``), are equal as far
-    as floating point can tell. They are treated as exact ties and the smaller label
-    wins (:func:`best_pairs`). Exact ties are common: clipped reliabilities give many
-    workers identical weights.
+    differ by less than 2 x 8 (d_j + 2) eps sum_i w_i are equal as far as floating
+    point can tell. They are treated as exact ties and the smaller label wins
+    (:func:`best_pairs`). Exact ties are common: clipped reliabilities give many
+    workers identical weights. An error in q (stage 1 computes it from u^(k), whose
+    last bits depend on the solver) does not break an exact tie: two pairs tie exactly
+    only when their answers carry the same multiset of weights in each slot, and then
+    q moves both scores alike; it could only reorder pairs whose scores differ by less
+    than that error, which is as likely as any other coincidence of real numbers.
     """
     owner = "plugin_mle"
     A = as_responses(A, owner=owner)
@@ -249,8 +248,6 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray, *,
     if W.ndim == 1:
         W = np.column_stack([W, 1.0 - W])
     T = W.shape[1]
-    dq = np.zeros(A.n_tasks) if confusion_error is None else np.broadcast_to(
-        np.nan_to_num(np.asarray(confusion_error, float), nan=0.0), (A.n_tasks,))
     # task-major order: q_j repeats over a task's responses (no gather), and the sums are
     # bit-identical to the worker-major ones (see Responses.task_label_counts_task_major)
     _, workers_tm, _ = A.task_major()
@@ -267,8 +264,7 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray, *,
     d = A.task_counts().astype(float)
     rounding = 8.0 * _EPS * (d + 2.0) * np.bincount(tasks_tm, weights=total,
                                                      minlength=A.n_tasks)
-    sens = np.bincount(tasks_tm, weights=T * cw, minlength=A.n_tasks) * dq
-    tol = 2.0 * (rounding + sens)
+    tol = 2.0 * rounding
     answered = A.task_counts() > 0
     if T == 2:
         a, b, _ = best_pairs(scores[0], scores[1], tol)
@@ -433,11 +429,9 @@ class TopTwo2:
             q_mle[~seen] = 1.0 / T
         p_mle = np.clip(np.nan_to_num(p_hat, nan=MIN_RELIABILITY), MIN_RELIABILITY,
                         MAX_RELIABILITY)
-        q_err = res.confusion_error[:, 0] if T == 2 else np.nanmax(res.confusion_error, axis=1)
-        q_err = np.where(seen, q_err, np.nanmax(q_err) if seen.any() else 0.0)
-        top = plugin_mle(R, p_mle, q_mle, confusion_error=q_err)      # step 4
+        top = plugin_mle(R, p_mle, q_mle)                             # step 4
         for _ in range(n_ref):             # stops early once the labels stop changing
-            new_top, p_mle, q_mle = _refine(R, top, q_mle, shrink, q_err)
+            new_top, p_mle, q_mle = _refine(R, top, q_mle, shrink)
             if np.array_equal(new_top, top):
                 break
             top = new_top
@@ -467,8 +461,8 @@ class TopTwo2:
         return soft_labels(self.top_two_, self.confusion_, self.n_labels_in_)
 
 
-def _refine(R: Responses, top: np.ndarray, q_prior: np.ndarray, shrink: float,
-            q_err: np.ndarray | float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _refine(R: Responses, top: np.ndarray, q_prior: np.ndarray, shrink: float
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One hard-EM step on the top-two model (TopTwo2's ``n_refinements``).
 
     p_i: eq. (5) with per-worker normalisation on all responses against ``top``;
@@ -489,9 +483,7 @@ def _refine(R: Responses, top: np.ndarray, q_prior: np.ndarray, shrink: float,
     with np.errstate(invalid="ignore", divide="ignore"):
         q = np.where(den > 0, num / np.where(den > 0, den, 1.0), q_prior)
     q = np.clip(q, *CONFUSION_CLIP)
-    # p and the counts are exact; q inherits at most q_prior's error (shrink/den <= 1)
-    q_err = q_err + 8.0 * _EPS * (R.task_counts() + 2.0)    # + rounding of the sums
-    return plugin_mle(R, p, q, confusion_error=q_err), p, q
+    return plugin_mle(R, p, q), p, q
 
 
 class OracleMLE:

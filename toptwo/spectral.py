@@ -86,8 +86,6 @@ class SpectralResult:
     components: np.ndarray | None = None
     #: (m,) bound on the floating-point error of v_j (ties of eq. (3) within 4x it)
     v_error: np.ndarray | None = None
-    #: (m, T) bound on the floating-point error of confusion_raw (propagated from v_error)
-    confusion_error: np.ndarray | None = None
     #: (m,) the l that eq. (4) divides by for each task (its component's l)
     l_task: np.ndarray | None = None
 
@@ -693,14 +691,7 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
         v, n_top, active=active, tie_tol=v_err, groups=groups, return_l_task=True)
     top[~active] = 0
     q_raw[~active] = np.nan
-    # error of eq. (4): Delta v^(g) errs by <= 2 v_err_j, and l (a mean of l_j, each a
-    # sum of K - T Delta v times K/(K-T)) by <= 2 K max_j v_err_j
-    with np.errstate(invalid="ignore", divide="ignore"):
-        dl = 2.0 * K * (float(v_err[active].max()) if active.any() else 0.0)
-        q_err = (2.0 * v_err[:, None] + np.abs(q_raw - 1.0 / K) * dl) / np.abs(l_task)[:, None]
-    q_err[~active] = np.nan
-    return SpectralResult(top, q_raw, dv, v, U, Ut, sv, l_j, l, sx, sy, groups, v_err, q_err,
-                          l_task)
+    return SpectralResult(top, q_raw, dv, v, U, Ut, sv, l_j, l, sx, sy, groups, v_err, l_task)
 
 
 def check_spectral_labels(K: int, n_top: int, owner: str) -> None:
