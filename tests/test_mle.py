@@ -367,3 +367,33 @@ def test_task_major_sums_are_bit_identical_to_worker_major():
     # negative twin: a different within-task order is not guaranteed to be identical
     assert not np.array_equal(R.task_label_counts_task_major(w_tm[::-1]),
                               R.task_label_counts(w))
+
+
+def test_eta_above_one_is_refused():
+    A = np.array([[1, 2, 3], [1, 2, 3]])
+    for cls in (toptwo.TopTwo1, toptwo.TopTwo2):
+        with pytest.raises(ValueError, match=r"'eta' parameter of TopTwo[12] must be a float in "
+                                             r"\(0, 1\]; got 1.5 instead.*eta <= 1"):
+            cls(eta=1.5).fit(A)
+        cls(eta=1.0).fit(A)                      # the boundary is allowed
+
+
+def test_soft_labels_with_splitting_have_nan_rows_only_for_unanswered_tasks():
+    model = toptwo.TopTwoModel.scenario("hard", n_workers=50, n_tasks=300, n_labels=5, rng=0)
+    A = model.sample(0.1, rng=1)
+    est = toptwo.TopTwo2(sample_splitting=True, rng=0).fit(A)
+    S = est.soft_labels()
+    answered = A.task_counts() > 0
+    assert np.isnan(est.confusion_[answered]).any()      # stage 1 missed some tasks
+    assert np.isfinite(S[answered]).all() and np.isnan(S[~answered]).all()
+    np.testing.assert_allclose(S[answered].sum(axis=1), 1.0)
+
+
+def test_oracle_top_t_weights_must_sum_to_one():
+    model = toptwo.TopTwoModel.random(5, 4, 5, rng=0)
+    A = model.sample(1.0, rng=0)
+    W = np.tile([0.5, 0.3, 0.1], (4, 1))
+    with pytest.raises(ValueError, match=r"rows summing to 1.*row 0 sums to 0.9"):
+        toptwo.OracleMLE(model.reliability, W).fit(A)
+    W[:, 2] = 0.2
+    toptwo.OracleMLE(model.reliability, W).fit(A)

@@ -33,12 +33,12 @@ from typing import Any
 import numpy as np
 
 from ._validation import (_check_real, check_bool, check_choice, check_int,
-                          check_open_unit, check_positive, check_probability_vector,
+                          check_open_unit, check_probability_vector,
                           check_rng)
 from .responses import Responses, as_responses
 from .spectral import _EPS
-from .spectral import (TopTwo1, check_spectral_labels, soft_labels, spectral_estimate,
-                       split_entries)
+from .spectral import (TopTwo1, check_eta, check_spectral_labels, soft_labels,
+                       spectral_estimate, split_entries)
 
 __all__ = ["TopTwo2", "OracleMLE", "estimate_reliability", "plugin_mle", "best_pairs",
            "MAX_RELIABILITY", "MIN_RELIABILITY", "CONFUSION_CLIP"]
@@ -384,7 +384,7 @@ class TopTwo2:
         """Run Algorithm 2 on A (dense array, sparse matrix or Responses)."""
         owner = "TopTwo2"
         s1 = check_open_unit(self.split_rate, "split_rate", owner=owner)
-        eta = check_positive(self.eta, "eta", owner=owner)
+        eta = check_eta(self.eta, owner)
         split = check_bool(self.sample_splitting, "sample_splitting", owner=owner)
         norm = check_choice(self.reliability_normalization, "reliability_normalization",
                             ("per_worker", "paper"), owner=owner)
@@ -442,6 +442,7 @@ class TopTwo2:
             q_final = 1.0 / K - res.delta_v[np.arange(R.n_tasks), g_idx] / res.l_task
         q_final = np.where(answered & seen, q_final, np.nan)
         self.stage1_ = stage1
+        self._q_mle = q_mle if q_mle.ndim == 1 else q_mle[:, 0]
         self.top_ = top
         self.top_two_ = top[:, :2]
         self.confusion_raw_ = q_final
@@ -457,8 +458,14 @@ class TopTwo2:
         return self.fit(A, n_labels).top_two_[:, 0]
 
     def soft_labels(self) -> np.ndarray:
-        """(n_tasks, K): q_hat on g_hat, 1 - q_hat on h_hat (Sec. 6.3)."""
-        return soft_labels(self.top_two_, self.confusion_, self.n_labels_in_)
+        """(n_tasks, K): q_hat on g_hat, 1 - q_hat on h_hat (Sec. 6.3).
+
+        NaN rows only for tasks nobody answered. A task that eq. (6) ranked but stage 1
+        could not see (``confusion_`` NaN, possible with ``sample_splitting=True``) gets
+        the q that eq. (6) used for it (the median q_hat).
+        """
+        q = np.where(np.isnan(self.confusion_), self._q_mle, self.confusion_)
+        return soft_labels(self.top_two_, q, self.n_labels_in_)
 
 
 def _refine(R: Responses, top: np.ndarray, q_prior: np.ndarray, shrink: float
@@ -521,6 +528,13 @@ class OracleMLE:
                              f"got shape {q.shape}.")
         else:
             q = _check_confusion(q, R, owner="OracleMLE")
+            off = np.abs(q.sum(axis=1) - 1.0) > 1e-9
+            if off.any():
+                j = int(np.argmax(off))
+                raise ValueError(f"`confusion` of OracleMLE with T = {q.shape[1]} weights per "
+                                 f"task must have rows summing to 1 (the top-T model as "
+                                 f"corrected in the README); row {j} sums to "
+                                 f"{float(q[j].sum())!r}.")
         top = plugin_mle(R, np.minimum(p, 1.0 - 1e-9), q)
         self.top_ = top
         self.top_two_ = top[:, :2]

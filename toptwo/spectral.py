@@ -694,6 +694,17 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
     return SpectralResult(top, q_raw, dv, v, U, Ut, sv, l_j, l, sx, sy, groups, v_err, l_task)
 
 
+def check_eta(value: Any, owner: str) -> float:
+    """eta of the assumption eta sqrt(n) <= ||p||_2 <= sqrt(n): a float in (0, 1]."""
+    eta = check_positive(value, "eta", owner=owner)
+    if eta > 1.0:
+        raise ValueError(f"The 'eta' parameter of {owner} must be a float in (0, 1]; got "
+                         f"{value!r} instead. Algorithm 1 assumes eta sqrt(n) <= ||p||_2 <= "
+                         f"sqrt(n), which needs eta <= 1 (with eta > 1 the trimming threshold "
+                         f"2/(eta sqrt(n)) removes every entry above 2/sqrt(n)).")
+    return eta
+
+
 def check_spectral_labels(K: int, n_top: int, owner: str) -> None:
     if K == 2:
         raise ValueError(
@@ -790,7 +801,7 @@ class TopTwo1:
         self.rng = rng
 
     def _check_params(self, owner: str) -> tuple[float, bool, int]:
-        eta = check_positive(self.eta, "eta", owner=owner)
+        eta = check_eta(self.eta, owner)
         split = check_bool(self.sample_splitting, "sample_splitting", owner=owner)
         T = check_int(self.n_top, "n_top", owner=owner, minimum=2)
         check_choice(self.sign_rule, "sign_rule", SIGN_RULES, owner=owner)
