@@ -119,3 +119,46 @@ def _check_real(value: Any, name: str, *, owner: str) -> float:
         raise ValueError(f"The '{name}' parameter of {owner} must be finite; "
                          f"got {value!r} instead.")
     return v
+
+
+class NotFittedError(ValueError, AttributeError):
+    """An estimator's fitted attribute was read before ``fit`` was called.
+
+    Subclasses both ValueError and AttributeError, like scikit-learn's
+    ``sklearn.exceptions.NotFittedError``: ``hasattr(est, "top_two_")`` stays False
+    before fit, and ``except ValueError`` catches it.
+    """
+
+
+def not_fitted_message(owner: str) -> str:
+    """The one wording of the not-fitted error: "<Owner> is not fitted yet; call fit first."."""
+    return f"{owner} is not fitted yet; call fit first."
+
+
+def check_is_fitted(estimator: Any, attribute: str, owner: str | None = None) -> None:
+    """Raise :class:`NotFittedError` unless ``estimator`` has the fitted ``attribute``.
+
+    Parameters
+    ----------
+    estimator : object
+    attribute : str
+        An attribute set by ``fit`` (e.g. ``"top_two_"``).
+    owner : str, optional
+        Name used in the message; defaults to the class name.
+    """
+    if attribute not in getattr(estimator, "__dict__", {}):
+        raise NotFittedError(not_fitted_message(owner or type(estimator).__name__))
+
+
+class FittedAttributesMixin:
+    """Turns reading a missing fitted attribute (name ending in ``_``) into NotFittedError.
+
+    ``__getattr__`` runs only when normal lookup fails, so fitted attributes cost
+    nothing; reading ``est.top_two_`` before ``fit`` gives "<Class> is not fitted yet;
+    call fit first." instead of a bare AttributeError.
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        if name.endswith("_") and not name.startswith("__"):
+            raise NotFittedError(not_fitted_message(type(self).__name__))
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
