@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 import toptwo
 from toptwo import Responses, as_responses
-from toptwo._validation import NotFittedError, check_is_fitted
+from toptwo._validation import (NotFittedError, as_float_array, check_is_fitted,
+                                check_probability_vector)
 from toptwo.responses import (MAX_INFERRED_LABELS, binary_labels_message,
                               check_labels_used)
 
@@ -115,6 +116,20 @@ CASES = [
                  r"entries \(first at index 1\); triples cannot mark an answer as missing"),
     ("negative id", lambda: T([0, -1], [0, 0], [1, 2]), ValueError,
      r"worker ids passed to Responses.from_triples must be >= 0; found -1 in triple 1"),
+    # -------- float parameters (OracleMLE's p and q go through these helpers)
+    ("string confusions", lambda: as_float_array(["0.9", "a"], "confusion", owner="OracleMLE"),
+     TypeError, r"`confusion` of OracleMLE must be an array of real numbers; got dtype <U3"),
+    ("ragged confusions", lambda: as_float_array([[0.9, 0.1], [1.0]], "confusion",
+                                                 owner="OracleMLE"),
+     ValueError, r"`confusion` of OracleMLE must be a rectangular array of real numbers"),
+    ("None in reliabilities", lambda: check_probability_vector([0.5, None], "reliability",
+                                                               owner="OracleMLE", low=0, high=1),
+     TypeError, r"`reliability` of OracleMLE must be an array of real numbers; found None"),
+    ("complex reliabilities", lambda: as_float_array([1j], "reliability", owner="OracleMLE"),
+     TypeError, r"got dtype complex128"),
+    ("masked reliabilities", lambda: as_float_array(np.ma.masked_array([0.5, 0.7], mask=[0, 1]),
+                                                    "reliability", owner="OracleMLE"),
+     ValueError, r"`reliability` of OracleMLE is a masked array with 1 masked entries"),
     # -------- estimators before fit
     ("MajorityVote not fitted", lambda: toptwo.MajorityVote().top_two_, NotFittedError,
      r"^MajorityVote is not fitted yet; call fit first\.$"),
