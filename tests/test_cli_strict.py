@@ -177,3 +177,64 @@ def test_onecoin_handles_binary_and_writes_reliabilities(tmp_path, capsys):
                status=0)
     assert cap.out.startswith("task,g,h,confusion\n")
     assert len(wout.read_text().splitlines()) == 9
+
+
+# ------------------------------------------------------------------ fuzzing the CLI
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_field = st.one_of(st.sampled_from(["a", "b", "c", "q1", "q2", " ", "", "0", "1", "2", "3",
+                                    "-1", "1.0", "99999999999999999999", "5000", "\"", "é",
+                                    "1_0", "+3", "nan"]),
+                   st.text(max_size=3))
+_row = st.lists(_field, min_size=0, max_size=4).map(lambda r: ",".join(r))
+
+
+@settings(max_examples=120, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(_row, max_size=8), header=st.sampled_from(
+           ["worker,task,label", "label,worker,task", "worker,task", ""]),
+       method=st.sampled_from(["majority", "toptwo2", "toptwo1", "onecoin"]),
+       extra=st.sampled_from([[], ["--n-labels", "3"], ["--duplicates", "last"],
+                              ["--label-base", "0"], ["--n-labels", "100000000"]]),
+       junk=st.binary(max_size=6))
+def test_infer_never_tracebacks(tmp_path_factory, rows, header, method, extra, junk):
+    folder = tmp_path_factory.mktemp("fz")
+    path = folder / "f.csv"
+    path.write_bytes((header + "\n" + "\n".join(rows) + "\n").encode("utf-8") + junk)
+    import contextlib
+    import io
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        status = main(["infer", str(path), "--method", method] + extra)
+    assert status in (0, 2)
+    if status == 2:
+        assert err.getvalue().startswith("python -m toptwo infer: error: ")
+        assert len(err.getvalue().strip().splitlines()) == 1
+
+
+_valid_row = st.tuples(st.sampled_from(["a", "b", "c", "d", "é"]),
+                       st.sampled_from(["q1", "q2", "q3"]),
+                       st.sampled_from(["1", "2", "3", "4", "1", "2", "3"])).map(",".join)
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(_valid_row, min_size=1, max_size=12),
+       method=st.sampled_from(["majority", "toptwo2", "toptwo1", "onecoin"]),
+       extra=st.sampled_from([[], ["--n-labels", "4"], ["--duplicates", "last"],
+                              ["--duplicates", "first", "--n-labels", "5"]]))
+def test_infer_small_valid_files_exit_0_or_2(tmp_path_factory, rows, method, extra):
+    folder = tmp_path_factory.mktemp("fv")
+    path = folder / "f.csv"
+    path.write_text("worker,task,label\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    import contextlib
+    import io
+    err, out = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        status = main(["infer", str(path), "--method", method] + extra)
+    assert status in (0, 2), err.getvalue()
+    if status == 0:
+        assert out.getvalue().startswith("task,g,h,confusion\n")
+    else:
+        assert len(err.getvalue().strip().splitlines()) == 1, err.getvalue()
