@@ -311,3 +311,14 @@ def test_any_nested_list_gives_value_or_type_error(rows, K):
     except (ValueError, TypeError):
         return
     assert R.nnz >= 1 and R.n_labels >= 2
+
+
+def test_pandas_nullable_int64_dataframe():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"t0": [1, 2, None], "t1": [2, 3, 1]}, dtype="Int64")
+    with pytest.raises(ValueError, match=r"holds a missing value \(<NA>\) at worker 2, task 0; "
+                                         r".*df.fillna\(0\)"):
+        as_responses(df)
+    np.testing.assert_array_equal(as_responses(df.fillna(0)).toarray(), [[1, 2], [2, 3], [0, 1]])
+    full = pd.DataFrame({"t0": [1, 2, 3], "t1": [2, 3, 1]}, dtype="Int64")
+    np.testing.assert_array_equal(as_responses(full).toarray(), [[1, 2], [2, 3], [3, 1]])
