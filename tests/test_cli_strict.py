@@ -238,3 +238,22 @@ def test_infer_small_valid_files_exit_0_or_2(tmp_path_factory, rows, method, ext
         assert out.getvalue().startswith("task,g,h,confusion\n")
     else:
         assert len(err.getvalue().strip().splitlines()) == 1, err.getvalue()
+
+
+def test_special_file_output_is_written_directly(good, capsys):
+    # /dev/stdout is not a regular file: no --force needed, no temporary file beside it
+    if not os.path.exists("/dev/stdout"):
+        pytest.skip("no /dev/stdout")
+    proc = subprocess.run([sys.executable, "-m", "toptwo", "infer", good, "--method",
+                           "majority", "-o", "/dev/stdout"], capture_output=True, text=True,
+                          env=dict(os.environ, OMP_NUM_THREADS="1"), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("task,g,h,confusion\n")
+
+
+def test_memory_error_is_one_line(monkeypatch, capsys, good):
+    def boom(*args, **kwargs):
+        raise MemoryError()
+    monkeypatch.setattr(toptwo.__main__, "read_triples_csv", boom)
+    cap = _run(capsys, ["infer", good])
+    assert cap.err == "python -m toptwo infer: error: MemoryError\n"

@@ -207,9 +207,14 @@ def _check_output(path: str, flag: str, force: bool, others: dict[str, str]) -> 
     if not os.access(parent, os.W_OK | os.X_OK):
         raise _UsageError(f"{flag} {path}: the folder {os.path.dirname(path) or '.'} is not "
                           f"writable.")
-    if os.path.lexists(path) and not force:
+    if os.path.lexists(path) and _is_regular(path) and not force:
         raise _UsageError(f"{flag} {path} already exists; pass --force to overwrite it.")
     return path
+
+
+def _is_regular(path: str) -> bool:
+    """True for a regular file (or a dangling link); False for /dev/stdout, a FIFO, ..."""
+    return os.path.isfile(path) or not os.path.exists(path)
 
 
 def _write_atomically(outputs: list[tuple[str, Callable[[IO[str]], None]]]) -> None:
@@ -221,6 +226,10 @@ def _write_atomically(outputs: list[tuple[str, Callable[[IO[str]], None]]]) -> N
     temps: list[tuple[str, str]] = []
     try:
         for path, write in outputs:
+            if not _is_regular(path):          # a device or pipe: no rename possible
+                with open(path, "w", newline="", encoding="utf-8") as fh:
+                    write(fh)
+                continue
             folder = os.path.dirname(os.path.abspath(path))
             fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
                                        dir=folder)
@@ -309,8 +318,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (OSError, ValueError, AttributeError):
             pass
         return 0
+    except KeyboardInterrupt:
+        print(f"{parser.prog} {args.command}: interrupted", file=sys.stderr)
+        return 130
     except (_UsageError, ValueError, TypeError, OSError, OverflowError, MemoryError) as exc:
-        print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{parser.prog} {args.command}: error: {str(exc) or type(exc).__name__}",
+              file=sys.stderr)
         return 2
     return 0
 
