@@ -322,3 +322,38 @@ def test_pandas_nullable_int64_dataframe():
     np.testing.assert_array_equal(as_responses(df.fillna(0)).toarray(), [[1, 2], [2, 3], [0, 1]])
     full = pd.DataFrame({"t0": [1, 2, 3], "t1": [2, 3, 1]}, dtype="Int64")
     np.testing.assert_array_equal(as_responses(full).toarray(), [[1, 2], [2, 3], [3, 1]])
+
+
+@pytest.mark.parametrize("cls", [toptwo.TopTwo1, toptwo.TopTwo2, toptwo.MajorityVote])
+def test_huge_ids_small_memory_same_result_as_dense(cls):
+    """Worker 2**31-2 used to cost 16 GiB in TopTwo2, task 2**31-2 64 GiB in MajorityVote."""
+    model = toptwo.TopTwoModel.scenario("easy", n_workers=20, n_tasks=40, n_labels=4, rng=1)
+    A = model.sample(0.7, rng=2)
+    w = A.workers.astype(np.int64)
+    t = A.tasks.astype(np.int64)
+    w[w == 3], w[w == 5] = 2**31 - 2, 10**8
+    t[t == 7], t[t == 8] = 2**40, 2**31 - 2
+    tracemalloc.start()
+    try:
+        R = T(w, t, A.labels)
+        est = cls(rng=0).fit(R)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 2**20, peak
+    assert R.shape == (20, 40)
+    dense = cls(rng=0).fit(as_responses(R.toarray(), n_labels=R.n_labels))
+    np.testing.assert_array_equal(est.top_two_, dense.top_two_)
+    np.testing.assert_allclose(est.confusion_, dense.confusion_, rtol=0, atol=0)
+
+
+def test_memory_check_would_catch_a_size_set_by_an_id():
+    """Negative twin: sizing the matrix by an id (index mode, task 10**6) is visible."""
+    tracemalloc.start()
+    try:
+        R = T([0, 1, 2], [0, 10**6, 5], [1, 2, 3], n_tasks=10**6 + 1)
+        toptwo.MajorityVote(rng=0).fit(R)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak > 4 * 2**20
