@@ -245,6 +245,10 @@ def test_unused_labels_and_check():
         check_labels_used(R, "TopTwo2.fit")
     with pytest.raises(ValueError, match=r"--method majority or --method onecoin"):
         check_labels_used(R, "infer", cli=True)
+    with pytest.warns(UserWarning, match=r"label\(s\) 3 never occur"):
+        check_labels_used(R, "TopTwo2.fit", action="warn")
+    with pytest.raises(ValueError, match=r"'action' parameter of check_labels_used"):
+        check_labels_used(R, "TopTwo2.fit", action="ignore")
     full = T([0, 1, 2], [0, 0, 1], [1, 2, 3])
     assert full.unused_labels().size == 0
     check_labels_used(full, "TopTwo2.fit")                      # no error

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from typing import Any, Literal
 
 import numpy as np
@@ -551,7 +552,8 @@ def check_n_labels_bound(K: int, top: int, *, owner: str, name: str = "n_labels"
                          f"allocate n_tasks x K arrays). Pass the real number of choices.")
 
 
-def check_labels_used(R: "Responses", owner: str, *, cli: bool = False) -> None:
+def check_labels_used(R: "Responses", owner: str, *, cli: bool = False,
+                      action: Literal["error", "warn"] = "error") -> None:
     """Refuse responses in which some label in ``1..K`` never occurs (TopTwo1/TopTwo2).
 
     With a label nobody chose, every answer "agrees" with the top-two model on that
@@ -566,7 +568,10 @@ def check_labels_used(R: "Responses", owner: str, *, cli: bool = False) -> None:
         Name used in the message (e.g. ``"TopTwo2.fit"``).
     cli : bool, default=False
         Word the alternatives as command-line options (``--method majority``).
+    action : {"error", "warn"}, default="error"
+        Raise ValueError, or issue the same text as a UserWarning and return.
     """
+    check_choice(action, "action", ("error", "warn"), owner="check_labels_used")
     unused = R.unused_labels()
     if unused.size == 0:
         return
@@ -574,13 +579,17 @@ def check_labels_used(R: "Responses", owner: str, *, cli: bool = False) -> None:
     shown = ", ".join(str(int(c)) for c in unused[:10]) + (", ..." if unused.size > 10 else "")
     alt = ("--method majority or --method onecoin" if cli
            else "toptwo.MajorityVote or toptwo.OneCoinDawidSkene")
-    raise ValueError(
+    msg = (
         f"{owner} needs every label 1..{R.n_labels} to occur in the data; label(s) {shown} "
         f"never occur ({unused.size} of n_labels={R.n_labels}; the answers use "
         f"{used.size} label(s)). With a label nobody chose every answer counts as a hit in "
         f"eq. (5), so every worker's reliability is estimated near 1 (this is what padding "
         f"binary data to K = 3 does). Pass the real number of choices (n_labels="
         f"{used.size} if the unused labels are not choices), or for binary tasks use {alt}.")
+    if action == "warn":
+        warnings.warn(msg, UserWarning, stacklevel=2)
+        return
+    raise ValueError(msg)
 
 
 def binary_labels_message(owner: str, *, cli: bool = False) -> str:
