@@ -285,6 +285,10 @@ class Responses:
         if w.shape[0] == 0:
             raise ValueError(f"{owner} got no responses (empty input); at least one "
                              f"(worker, task, label) triple is needed.")
+        if n_workers is not None:
+            n_workers = check_int(n_workers, "n_workers", owner=owner, minimum=1)
+        if n_tasks is not None:
+            n_tasks = check_int(n_tasks, "n_tasks", owner=owner, minimum=1)
         w_ids = _check_names(worker_ids, "worker_ids", n_workers, "n_workers", owner)
         t_ids = _check_names(task_ids, "task_ids", n_tasks, "n_tasks", owner)
         if n_workers is None and w_ids is not None:
