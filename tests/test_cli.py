@@ -117,7 +117,8 @@ def test_demo_subprocess():
 # ----------------------------------------------------------------------- infer
 @pytest.mark.parametrize("method, cls", [("toptwo2", toptwo.TopTwo2),
                                          ("toptwo1", toptwo.TopTwo1),
-                                         ("majority", toptwo.MajorityVote)])
+                                         ("majority", toptwo.MajorityVote),
+                                         ("onecoin", toptwo.OneCoinDawidSkene)])
 def test_infer_matches_library(tmp_path, capsys, instance, method, cls):
     model, R = instance
     path = _triples_csv(tmp_path, R)
@@ -127,11 +128,14 @@ def test_infer_matches_library(tmp_path, capsys, instance, method, cls):
     assert len(rows) == 1 + R.n_tasks
     # The library on the same file (ids in order of first appearance).
     R2 = toptwo.io.read_triples_csv(path, n_labels=5)
-    est = cls(rng=0).fit(R2)
+    est = (cls() if cls is toptwo.OneCoinDawidSkene else cls(rng=0)).fit(R2)
     for (tid, g, h, q), j in zip(rows[1:], range(R2.n_tasks)):
         assert tid == R2.task_ids[j]
         assert (int(g), int(h)) == tuple(est.top_two_[j])
-        assert float(q) == pytest.approx(est.confusion_[j], rel=1e-12)
+        # written rounded to 6 decimal places (trailing zeros dropped)
+        assert q == toptwo.io._fmt_float(est.confusion_[j], 6)
+        assert float(q) == pytest.approx(est.confusion_[j], abs=5e-7)
+        assert len(q.partition(".")[2]) <= 6
 
 
 def test_infer_recovers_truth_with_original_ids(tmp_path, capsys, instance):
@@ -238,8 +242,9 @@ def test_infer_workers_output_needs_toptwo2(tmp_path, capsys, instance):
     path = _triples_csv(tmp_path, R)
     assert main(["infer", str(path), "--method", "majority", "--workers-output",
                  str(tmp_path / "w.csv")]) == 2
-    assert ("--workers-output needs --method toptwo2 (only TopTwo2 estimates worker "
-            "reliabilities, eq. (5)); got --method majority." in capsys.readouterr().err)
+    assert ("--workers-output needs --method toptwo2 or --method onecoin (only TopTwo2, eq. "
+            "(5), and one-coin Dawid-Skene estimate worker reliabilities); got --method "
+            "majority." in capsys.readouterr().err)
     assert not (tmp_path / "w.csv").exists()
 
 

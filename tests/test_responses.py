@@ -88,10 +88,11 @@ def test_subset_keeps_shape_and_k():
 
 # ---------------------------------------------------------- refused: values
 @pytest.mark.parametrize("bad, msg", [
-    (1.5, r"`A` passed to fit must hold integers; found 1.5 at position \(1, 2\) "
-          r"\(1 non-integer or NaN entries\)"),
-    (np.nan, r"`A` passed to fit must hold integers; found nan at position \(1, 2\)"),
-    (np.inf, r"found inf at position \(1, 2\)"),
+    (1.5, r"`A` passed to fit must hold integers; found 1.5 at worker 1, task 2 "
+          r"\(1 non-integer or NaN entries\)\.$"),
+    (np.nan, r"`A` passed to fit must hold integers; found nan at worker 1, task 2 .* "
+             r"Use 0 for 'not answered', not NaN"),
+    (np.inf, r"found inf at worker 1, task 2 \(1 non-integer or NaN entries\)\.$"),
 ])
 def test_dense_non_integer_or_nan(bad, msg):
     A = TOY_A.astype(float)
@@ -236,11 +237,15 @@ def test_triples_label_errors():
 
 
 def test_triples_index_errors():
-    with pytest.raises(ValueError, match=r"worker indices passed to Responses.from_triples must "
-                                         r"be >= 0 \(0-based\); found -1 in triple 1"):
+    with pytest.raises(ValueError, match=r"worker ids passed to Responses.from_triples must "
+                                         r"be >= 0; found -1 in triple 1 \(a negative id"):
         Responses.from_triples([0, -1], [0, 0], [1, 2])
+    with pytest.raises(ValueError, match=r"task indices passed to Responses.from_triples must "
+                                         r"be >= 0; found -3 in triple 0"):
+        Responses.from_triples([0], [-3], [1], n_tasks=3, n_labels=2)
     with pytest.raises(ValueError, match=r"task index 3 in triple 0 is out of range for "
-                                         r"n_tasks=3 \(indices are 0-based\)"):
+                                         r"n_tasks=3 \(indices are 0-based; leave n_tasks "
+                                         r"out to relabel arbitrary ids compactly\)"):
         Responses.from_triples([0], [3], [1], n_tasks=3, n_labels=2)
 
 

@@ -55,7 +55,10 @@ def test_label_above_int32_is_refused_not_wrapped():
 
 def test_index_above_int32_is_refused_not_wrapped():
     with pytest.raises(ValueError, match=r"worker index 4294967296 in triple 1"):
-        toptwo.Responses.from_triples([0, 2**32], [0, 0], [1, 2])
+        toptwo.Responses.from_triples([0, 2**32], [0, 0], [1, 2], n_workers=3)
+    # without n_workers the ids are relabelled compactly: accepted, 2 rows
+    R = toptwo.Responses.from_triples([0, 2**32], [0, 0], [1, 2])
+    assert R.shape == (2, 1) and list(R.worker_ids) == [0, 2**32]
     with pytest.raises(ValueError, match=r"n_tasks=4294967297"):
         toptwo.Responses.from_triples([0, 0], [0, 1], [1, 2], n_tasks=2**32 + 1)
 

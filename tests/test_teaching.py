@@ -415,3 +415,18 @@ def test_cli_writes_handout(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "ex01_sampling.ipynb" in out
     assert (tmp_path / "out" / "ex06_scaling.ipynb").is_file()
+
+
+def test_cli_output_folder_that_is_a_file_or_has_no_parent(tmp_path, capsys):
+    afile = tmp_path / "taken"
+    afile.write_text("x")
+    assert teaching_main(["student", str(EXERCISES), str(afile)]) == 2
+    err = capsys.readouterr().err
+    assert "exists and is not a folder (it is a file)" in err and "Traceback" not in err
+    deep = tmp_path / "missing" / "parent" / "out"
+    assert teaching_main(["student", str(EXERCISES), str(deep)]) == 2
+    err = capsys.readouterr().err
+    assert "does not exist; only the output folder itself is created, never its parents" in err
+    assert not (tmp_path / "missing").exists()
+    with pytest.raises(FileNotFoundError, match=r"never its parents"):
+        teaching.make_student_versions(EXERCISES, deep)

@@ -125,3 +125,17 @@ def test_helpers_for_notebooks() -> None:
     assert tc.symbolic_r(4, 3, 1, 2) == q - sp.Rational(1, 2)
     assert tc.symbolic_delta_r(4, 3, 1) == [q - sp.Rational(3, 4), sp.Rational(1, 4), sp.Rational(1, 4) - q, sp.Rational(1, 4)]
     assert sp.expand(tc.symbolic_expected_binary(3, 1, 2, 1) - s * (2 * p * (sp.Rational(1, 3) - q) + sp.Rational(1, 3))) == 0
+
+
+@pytest.mark.parametrize("argv", [["--bogus"], ["extra"], ["-x", "1"]])
+def test_main_refuses_unknown_arguments(capsys, argv) -> None:
+    from theory_checks import __main__ as cli
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "usage: python -m theory_checks" in err and "unrecognized arguments" in err
+
+
+def test_main_help_exits_zero(capsys) -> None:
+    from theory_checks import __main__ as cli
+    assert cli.main(["--help"]) == 0
+    assert "exit status 0 if all pass" in capsys.readouterr().out

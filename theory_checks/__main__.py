@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 import textwrap
 import time
+from collections.abc import Sequence
 
 from . import CHECKS, CheckRecord, ClaimFailed
 
@@ -18,8 +20,25 @@ def format_table(rows: list[tuple[str, str, str, str, str]]) -> str:
     return "\n".join([line(header), sep, *map(line, rows)])
 
 
-def main() -> int:
-    """Run all checks; return the process exit code."""
+def build_parser() -> argparse.ArgumentParser:
+    """``python -m theory_checks`` takes no arguments (only --help)."""
+    return argparse.ArgumentParser(
+        prog="python -m theory_checks",
+        description="Run every numerical check of the paper's claims, print a table and the "
+                    "notes; exit status 0 if all pass, 1 if a claim fails, 2 on a usage "
+                    "error.")
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    """Run all checks; return the process exit code.
+
+    ``argv`` are the command-line arguments (none are accepted: an unknown one is a
+    usage error, exit status 2, instead of being ignored).
+    """
+    try:
+        build_parser().parse_args(list(argv))
+    except SystemExit as exc:           # --help (0) or a usage error (2, message printed)
+        return exc.code if isinstance(exc.code, int) else 2
     rows: list[tuple[str, str, str, str, str]] = []
     records: list[CheckRecord] = []
     failures: list[tuple[str, str]] = []
@@ -48,4 +67,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

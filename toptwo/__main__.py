@@ -15,16 +15,21 @@ traceback).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Callable, Sequence
+from typing import IO
 
 import numpy as np
 
 from .baselines import MajorityVote
+from .dawid_skene import OneCoinDawidSkene
 from .io import read_triples_csv, write_reliability_csv, write_results_csv
 from .metrics import top_two_errors
 from .mle import OracleMLE, TopTwo2
 from .model import SCENARIOS, TopTwoModel
+from .responses import binary_labels_message, check_labels_used
 from .spectral import TopTwo1
 
 __all__ = ["main", "run_demo", "build_parser"]
@@ -32,7 +37,11 @@ __all__ = ["main", "run_demo", "build_parser"]
 #: The embedded demo instance: (n_workers, n_tasks, n_labels), as in the paper's Sec. 6.1.
 DEMO_SHAPE = (50, 500, 5)
 
-_METHODS = ("toptwo2", "toptwo1", "majority")
+_METHODS = ("toptwo2", "toptwo1", "majority", "onecoin")
+
+#: Decimal places of the floats written by ``infer`` (trailing zeros dropped), so that
+#: output files are identical across machines whatever the last bits of the estimate.
+DECIMALS = 6
 
 
 class _UsageError(Exception):
@@ -94,7 +103,13 @@ def build_parser() -> argparse.ArgumentParser:
                     "answer g, the most confusing one h, and the estimated probability q "
                     "that a reliable worker answers g rather than h.",
         epilog="Bad input (malformed file, labels out of range, repeated answers with "
-               "--duplicates error) is reported on stderr with exit status 2.")
+               "--duplicates error, an output that cannot be written) is reported on stderr "
+               "with exit status 2, before any output file is written. Output files are "
+               "written atomically (a temporary file renamed into place) and never "
+               f"overwritten without --force. Probabilities are written rounded to "
+               f"{DECIMALS} decimal places (trailing zeros dropped), so outputs are "
+               f"identical across machines. A closed standard output (e.g. '| head') ends "
+               f"the command quietly with status 0.")
     infer.add_argument("file", metavar="FILE.csv", help="CSV file of worker,task,label rows")
     infer.add_argument("--n-labels", type=_positive_int, default=None, metavar="K",
                        help="number of answer choices K (default: the largest label in "
@@ -105,17 +120,22 @@ def build_parser() -> argparse.ArgumentParser:
                             "row: refuse (default), keep the first or the last row")
     infer.add_argument("--method", choices=_METHODS, default="toptwo2",
                        help="toptwo2: spectral + plug-in MLE (Algorithm 2, default); "
-                            "toptwo1: spectral only (Algorithm 1); majority: majority vote")
+                            "toptwo1: spectral only (Algorithm 1); majority: majority vote; "
+                            "onecoin: one-coin Dawid-Skene (EM; also for binary tasks, K = 2)")
     infer.add_argument("--label-base", type=int, choices=(0, 1), default=1,
                        help="smallest label in the file: 1 for labels 1..K (default), 0 "
                             "for 0..K-1; output labels use the same numbering")
     infer.add_argument("--seed", type=_seed, default=0,
                        help="seed of the random sample splits and tie-breaking (default: 0)")
     infer.add_argument("--output", "-o", metavar="OUT.csv", default=None,
-                       help="write the per-task CSV here instead of standard output")
+                       help="write the per-task CSV here instead of standard output (the "
+                            "folder must exist; an existing file needs --force)")
     infer.add_argument("--workers-output", metavar="W.csv", default=None,
                        help="also write per-worker reliabilities (worker,reliability; "
-                            "eq. (5), unclipped) to this file; needs --method toptwo2")
+                            "eq. (5), unclipped) to this file; needs --method toptwo2 or "
+                            "onecoin")
+    infer.add_argument("--force", action="store_true",
+                       help="overwrite existing output files (refused without it)")
     return parser
 
 
@@ -162,27 +182,111 @@ def run_demo(scenario: str = "hard", queries_per_task: int = 10, seed: int = 0
 
 
 # ----------------------------------------------------------------------- infer
+_ESTIMATORS = {"toptwo2": ("TopTwo2", lambda seed: TopTwo2(rng=seed)),
+               "toptwo1": ("TopTwo1", lambda seed: TopTwo1(rng=seed)),
+               "majority": ("MajorityVote", lambda seed: MajorityVote(rng=seed)),
+               "onecoin": ("OneCoinDawidSkene", lambda seed: OneCoinDawidSkene())}
+
+#: Methods that estimate worker reliabilities (--workers-output).
+_RELIABILITY_METHODS = ("toptwo2", "onecoin")
+
+
+def _check_output(path: str, flag: str, force: bool, others: dict[str, str]) -> str:
+    """Refuse an output path that cannot be written, before anything is written."""
+    real = os.path.realpath(path)
+    for other_flag, other in others.items():
+        if real == os.path.realpath(other):
+            raise _UsageError(f"{flag} {path} is the same file as {other_flag} {other}; "
+                              f"choose another name.")
+    if os.path.isdir(real):
+        raise _UsageError(f"{flag} {path} is a directory; give a file name.")
+    parent = os.path.dirname(real) or "."
+    if not os.path.isdir(parent):
+        raise _UsageError(f"{flag} {path}: the folder {os.path.dirname(path) or '.'} does not "
+                          f"exist (it is not created).")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise _UsageError(f"{flag} {path}: the folder {os.path.dirname(path) or '.'} is not "
+                          f"writable.")
+    if os.path.lexists(path) and _is_regular(path) and not force:
+        raise _UsageError(f"{flag} {path} already exists; pass --force to overwrite it.")
+    return path
+
+
+def _is_regular(path: str) -> bool:
+    """True for a regular file (or a dangling link); False for /dev/stdout, a FIFO, ..."""
+    return os.path.isfile(path) or not os.path.exists(path)
+
+
+def _write_atomically(outputs: list[tuple[str, Callable[[IO[str]], None]]]) -> None:
+    """Write every output to a temporary file next to it, then rename them all.
+
+    A failure while writing leaves the existing files untouched and removes the
+    temporary files; the renames (os.replace) happen only once every file is complete.
+    """
+    temps: list[tuple[str, str]] = []
+    try:
+        for path, write in outputs:
+            if not _is_regular(path):          # a device or pipe: no rename possible
+                with open(path, "w", newline="", encoding="utf-8") as fh:
+                    write(fh)
+                continue
+            folder = os.path.dirname(os.path.abspath(path))
+            fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
+                                       dir=folder)
+            temps.append((tmp, path))
+            with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
+                write(fh)
+        for tmp, path in temps:
+            os.replace(tmp, path)
+        temps = []
+    finally:
+        for tmp, _ in temps:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
 def _run_infer(args: argparse.Namespace) -> None:
-    if args.workers_output is not None and args.method != "toptwo2":
-        raise _UsageError(f"--workers-output needs --method toptwo2 (only TopTwo2 "
-                          f"estimates worker reliabilities, eq. (5)); got --method "
-                          f"{args.method}.")
+    if args.workers_output is not None and args.method not in _RELIABILITY_METHODS:
+        raise _UsageError(f"--workers-output needs --method toptwo2 or --method onecoin "
+                          f"(only TopTwo2, eq. (5), and one-coin Dawid-Skene estimate "
+                          f"worker reliabilities); got --method {args.method}.")
+    # Every output is checked before the (possibly long) run and before any is written.
+    others = {"FILE.csv": args.file}
+    if args.output is not None:
+        _check_output(args.output, "--output", args.force, others)
+        others["--output"] = args.output
+    if args.workers_output is not None:
+        _check_output(args.workers_output, "--workers-output", args.force, others)
     R = read_triples_csv(args.file, n_labels=args.n_labels, duplicates=args.duplicates,
                          label_base=args.label_base)
-    if args.method == "majority":
-        est = MajorityVote(rng=args.seed)
-    elif args.method == "toptwo1":
-        est = TopTwo1(rng=args.seed)
-    else:
-        est = TopTwo2(rng=args.seed)
+    name, make = _ESTIMATORS[args.method]
     try:
+        if args.method in ("toptwo1", "toptwo2"):
+            if R.n_labels == 2:
+                raise ValueError(binary_labels_message(name, cli=True))
+            check_labels_used(R, name, cli=True)
+        est = make(args.seed)
         est.fit(R)
     except ValueError as exc:
         raise ValueError(f"{args.file}: {exc}") from None
-    write_results_csv(sys.stdout if args.output is None else args.output, R.task_ids,
-                      est.top_two_, est.confusion_, label_base=args.label_base)
+    def results(fh: IO[str]) -> None:
+        write_results_csv(fh, R.task_ids, est.top_two_, est.confusion_,
+                          label_base=args.label_base, decimals=DECIMALS)
+
+    def reliabilities(fh: IO[str]) -> None:
+        write_reliability_csv(fh, R.worker_ids, est.reliability_, decimals=DECIMALS)
+
+    files = []
+    if args.output is not None:
+        files.append((args.output, results))
     if args.workers_output is not None:
-        write_reliability_csv(args.workers_output, R.worker_ids, est.reliability_)
+        files.append((args.workers_output, reliabilities))
+    _write_atomically(files)
+    if args.output is None:
+        results(sys.stdout)
+        sys.stdout.flush()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -205,8 +309,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(text)
         else:
             _run_infer(args)
-    except (_UsageError, ValueError, TypeError, OSError) as exc:
-        print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
+    except BrokenPipeError:
+        # The reader of standard output went away (e.g. `| head -1`): normal in a shell
+        # pipeline. Point stdout at devnull so that the final flush does not complain.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 0
+    except KeyboardInterrupt:
+        print(f"{parser.prog} {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except (_UsageError, ValueError, TypeError, OSError, OverflowError, MemoryError) as exc:
+        print(f"{parser.prog} {args.command}: error: {str(exc) or type(exc).__name__}",
+              file=sys.stderr)
         return 2
     return 0
 

@@ -89,12 +89,7 @@ def check_bool(value: Any, name: str, *, owner: str) -> bool:
 def check_probability_vector(x: Any, name: str, *, owner: str, low: float, high: float,
                              low_open: bool = False, length: int | None = None) -> np.ndarray:
     """A 1-D float array with entries in [low, high] (or (low, high] if ``low_open``)."""
-    arr = np.asarray(x)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number)
-                                   or arr.dtype == np.bool_):
-        raise TypeError(f"`{name}` of {owner} must be an array of real numbers; "
-                        f"got dtype {arr.dtype} instead.")
-    arr = arr.astype(float)
+    arr = as_float_array(x, name, owner=owner)
     if arr.ndim != 1:
         raise ValueError(f"`{name}` of {owner} must be 1-D; got an array with shape "
                          f"{arr.shape} instead.")
@@ -110,6 +105,44 @@ def check_probability_vector(x: Any, name: str, *, owner: str, low: float, high:
     return arr
 
 
+def as_float_array(x: Any, name: str, *, owner: str) -> np.ndarray:
+    """A float array from array-like, refused with the argument's name when it is not one.
+
+    Strings, booleans-as-objects, complex numbers, dates, ragged nested lists and masked
+    arrays with masked entries are refused (TypeError / ValueError naming ``name`` and
+    ``owner``) instead of numpy's "could not convert string to float".
+    """
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"`{name}` of {owner} must be an array of real numbers; got a "
+                        f"{type(x).__name__}.")
+    if np.ma.isMaskedArray(x):
+        if np.ma.getmaskarray(x).any():
+            raise ValueError(f"`{name}` of {owner} is a masked array with "
+                             f"{int(np.ma.getmaskarray(x).sum())} masked entries; every "
+                             f"entry is needed.")
+        x = np.ma.getdata(x)
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ValueError(f"`{name}` of {owner} must be a rectangular array of real numbers "
+                         f"(every row the same length); numpy could not build one: "
+                         f"{first}") from None
+    if arr.dtype == object:
+        bads = [v for v in arr.reshape(-1).tolist()
+                if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real)]
+        if bads:
+            bad = bads[0]
+            raise TypeError(f"`{name}` of {owner} must be an array of real numbers; found "
+                            f"{bad!r} ({type(bad).__name__}).")
+        return arr.astype(float)
+    if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_) \
+            or np.issubdtype(arr.dtype, np.complexfloating) or arr.dtype.kind in "mM":
+        raise TypeError(f"`{name}` of {owner} must be an array of real numbers; "
+                        f"got dtype {arr.dtype} instead.")
+    return arr.astype(float)
+
+
 def _check_real(value: Any, name: str, *, owner: str) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"The '{name}' parameter of {owner} must be a real number; "
@@ -119,3 +152,46 @@ def _check_real(value: Any, name: str, *, owner: str) -> float:
         raise ValueError(f"The '{name}' parameter of {owner} must be finite; "
                          f"got {value!r} instead.")
     return v
+
+
+class NotFittedError(ValueError, AttributeError):
+    """An estimator's fitted attribute was read before ``fit`` was called.
+
+    Subclasses both ValueError and AttributeError, like scikit-learn's
+    ``sklearn.exceptions.NotFittedError``: ``hasattr(est, "top_two_")`` stays False
+    before fit, and ``except ValueError`` catches it.
+    """
+
+
+def not_fitted_message(owner: str) -> str:
+    """The one wording of the not-fitted error: "<Owner> is not fitted yet; call fit first."."""
+    return f"{owner} is not fitted yet; call fit first."
+
+
+def check_is_fitted(estimator: Any, attribute: str, owner: str | None = None) -> None:
+    """Raise :class:`NotFittedError` unless ``estimator`` has the fitted ``attribute``.
+
+    Parameters
+    ----------
+    estimator : object
+    attribute : str
+        An attribute set by ``fit`` (e.g. ``"top_two_"``).
+    owner : str, optional
+        Name used in the message; defaults to the class name.
+    """
+    if attribute not in getattr(estimator, "__dict__", {}):
+        raise NotFittedError(not_fitted_message(owner or type(estimator).__name__))
+
+
+class FittedAttributesMixin:
+    """Turns reading a missing fitted attribute (name ending in ``_``) into NotFittedError.
+
+    ``__getattr__`` runs only when normal lookup fails, so fitted attributes cost
+    nothing; reading ``est.top_two_`` before ``fit`` gives "<Class> is not fitted yet;
+    call fit first." instead of a bare AttributeError.
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        if name.endswith("_") and not name.startswith("__"):
+            raise NotFittedError(not_fitted_message(type(self).__name__))
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")

@@ -6,14 +6,14 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_rng
+from ._validation import FittedAttributesMixin, check_rng
 from .responses import as_responses
 from .spectral import soft_labels
 
 __all__ = ["MajorityVote"]
 
 
-class MajorityVote:
+class MajorityVote(FittedAttributesMixin):
     """Majority vote top two: the most and second most frequent answers of each task.
 
     Ties are broken uniformly at random with the estimator's ``rng`` (a random jitter in

@@ -65,11 +65,15 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_int, check_positive
+from ._validation import FittedAttributesMixin, check_int, check_positive
 from .responses import Responses, as_responses
 from .spectral import soft_labels
 
 __all__ = ["DawidSkene", "OneCoinDawidSkene", "top_two_from_log_scores"]
+
+#: Largest n_workers * K * K that DawidSkene allocates (one float64 copy: 2 GiB); beyond,
+#: fit refuses with a message instead of running out of memory.
+MAX_CONFUSION_ENTRIES = 2**28
 
 
 def top_two_from_log_scores(log_scores: np.ndarray,
@@ -114,7 +118,7 @@ def _logsumexp_rows(x: np.ndarray) -> np.ndarray:
     return mx + np.log(np.exp(x - mx[:, None]).sum(axis=1))
 
 
-class _DSBase:
+class _DSBase(FittedAttributesMixin):
     """Shared EM loop, validation and attributes of the Dawid-Skene baselines."""
 
     _name = "DawidSkene"
@@ -303,8 +307,15 @@ class DawidSkene(_DSBase):
     _name = "DawidSkene"
 
     def _setup(self, R: Responses, alpha: float) -> None:
-        super()._setup(R, alpha)
         K = R.n_labels
+        size = R.n_workers * K * K
+        if size > MAX_CONFUSION_ENTRIES:
+            raise ValueError(
+                f"DawidSkene.fit would allocate n_workers x K x K = {R.n_workers} x {K} x {K} "
+                f"= {size} confusion-matrix entries (more than {MAX_CONFUSION_ENTRIES}, "
+                f"{MAX_CONFUSION_ENTRIES * 8 // 2**30} GiB per copy); use OneCoinDawidSkene "
+                f"(one parameter per worker) or pass the real number of choices n_labels.")
+        super()._setup(R, alpha)
         nnz = R.nnz
         # response -> (worker, answered label) incidence ((n K) x nnz).
         self._wl = R.workers.astype(np.int64) * K + (R.labels.astype(np.int64) - 1)

@@ -37,7 +37,8 @@ from typing import IO, Any
 import numpy as np
 
 from ._validation import check_choice, check_int
-from .responses import Responses
+from .responses import (INT32_MAX, MAX_INFERRED_LABELS, Responses,
+                        check_n_labels_bound)
 
 __all__ = ["read_triples_csv", "write_results_csv", "write_reliability_csv",
            "REQUIRED_COLUMNS"]
@@ -108,78 +109,112 @@ def read_triples_csv(path: str | os.PathLike, *, n_labels: int | None = None,
     hi = base + K_given - 1 if K_given is not None else None
     allowed = (f"an integer in {base}..{hi} (n_labels={K_given})" if hi is not None
                else f"an integer >= {base}")
-    with open(name, newline="", encoding="utf-8-sig") as fh:
+    # Largest label accepted on a line: K is stored as int32, and without n_labels a
+    # label beyond MAX_INFERRED_LABELS is a stray value (K would be that large).
+    top_ok = (min(hi, base + INT32_MAX - 1) if hi is not None
+              else base + MAX_INFERRED_LABELS - 1)
+    line = None
+    # surrogateescape: undecodable bytes survive as lone surrogates and are reported
+    # with their line below, instead of a UnicodeDecodeError without a location.
+    with open(name, newline="", encoding="utf-8-sig", errors="surrogateescape") as fh:
         reader = csv.reader(fh)
-        header = None
-        for row in reader:
-            if not row or all(not f.strip() for f in row):
-                continue
-            header = [f.strip() for f in row]
-            header_line = reader.line_num
-            break
-        if header is None:
-            raise _fail(name, None, "the file is empty; expected a header row "
-                        "'worker,task,label' followed by one row per answer.")
-        extra = [h for h in header if h not in REQUIRED_COLUMNS]
-        if extra:
-            raise _fail(name, header_line,
-                        f"the header must name exactly the columns worker, task and label "
-                        f"(any order); found unexpected column(s) "
-                        f"{', '.join(repr(h) for h in extra)} in header {row!r}. Remove the "
-                        f"extra columns (only worker, task and label are read).")
-        missing = [c for c in REQUIRED_COLUMNS if c not in header]
-        repeated = sorted({h for h in header if header.count(h) > 1})
-        if missing or repeated:
-            what = (f"missing column(s) {', '.join(repr(c) for c in missing)}" if missing
-                    else f"repeated column(s) {', '.join(repr(c) for c in repeated)}")
-            raise _fail(name, header_line,
-                        f"the header must name exactly the columns worker, task and label "
-                        f"(any order), each once; got {row!r} ({what}).")
-        iw, it, il = (header.index(c) for c in REQUIRED_COLUMNS)
-        n_fields = len(header)
-        for row in reader:
-            line = reader.line_num
-            if not row or (len(row) == 1 and not row[0].strip()):
-                continue                          # an empty (or all-space) line
-            if len(row) != n_fields:
-                raise _fail(name, line, f"expected {n_fields} fields (worker, task, label) "
-                            f"as in the header; got {len(row)}: {row!r}.")
-            w, t, lab = row[iw].strip(), row[it].strip(), row[il].strip()
-            if not w or not t:
-                col = "worker" if not w else "task"
-                raise _fail(name, line, f"the {col} id must be a non-empty string; got "
-                            f"{row[iw if col == 'worker' else it]!r} in row {row!r}.")
-            if not lab:
-                raise _fail(name, line, f"the label must be {allowed}; got a blank label "
-                            f"(worker {w!r}, task {t!r}). Every row is an answer: leave "
-                            f"unanswered pairs out of the file.")
-            try:
+        try:
+            header = None
+            for row in reader:
+                if not row or all(not f.strip() for f in row):
+                    continue
+                header = [f.strip() for f in row]
+                header_line = reader.line_num
+                break
+            if header is None:
+                raise _fail(name, None, "the file is empty; expected a header row "
+                            "'worker,task,label' followed by one row per answer.")
+            if any(_not_utf8(h) for h in header):
+                raise _fail(name, header_line, f"{_UTF8_MSG} (header {_show(row)}).")
+            extra = [h for h in header if h not in REQUIRED_COLUMNS]
+            if extra:
+                raise _fail(name, header_line,
+                            f"the header must name exactly the columns worker, task and "
+                            f"label (any order); found unexpected column(s) "
+                            f"{', '.join(repr(h) for h in extra)} in header {row!r}. Remove "
+                            f"the extra columns (only worker, task and label are read).")
+            missing = [c for c in REQUIRED_COLUMNS if c not in header]
+            repeated = sorted({h for h in header if header.count(h) > 1})
+            if missing or repeated:
+                what = (f"missing column(s) {', '.join(repr(c) for c in missing)}" if missing
+                        else f"repeated column(s) {', '.join(repr(c) for c in repeated)}")
+                raise _fail(name, header_line,
+                            f"the header must name exactly the columns worker, task and label "
+                            f"(any order), each once; got {row!r} ({what}).")
+            iw, it, il = (header.index(c) for c in REQUIRED_COLUMNS)
+            n_fields = len(header)
+            for row in reader:
+                line = reader.line_num
+                if not row or (len(row) == 1 and not row[0].strip()):
+                    continue                          # an empty (or all-space) line
+                if len(row) != n_fields:
+                    raise _fail(name, line, f"expected {n_fields} fields (worker, task, "
+                                f"label) as in the header; got {len(row)}: {_show(row)}.")
+                w, t, lab = row[iw].strip(), row[it].strip(), row[il].strip()
+                if not w or not t:
+                    col = "worker" if not w else "task"
+                    raise _fail(name, line, f"the {col} id must be a non-empty string; got "
+                                f"{row[iw if col == 'worker' else it]!r} in row {_show(row)}.")
+                if not lab:
+                    raise _fail(name, line, f"the label must be {allowed}; got a blank label "
+                                f"(worker {_show(w)}, task {_show(t)}). Every row is an "
+                                f"answer: leave unanswered pairs out of the file.")
                 if not _INT_RE.fullmatch(lab):     # int() would accept "1_0" and "+3"
-                    raise ValueError(lab)
+                    what = _UTF8_MSG if _not_utf8(lab) else f"the label must be {allowed}"
+                    raise _fail(name, line, f"{what}; got {_show(lab)} (worker {_show(w)}, "
+                                f"task {_show(t)}).")
                 value = int(lab)
-            except ValueError:
-                raise _fail(name, line, f"the label must be {allowed}; got {lab!r} "
-                            f"(worker {w!r}, task {t!r}).") from None
-            if value < base or (hi is not None and value > hi):
-                hint = (" Every row is an answer: leave unanswered pairs out of the file."
-                        if value == base - 1 else "")
-                raise _fail(name, line, f"the label must be {allowed}; got {lab!r} "
-                            f"(worker {w!r}, task {t!r}).{hint}")
-            w_list.append(worker_index.setdefault(w, len(worker_index)))
-            t_list.append(task_index.setdefault(t, len(task_index)))
-            lab_list.append(value - base + 1)
-            line_list.append(line)
+                if value < base or value > top_ok:
+                    if value > top_ok and hi is None:
+                        raise _fail(name, line, f"n_labels was not given and the label "
+                                    f"{lab} (worker {_show(w)}, task {_show(t)}) would make "
+                                    f"K = {value - base + 1} > {MAX_INFERRED_LABELS}, which is "
+                                    f"almost always a stray value; pass n_labels=K (CLI: "
+                                    f"--n-labels K) if K is really that large.")
+                    hint = (" Every row is an answer: leave unanswered pairs out of the file."
+                            if value == base - 1 else "")
+                    raise _fail(name, line, f"the label must be {allowed}; got {lab!r} "
+                                f"(worker {_show(w)}, task {_show(t)}).{hint}")
+                w_list.append(worker_index.setdefault(w, len(worker_index)))
+                t_list.append(task_index.setdefault(t, len(task_index)))
+                lab_list.append(value - base + 1)
+                line_list.append(line)
+        except csv.Error as exc:
+            raise _fail(name, reader.line_num or None, f"not a readable CSV row ({exc}).") \
+                from None
     if not lab_list:
         raise _fail(name, None, "the file has a header but no answers; expected at least "
                     "one row 'worker,task,label' after the header.")
+    for kind, index, col_list in (("worker", worker_index, w_list),
+                                  ("task", task_index, t_list)):
+        bad = next((k for k in index if _not_utf8(k)), None)
+        if bad is not None:                    # rare: find its first line
+            e = col_list.index(index[bad])
+            raise _fail(name, line_list[e], f"{_UTF8_MSG} (the {kind} id {_show(bad)}).")
     labels = np.asarray(lab_list, dtype=np.int64)
-    if K_given is None and labels.max() < 2:
+    top = int(labels.max())
+    if K_given is None and top < 2:
         e = int(np.argmax(labels))
         raise _fail(name, line_list[e], f"n_labels was not given and the largest label in "
-                    f"the file is {base + int(labels.max()) - 1}, so K would be "
-                    f"{int(labels.max())} < 2; pass n_labels=K (CLI: --n-labels K).")
+                    f"the file is {base + top - 1}, so K would be "
+                    f"{top} < 2; pass n_labels=K (CLI: --n-labels K).")
+    if K_given is not None:
+        try:
+            check_n_labels_bound(K_given, top, owner=_OWNER)
+        except ValueError:
+            raise _fail(name, None, f"n_labels={K_given} (CLI: --n-labels) but the largest "
+                        f"label in the file is {base + top - 1}; a K above "
+                        f"{MAX_INFERRED_LABELS} is accepted only when the file contains a "
+                        f"label that large (the estimators allocate n_tasks x K arrays). "
+                        f"Pass the real number of choices.") from None
     workers = np.asarray(w_list, dtype=np.int64)
     tasks = np.asarray(t_list, dtype=np.int64)
+    del w_list, t_list, lab_list
     worker_ids = np.empty(len(worker_index), dtype=object)
     worker_ids[:] = list(worker_index)
     task_ids = np.empty(len(task_index), dtype=object)
@@ -189,23 +224,48 @@ def read_triples_csv(path: str | os.PathLike, *, n_labels: int | None = None,
                                       n_tasks=len(task_index), n_labels=K_given,
                                       duplicates=duplicates, worker_ids=worker_ids,
                                       task_ids=task_ids)
-    except ValueError:
-        if duplicates != "error":
-            raise
-        # Re-raise with the file's ids and line numbers instead of 0-based indices.
-        raise _duplicate_error(name, workers, tasks, labels, np.asarray(line_list),
-                               worker_ids, task_ids, base) from None
+    except ValueError as exc:
+        lines = np.asarray(line_list)
+        if duplicates == "error":
+            dup = _duplicate_error(name, workers, tasks, labels, lines, worker_ids,
+                                   task_ids, base)
+            if dup is not None:
+                raise dup from None
+        # Every check with a line was done above; anything else still names the file.
+        raise _fail(name, None, str(exc)) from None
+
+
+_UTF8_MSG = ("the file is not valid UTF-8 (save it as UTF-8; undecodable bytes are shown "
+             "as \\udcXX)")
+
+
+def _not_utf8(text: str) -> bool:
+    """True if ``text`` holds bytes that did not decode (lone surrogates)."""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _show(x: Any) -> str:
+    """repr of an id, field or row, cut to 80 characters (a stray 1 MB field stays short)."""
+    r = repr(x)
+    return r if len(r) <= 80 else r[:77] + "..."
 
 
 def _duplicate_error(name: str, workers: np.ndarray, tasks: np.ndarray, labels: np.ndarray,
                      lines: np.ndarray, worker_ids: np.ndarray, task_ids: np.ndarray,
-                     base: int) -> ValueError:
+                     base: int) -> ValueError | None:
+    """The duplicates error with the file's ids and lines, or None if no pair repeats."""
     key = workers * len(task_ids) + tasks
     order = np.argsort(key, kind="stable")
     sk = key[order]
     dup_next = sk[1:] == sk[:-1]
-    if not dup_next.any():  # pragma: no cover - from_triples raised for another reason
-        return ValueError(f"{name}: could not build the responses.")
+    if not dup_next.any():
+        return None
     starts = dup_next & ~np.r_[False, dup_next[:-1]]
     n_pairs = int(starts.sum())
     # Show the repeated pair whose second occurrence comes first in the file.
@@ -222,10 +282,22 @@ def _duplicate_error(name: str, workers: np.ndarray, tasks: np.ndarray, labels: 
         f"(CLI: --duplicates first|last) to keep one answer per pair.")
 
 
-def _fmt_float(x: float) -> str:
-    """Shortest round-trip repr of a float; NaN becomes an empty field."""
+def _fmt_float(x: float, decimals: int | None = None) -> str:
+    """A float as text: NaN becomes an empty field.
+
+    ``decimals=None``: shortest round-trip repr. Otherwise rounded to ``decimals``
+    decimal places with trailing zeros dropped ("0.25", "1", never "-0"), so that the
+    text does not depend on the last bits of the value.
+    """
     x = float(x)
-    return "" if math.isnan(x) else repr(x)
+    if math.isnan(x):
+        return ""
+    if decimals is None:
+        return repr(x)
+    text = f"{x:.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
 
 
 def _open_out(dest: str | os.PathLike | IO[str]):
@@ -236,7 +308,7 @@ def _open_out(dest: str | os.PathLike | IO[str]):
 
 def write_results_csv(dest: str | os.PathLike | IO[str], task_ids: Sequence[Any],
                       top_two: np.ndarray, confusion: np.ndarray, *,
-                      label_base: int = 1) -> None:
+                      label_base: int = 1, decimals: int | None = None) -> None:
     """Write per-task results as CSV with the header ``task,g,h,confusion``.
 
     Parameters
@@ -255,6 +327,10 @@ def write_results_csv(dest: str | os.PathLike | IO[str], task_ids: Sequence[Any]
         majority vote); NaN is written as an empty field.
     label_base : int, default=1
         As in :func:`read_triples_csv`.
+    decimals : int, optional
+        Round ``confusion`` to this many decimal places (trailing zeros dropped); the
+        command line uses 6 so that files are identical across machines. By default
+        the shortest text that reads back as the same float.
     """
     top_two = np.asarray(top_two)
     confusion = np.asarray(confusion, dtype=float)
@@ -270,18 +346,19 @@ def write_results_csv(dest: str | os.PathLike | IO[str], task_ids: Sequence[Any]
         out.writerow(["task", "g", "h", "confusion"])
         for tid, (g, h), q in zip(task_ids, top_two[:, :2].tolist(), confusion.tolist()):
             out.writerow([tid, g + shift if g else "", h + shift if h else "",
-                          _fmt_float(q)])
+                          _fmt_float(q, decimals)])
     finally:
         if close:
             fh.close()
 
 
 def write_reliability_csv(dest: str | os.PathLike | IO[str], worker_ids: Sequence[Any],
-                          reliability: np.ndarray) -> None:
+                          reliability: np.ndarray, *, decimals: int | None = None) -> None:
     """Write per-worker reliabilities p_hat_i (eq. (5) [`eqn:hatpi`]) as ``worker,reliability``.
 
     ``reliability`` is written unclipped, as estimated (it may fall outside [0, 1]);
-    NaN (a worker without usable answers) is written as an empty field.
+    NaN (a worker without usable answers) is written as an empty field. ``decimals`` as
+    in :func:`write_results_csv`.
     """
     rel = np.asarray(reliability, dtype=float)
     if rel.shape != (len(worker_ids),):
@@ -292,7 +369,7 @@ def write_reliability_csv(dest: str | os.PathLike | IO[str], worker_ids: Sequenc
         out = csv.writer(fh, lineterminator="\n")
         out.writerow(["worker", "reliability"])
         for wid, p in zip(worker_ids, rel.tolist()):
-            out.writerow([wid, _fmt_float(p)])
+            out.writerow([wid, _fmt_float(p, decimals)])
     finally:
         if close:
             fh.close()

@@ -20,6 +20,9 @@ what is allowed. :meth:`Responses.from_triples` builds responses from
 
 from __future__ import annotations
 
+import math
+import numbers
+import warnings
 from typing import Any, Literal
 
 import numpy as np
@@ -27,7 +30,8 @@ import scipy.sparse as sp
 
 from ._validation import check_choice, check_int
 
-__all__ = ["Responses", "as_responses"]
+__all__ = ["Responses", "as_responses", "check_labels_used", "check_n_labels_bound",
+           "binary_labels_message"]
 
 Duplicates = Literal["error", "first", "last"]
 
@@ -200,39 +204,63 @@ class Responses:
             self._wcounts.flags.writeable = False
         return self._wcounts
 
+    def unused_labels(self) -> np.ndarray:
+        """Labels in ``1..n_labels`` that no worker gave (sorted int array, maybe empty).
+
+        One ``np.bincount`` over the labels: O(nnz + K). A label that never occurs is a
+        choice the data say nothing about; TopTwo1/TopTwo2 refuse it through
+        :func:`check_labels_used` (eq. (5) counts every answer as a hit on it).
+        """
+        counts = np.bincount(self.labels, minlength=self.n_labels + 1)[1:]
+        return np.flatnonzero(counts == 0) + 1
+
     # ------------------------------------------------------------ construction
     @classmethod
     def from_triples(cls, workers: Any, tasks: Any = None, labels: Any = None, *,
                      n_workers: int | None = None, n_tasks: int | None = None,
                      n_labels: int | None = None, duplicates: Duplicates = "error",
-                     worker_ids: np.ndarray | None = None,
-                     task_ids: np.ndarray | None = None) -> "Responses":
+                     worker_ids: Any = None, task_ids: Any = None) -> "Responses":
         """Responses from (worker, task, label) triples.
 
         Parameters
         ----------
         workers, tasks, labels : array-like of int
-            0-based worker index i, 0-based task index j and label in 1..K. Alternatively
-            pass one ``(N, 3)`` array as ``workers`` and leave the others ``None``.
+            Worker id, task id and label in 1..K of each answer. Alternatively pass one
+            ``(N, 3)`` array as ``workers`` and leave the others ``None``. Ids are
+            non-negative integers; how they become rows and columns of A depends on
+            ``n_workers`` / ``n_tasks`` (below).
         n_workers, n_tasks : int, optional
-            Matrix shape; inferred as ``max index + 1`` when omitted (so a worker who
-            answered nothing still has a row if you pass ``n_workers``).
+            When given, worker ids are 0-based row indices ``0 .. n_workers - 1`` (so a
+            worker who answered nothing still has a row). When omitted (and no
+            ``worker_ids`` is given), ids are arbitrary non-negative integers, e.g.
+            ``[7, 100000000]``: they are relabelled compactly, row ``i`` being the
+            ``i``-th smallest distinct id, and the ids are kept in ``worker_ids``. Memory
+            and time are O(N + number of distinct ids), never the value of an id.
+            Likewise for tasks.
         n_labels : int, optional
             K. When omitted it is inferred as the largest label present, which is wrong
-            if the highest choice never occurs: pass it whenever you know it.
+            if the highest choice never occurs: pass it whenever you know it. A K above
+            ``MAX_INFERRED_LABELS`` (1000) is accepted only if the data contain a label
+            that large (estimators allocate ``n_tasks x K`` arrays).
         duplicates : {"error", "first", "last"}, default="error"
             What to do when the same (worker, task) pair occurs more than once:
             raise (the message counts them and shows one), keep the first occurrence in
             input order, or keep the last one. Nothing is dropped silently.
+        worker_ids, task_ids : array-like, optional
+            Names of the rows / columns (e.g. strings read from a file): worker index
+            ``i`` is ``worker_ids[i]``. Giving them makes the ids 0-based indices into
+            them; their length must equal ``n_workers`` / ``n_tasks`` when both are given.
 
         Returns
         -------
         Responses
+            With ``worker_ids`` / ``task_ids`` set to the given names or, for compacted
+            ids, to the original ids (int64 arrays, sorted).
         """
         owner = "Responses.from_triples"
         check_choice(duplicates, "duplicates", ("error", "first", "last"), owner=owner)
         if tasks is None and labels is None:
-            arr = _as_int_array(workers, "triples", owner=owner)
+            arr = _as_int_array(workers, "triples", owner=owner, masked="refuse")
             if arr.ndim != 2 or arr.shape[1] != 3:
                 raise ValueError(f"`triples` passed to {owner} must have shape (N, 3) with "
                                  f"columns worker, task, label; got shape {arr.shape} instead.")
@@ -241,9 +269,11 @@ class Responses:
             raise TypeError(f"{owner} takes either one (N, 3) array or three arrays "
                             f"(workers, tasks, labels); got only two of them.")
         else:
-            w = _as_int_array(workers, "workers", owner=owner)
-            t = _as_int_array(tasks, "tasks", owner=owner)
-            lab = _as_int_array(labels, "labels", owner=owner)
+            w = _as_int_array(workers, "workers", owner=owner, masked="refuse")
+            t = _as_int_array(tasks, "tasks", owner=owner, masked="refuse")
+            lab = _as_int_array(labels, "labels", owner=owner, masked="refuse",
+                                nan_hint=" In triples every row is an answer: leave "
+                                         "unanswered pairs out.")
             for name, a in (("workers", w), ("tasks", t), ("labels", lab)):
                 if a.ndim != 1:
                     raise ValueError(f"`{name}` passed to {owner} must be 1-D; got shape "
@@ -255,39 +285,59 @@ class Responses:
         if w.shape[0] == 0:
             raise ValueError(f"{owner} got no responses (empty input); at least one "
                              f"(worker, task, label) triple is needed.")
-        for name, a in (("worker", w), ("task", t)):
+        if n_workers is not None:
+            n_workers = check_int(n_workers, "n_workers", owner=owner, minimum=1)
+        if n_tasks is not None:
+            n_tasks = check_int(n_tasks, "n_tasks", owner=owner, minimum=1)
+        w_ids = _check_names(worker_ids, "worker_ids", n_workers, "n_workers", owner)
+        t_ids = _check_names(task_ids, "task_ids", n_tasks, "n_tasks", owner)
+        if n_workers is None and w_ids is not None:
+            n_workers = len(w_ids)
+        if n_tasks is None and t_ids is not None:
+            n_tasks = len(t_ids)
+        w0, t0 = w, t                                  # ids as given, for messages
+        compact = {}
+        for name, a, size in (("worker", w, n_workers), ("task", t, n_tasks)):
             if a.min() < 0:
                 e = int(np.argmax(a < 0))
-                raise ValueError(f"{name} indices passed to {owner} must be >= 0 (0-based); "
-                                 f"found {int(a[e])} in triple {e}.")
-        for name, a in (("worker", w), ("task", t)):
-            if a.max() >= INT32_MAX:
-                e = int(np.argmax(a >= INT32_MAX))
-                raise ValueError(f"{name} index {int(a[e])} in triple {e} passed to {owner} "
-                                 f"is too large; indices must be below {INT32_MAX} (stored "
-                                 f"as int32). Renumber the {name}s 0, 1, 2, ...")
-        nw = int(w.max()) + 1 if n_workers is None else check_int(
-            n_workers, "n_workers", owner=owner, minimum=1)
-        nt = int(t.max()) + 1 if n_tasks is None else check_int(
-            n_tasks, "n_tasks", owner=owner, minimum=1)
-        for name, size in (("n_workers", nw), ("n_tasks", nt)):
-            if size > INT32_MAX:
-                raise ValueError(f"The '{name}' parameter of {owner} must be an int <= "
-                                 f"{INT32_MAX} (indices are stored as int32); got {name}="
-                                 f"{size} instead.")
-        for name, a, bound in (("worker", w, nw), ("task", t, nt)):
+                what = "indices" if size is not None else "ids"
+                raise ValueError(f"{name} {what} passed to {owner} must be >= 0; found "
+                                 f"{int(a[e])} in triple {e} (a negative id usually marks "
+                                 f"a missing value: leave such rows out).")
+            if size is None:
+                continue
+            bound = check_int(size, f"n_{name}s", owner=owner, minimum=1)
+            if bound > INT32_MAX:
+                raise ValueError(f"The 'n_{name}s' parameter of {owner} must be an int <= "
+                                 f"{INT32_MAX} (indices are stored as int32); got n_{name}s="
+                                 f"{bound} instead.")
             if a.max() >= bound:
                 e = int(np.argmax(a >= bound))
                 raise ValueError(f"{name} index {int(a[e])} in triple {e} is out of range "
-                                 f"for n_{name}s={bound} (indices are 0-based).")
+                                 f"for n_{name}s={bound} (indices are 0-based; leave "
+                                 f"n_{name}s out to relabel arbitrary ids compactly).")
+            compact[name] = (a, bound, None)
+        for name, a in (("worker", w), ("task", t)):
+            if name not in compact:                    # arbitrary ids -> 0..n-1, O(N log N)
+                ids, inv = np.unique(a, return_inverse=True)
+                compact[name] = (inv.reshape(-1), len(ids), ids)
+        w, nw, w_new = compact["worker"]
+        t, nt, t_new = compact["task"]
+        if w_ids is None:
+            w_ids = w_new
+        if t_ids is None:
+            t_ids = t_new
+
+        def where(e: int) -> str:
+            return f"triple {e} (worker {int(w0[e])}, task {int(t0[e])})"
+
         zero = lab == 0
         if zero.any():
             e = int(np.argmax(zero))
             raise ValueError(f"labels passed to {owner} must be in 1..n_labels; found 0 in "
-                             f"triple {e} (worker {int(w[e])}, task {int(t[e])}). In triples "
-                             f"every row is an answer: leave unanswered pairs out.")
-        K = _resolve_n_labels(lab, n_labels, owner=owner,
-                              where=lambda e: f"triple {e} (worker {int(w[e])}, task {int(t[e])})")
+                             f"{where(e)}. In triples every row is an answer: leave "
+                             f"unanswered pairs out.")
+        K = _resolve_n_labels(lab, n_labels, owner=owner, where=where)
         # Sort by (worker, task), stable so that input order survives among duplicates.
         key = w.astype(np.int64) * nt + t
         order = np.argsort(key, kind="stable")
@@ -300,8 +350,8 @@ class Responses:
                 n_pairs = _count_dup_pairs(dup_next)
                 raise ValueError(
                     f"{n_pairs} (worker, task) pair(s) occur more than once "
-                    f"({int(dup_next.sum())} extra responses); e.g. worker {int(w[e1])} "
-                    f"answered task {int(t[e1])} in triples {e1} and {e2} (labels "
+                    f"({int(dup_next.sum())} extra responses); e.g. worker {int(w0[e1])} "
+                    f"answered task {int(t0[e1])} in triples {e1} and {e2} (labels "
                     f"{int(lab[e1])} and {int(lab[e2])}). Pass duplicates='first' or "
                     f"duplicates='last' to keep one answer per pair.")
             if duplicates == "first":
@@ -311,7 +361,28 @@ class Responses:
             order = order[keep]
         return cls(w[order].astype(np.int32), t[order].astype(np.int32),
                    lab[order].astype(np.int32), shape=(nw, nt), n_labels=K,
-                   worker_ids=worker_ids, task_ids=task_ids)
+                   worker_ids=w_ids, task_ids=t_ids)
+
+
+def _check_names(ids: Any, name: str, size: Any, size_name: str, owner: str):
+    """``worker_ids``/``task_ids``: a 1-D sequence whose length matches ``size`` if given."""
+    if ids is None:
+        return None
+    if isinstance(ids, (str, bytes)):
+        raise TypeError(f"`{name}` passed to {owner} must be a 1-D sequence of ids; got a "
+                        f"{type(ids).__name__}.")
+    try:
+        n = len(ids)
+    except TypeError:
+        raise TypeError(f"`{name}` passed to {owner} must be a 1-D sequence of ids; got "
+                        f"{type(ids).__name__} instead.") from None
+    if np.ndim(ids) != 1:
+        raise ValueError(f"`{name}` passed to {owner} must be 1-D; got shape "
+                         f"{np.shape(ids)} instead.")
+    if size is not None and not isinstance(size, (bool, np.bool_)) and n != size:
+        raise ValueError(f"`{name}` passed to {owner} has length {n} but {size_name}={size}; "
+                         f"there must be one id per row/column.")
+    return ids
 
 
 def _count_dup_pairs(dup_next: np.ndarray) -> int:
@@ -320,32 +391,126 @@ def _count_dup_pairs(dup_next: np.ndarray) -> int:
     return int(np.count_nonzero(starts))
 
 
-def _as_int_array(x: Any, name: str, *, owner: str) -> np.ndarray:
-    """Integer array from array-like; integral floats accepted, anything else refused."""
+_INT64_LIMIT = 2 ** 63
+
+
+def _is_missing(x: Any) -> bool:
+    """None, float NaN, pandas.NA or NaT (without importing pandas)."""
+    if x is None:
+        return True
+    if isinstance(x, float) and x != x:
+        return True
+    return type(x).__name__ in ("NAType", "NaTType")
+
+
+def _default_where(pos: tuple[int, ...]) -> str:
+    return f"index {pos[0]}" if len(pos) == 1 else f"position {pos}"
+
+
+def _as_int_array(x: Any, name: str, *, owner: str, where=None, masked: str = "refuse",
+                  nan_hint: str = "") -> np.ndarray:
+    """Integer (int64) array from array-like; integral floats accepted, anything else refused.
+
+    ``where(pos)`` turns a position tuple into the location used in messages (default
+    "index i" / "position (i, j)"). A masked array is refused (``masked="refuse"``) or its
+    masked entries become 0, "not answered" (``masked="unanswered"``). Values are reported
+    as given: nothing is wrapped around to int64 before a message is written.
+    """
+    where = _default_where if where is None else where
     if isinstance(x, (str, bytes)):
         raise TypeError(f"`{name}` passed to {owner} must be an array of integers; got a "
                         f"{type(x).__name__}.")
-    arr = np.asarray(x)
-    if arr.dtype == np.bool_:
+    if np.ma.isMaskedArray(x):
+        mask = np.ma.getmaskarray(x)
+        if mask.any() and masked == "refuse":
+            pos = tuple(int(i) for i in np.argwhere(mask)[0])
+            raise ValueError(f"`{name}` passed to {owner} is a masked array with "
+                             f"{int(mask.sum())} masked entries (first at {where(pos)}); "
+                             f"triples cannot mark an answer as missing: leave those rows "
+                             f"out (e.g. x.compressed()).")
+        x = x.filled(0) if mask.any() else np.ma.getdata(x)
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ValueError(f"`{name}` passed to {owner} must be a rectangular array of "
+                         f"integers (every row the same length); numpy could not build one: "
+                         f"{first}") from None
+    kind = arr.dtype.kind
+    if kind == "b":
         raise TypeError(f"`{name}` passed to {owner} must hold integer labels; got a boolean "
                         f"array.")
-    if np.issubdtype(arr.dtype, np.integer):
+    if kind in "mM":
+        raise TypeError(f"`{name}` passed to {owner} must be an array of integers; got dtype "
+                        f"{arr.dtype} (dates and durations are not labels or ids).")
+    if kind == "O":
+        arr = _object_to_int(arr, name, owner=owner, where=where, nan_hint=nan_hint)
+        kind = "i"
+    if kind == "u":
+        big = arr > _INT64_LIMIT - 1
+        if big.any():
+            pos = tuple(int(i) for i in np.argwhere(big)[0])
+            raise ValueError(f"`{name}` passed to {owner} holds {int(arr[pos])} at "
+                             f"{where(pos)}, which is too large (integers must be below "
+                             f"2**63).")
+        return arr.astype(np.int64)
+    if kind == "i":
         return arr.astype(np.int64, copy=False)
-    if np.issubdtype(arr.dtype, np.floating):
+    if kind == "f":
         bad = ~np.isfinite(arr) | (arr != np.round(arr))
         if bad.any():
             pos = tuple(int(i) for i in np.argwhere(bad)[0])
-            where = f"index {pos[0]}" if len(pos) == 1 else f"position {pos}"
+            value = arr[pos].item()
+            hint = nan_hint if value != value else ""
             raise ValueError(f"`{name}` passed to {owner} must hold integers; found "
-                             f"{arr[pos].item()!r} at {where} ({int(bad.sum())} non-integer or NaN "
-                             f"entries).")
+                             f"{value!r} at {where(pos)} ({int(bad.sum())} non-integer or "
+                             f"NaN entries).{hint}")
+        big = np.abs(arr) >= _INT64_LIMIT
+        if big.any():
+            pos = tuple(int(i) for i in np.argwhere(big)[0])
+            raise ValueError(f"`{name}` passed to {owner} holds {arr[pos].item()!r} at "
+                             f"{where(pos)}, which is too large (integers must be below "
+                             f"2**63 in absolute value).")
         return arr.astype(np.int64)
     raise TypeError(f"`{name}` passed to {owner} must be an array of integers; got dtype "
                     f"{arr.dtype} instead.")
 
 
+def _object_to_int(arr: np.ndarray, name: str, *, owner: str, where, nan_hint: str) -> np.ndarray:
+    """Object array (pandas nullable Int64, lists of Python ints) to int64, element-wise."""
+    out = np.empty(arr.shape, dtype=np.int64)
+    flat = arr.reshape(-1)
+    for k, v in enumerate(flat.tolist()):
+        pos = tuple(int(i) for i in np.unravel_index(k, arr.shape)) if arr.ndim else (k,)
+        if isinstance(v, (bool, np.bool_)) or _is_missing(v):
+            if _is_missing(v):
+                raise ValueError(f"`{name}` passed to {owner} holds a missing value ({v!r}) "
+                                 f"at {where(pos)}; missing values are not labels or ids."
+                                 f"{nan_hint}")
+            raise TypeError(f"`{name}` passed to {owner} must hold integers; found {v!r} "
+                            f"at {where(pos)}.")
+        if isinstance(v, numbers.Integral):
+            iv = int(v)
+        elif isinstance(v, numbers.Real) and math.isfinite(v) and float(v).is_integer():
+            iv = int(v)
+        else:
+            kind = "number" if isinstance(v, numbers.Number) else type(v).__name__
+            exc = ValueError if isinstance(v, numbers.Number) else TypeError
+            raise exc(f"`{name}` passed to {owner} must hold integers; found {v!r} ({kind}) "
+                      f"at {where(pos)}.")
+        if not -_INT64_LIMIT <= iv < _INT64_LIMIT:
+            raise ValueError(f"`{name}` passed to {owner} holds {v!r} at {where(pos)}, which "
+                             f"is too large (integers must be below 2**63 in absolute value).")
+        out.reshape(-1)[k] = iv
+    return out
+
+
 def _resolve_n_labels(labels: np.ndarray, n_labels: Any, *, owner: str, where) -> int:
-    """Check labels >= 1 and <= K; infer K as the largest label when not given."""
+    """Check labels >= 1 and <= K; infer K as the largest label when not given.
+
+    An explicit K above :data:`MAX_INFERRED_LABELS` is accepted only when a label that
+    large occurs in the data (see :func:`check_n_labels_bound`).
+    """
     neg = labels < 0
     if neg.any():
         e = int(np.argmax(neg))
@@ -368,11 +533,78 @@ def _resolve_n_labels(labels: np.ndarray, n_labels: Any, *, owner: str, where) -
                              f"{top}, so K would be {top} < 2; pass n_labels=K explicitly.")
         return top
     K = check_int(n_labels, "n_labels", owner=owner, minimum=2)
+    check_n_labels_bound(K, top, owner=owner)
     if top > K:
         e = int(np.argmax(labels > K))
         raise ValueError(f"labels must be in 1..n_labels with 0 for 'not answered'; found "
                          f"{int(labels[e])} at {where(e)} with n_labels={K}.")
     return K
+
+
+def check_n_labels_bound(K: int, top: int, *, owner: str, name: str = "n_labels") -> None:
+    """Refuse an explicit K far beyond the data: K > max(MAX_INFERRED_LABELS, top).
+
+    The estimators allocate ``n_tasks x K`` arrays and loop over the K labels, so a K
+    the data do not use (``n_labels=2**40``, ``--n-labels 100000000``) would exhaust
+    memory or run for hours. Up to :data:`MAX_INFERRED_LABELS` choices are accepted
+    whatever the data; beyond, K must equal the largest label present.
+    """
+    if K > max(MAX_INFERRED_LABELS, top):
+        raise ValueError(f"The '{name}' parameter of {owner} is {K}, but the largest label in "
+                         f"the data is {top}; a K above {MAX_INFERRED_LABELS} is accepted "
+                         f"only when the data contain a label that large (the estimators "
+                         f"allocate n_tasks x K arrays). Pass the real number of choices.")
+
+
+def check_labels_used(R: "Responses", owner: str, *, cli: bool = False,
+                      action: Literal["error", "warn"] = "error") -> None:
+    """Refuse responses in which some label in ``1..K`` never occurs (TopTwo1/TopTwo2).
+
+    With a label nobody chose, every answer "agrees" with the top-two model on that
+    label's binary matrix A^(k) (Prop. 1 [`prop:binary`]), so eq. (5) [`eqn:hatpi`]
+    credits every worker with a hit and the reliabilities p_hat collapse towards 1
+    (binary data padded to K = 3 gives p_hat in 0.85-1.0 for every worker).
+
+    Parameters
+    ----------
+    R : Responses
+    owner : str
+        Name used in the message (e.g. ``"TopTwo2.fit"``).
+    cli : bool, default=False
+        Word the alternatives as command-line options (``--method majority``).
+    action : {"error", "warn"}, default="error"
+        Raise ValueError, or issue the same text as a UserWarning and return.
+    """
+    check_choice(action, "action", ("error", "warn"), owner="check_labels_used")
+    unused = R.unused_labels()
+    if unused.size == 0:
+        return
+    used = np.setdiff1d(np.arange(1, R.n_labels + 1), unused)
+    shown = ", ".join(str(int(c)) for c in unused[:10]) + (", ..." if unused.size > 10 else "")
+    alt = ("--method majority or --method onecoin" if cli
+           else "toptwo.MajorityVote or toptwo.OneCoinDawidSkene")
+    msg = (
+        f"{owner} needs every label 1..{R.n_labels} to occur in the data; label(s) {shown} "
+        f"never occur ({unused.size} of n_labels={R.n_labels}; the answers use "
+        f"{used.size} label(s)). With a label nobody chose every answer counts as a hit in "
+        f"eq. (5), so every worker's reliability is estimated near 1 (this is what padding "
+        f"binary data to K = 3 does). Pass the real number of choices (n_labels="
+        f"{used.size} if the unused labels are not choices), or for binary tasks use {alt}.")
+    if action == "warn":
+        warnings.warn(msg, UserWarning, stacklevel=2)
+        return
+    raise ValueError(msg)
+
+
+def binary_labels_message(owner: str, *, cli: bool = False) -> str:
+    """The message refusing K = 2 in TopTwo1/TopTwo2 (eq. (1) is not identifiable)."""
+    alt = ("--method majority or --method onecoin" if cli
+           else "toptwo.MajorityVote or toptwo.OneCoinDawidSkene (one-coin Dawid-Skene)")
+    return (f"{owner} needs n_labels >= 3; got n_labels=2. With K = 2 the model (eq. (1)) "
+            f"depends on (p, q) only through p_i (2 q_j - 1), so ||p|| and q are not "
+            f"identifiable and Alg. 1 step 5 / eq. (5) divide by K - 2 = 0. Do not pad "
+            f"binary data to K = 3 (an unused label makes every answer a hit in eq. (5)); "
+            f"for binary tasks use {alt}.")
 
 
 def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> Responses:
@@ -384,11 +616,17 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
         ``(n_workers, n_tasks)`` with labels in 1..K and 0 for "not answered". Float
         arrays are accepted only when every entry is a whole number (the conversion is
         then exact); NaN, non-integers, negative labels and labels above ``n_labels`` are
-        refused. In a sparse matrix, stored zeros mean "not answered".
+        refused. In a numpy masked array, masked entries mean "not answered". In a
+        sparse matrix, stored zeros mean "not answered"; note that scipy *adds* the
+        labels of repeated (row, column) pairs when it converts COO input (1 + 2
+        becomes 3) before toptwo sees them: build responses from triples with
+        :meth:`Responses.from_triples` instead, which refuses or resolves duplicates.
+        Rows and columns keep their positions (no relabelling).
     n_labels : int, optional
         K. When omitted it is inferred as the largest label present (for a
         :class:`Responses`, its own ``n_labels``), which under-counts K if the highest
-        choice never occurs: pass it whenever you know it.
+        choice never occurs: pass it whenever you know it. A K above 1000 is accepted
+        only when the data contain a label that large.
     owner : str
         Name of the calling function, used in messages.
 
@@ -402,7 +640,9 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
         K = check_int(n_labels, "n_labels", owner=owner, minimum=2)
         if K == A.n_labels:
             return A
-        if A.nnz and int(A.labels.max()) > K:
+        top = int(A.labels.max()) if A.nnz else 0
+        check_n_labels_bound(K, top, owner=owner)
+        if A.nnz and top > K:
             e = int(np.argmax(A.labels > K))
             raise ValueError(f"labels must be in 1..n_labels with 0 for 'not answered'; found "
                              f"{int(A.labels[e])} at worker {int(A.workers[e])}, task "
@@ -413,9 +653,12 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
         if coo.ndim != 2:
             raise ValueError(f"`A` passed to {owner} must be 2-D with shape (n_workers, "
                              f"n_tasks); got shape {coo.shape} instead.")
-        data = _as_int_array(coo.data, "A", owner=owner)
         rows = np.asarray(coo.row, dtype=np.int64)
         cols = np.asarray(coo.col, dtype=np.int64)
+        data = _as_int_array(coo.data, "A", owner=owner,
+                             where=lambda pos: f"worker {int(rows[pos[0]])}, task "
+                                               f"{int(cols[pos[0]])}",
+                             nan_hint=" Leave unanswered entries unstored (or store 0).")
         keep = data != 0
         rows, cols, data = rows[keep], cols[keep], data[keep]
         shape = coo.shape
@@ -434,7 +677,16 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
         if isinstance(A, (list, tuple)) and len(A) == 0:
             raise ValueError(f"`A` passed to {owner} is empty; it must be a 2-D array of shape "
                              f"(n_workers, n_tasks) with at least one response.")
-        arr = _as_int_array(A, "A", owner=owner)
+
+        def where(pos: tuple[int, ...]) -> str:
+            if len(pos) == 2:
+                return f"worker {pos[0]}, task {pos[1]}"
+            return _default_where(pos)
+
+        arr = _as_int_array(A, "A", owner=owner, where=where, masked="unanswered",
+                            nan_hint=" Use 0 for 'not answered', not NaN or a missing value "
+                                     "(e.g. np.nan_to_num(A, nan=0), or df.fillna(0) for a "
+                                     "pandas DataFrame).")
         if arr.ndim != 2:
             raise ValueError(f"`A` passed to {owner} must be 2-D with shape (n_workers, "
                              f"n_tasks); got an array with shape {arr.shape} instead.")

@@ -19,11 +19,12 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     student = sub.add_parser("student", help="write student versions of instructor notebooks")
     student.add_argument("source", help="folder of instructor notebooks (e.g. notebooks/exercises)")
-    student.add_argument("outdir", help="output folder (created; must be outside SOURCE)")
+    student.add_argument("outdir", help="output folder (created if missing, but not its "
+                                        "parents; must be outside SOURCE)")
     args = parser.parse_args(argv)
     try:
         written = make_student_versions(args.source, args.outdir)
-    except (FileNotFoundError, SolutionMarkerError, ValueError) as exc:
+    except (OSError, SolutionMarkerError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for path in written:

@@ -111,8 +111,9 @@ def make_student_versions(source_dir: str | Path, out_dir: str | Path) -> list[P
     Refuses to write into ``source_dir`` or a folder inside it (student copies there
     would overwrite the instructor notebooks or be collected by ``pytest --nbval``).
     Every notebook is checked before anything is written, so an unbalanced marker leaves
-    ``out_dir`` untouched. Other files (README, data) are not copied. Returns the paths
-    written, sorted.
+    ``out_dir`` untouched. ``out_dir`` is created if missing, but not its parents (a
+    typo must not create folders elsewhere); an existing file of that name is refused.
+    Other files (README, data) are not copied. Returns the paths written, sorted.
     """
     import nbformat
 
@@ -121,6 +122,13 @@ def make_student_versions(source_dir: str | Path, out_dir: str | Path) -> list[P
         raise FileNotFoundError(f"source folder of instructor notebooks {str(src)!r} does not "
                                 "exist or is not a folder.")
     out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"output folder {str(out)!r} exists and is not a folder (it is a "
+                         f"file); give a folder name.")
+    if not out.exists() and not out.parent.is_dir():
+        raise FileNotFoundError(f"the parent of the output folder {str(out)!r}, "
+                                f"{str(out.parent)!r}, does not exist; only the output folder "
+                                f"itself is created, never its parents.")
     src_r, out_r = src.resolve(), out.resolve()
     if _is_inside(out_r, src_r):
         raise ValueError(f"output folder {str(out)!r} must be outside the source folder "
@@ -135,7 +143,7 @@ def make_student_versions(source_dir: str | Path, out_dir: str | Path) -> list[P
         student, n = strip_solutions(nb, name=path.name)
         nbformat.validate(student)
         converted.append((path.name, student))
-    out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(exist_ok=True)
     written = []
     for name, student in converted:
         target = out / name
