@@ -270,10 +270,24 @@ def test_toptwo2_sample_splitting_seeded(small_responses):
 
 def test_toptwo2_split_too_small():
     A = np.zeros((3, 3), int)
-    A[0, 0], A[1, 1] = 1, 3
-    with pytest.raises(ValueError, match=r"TopTwo2: sample splitting left a part empty \(2 "
+    A[0, 0], A[1, 1], A[2, 2] = 1, 3, 2
+    with pytest.raises(ValueError, match=r"TopTwo2: sample splitting left a part empty \(3 "
                                          r"responses\)"):
-        toptwo.TopTwo2(sample_splitting=True, rng=0).fit(A)
+        toptwo.TopTwo2(sample_splitting=True, rng=1).fit(A)
+
+
+def test_padded_binary_data_are_refused():
+    # binary answers padded to K = 3: label 3 never occurs, every answer would be a hit
+    # in eq. (5) and every p_hat near 1
+    model = TopTwoModel.random(20, 50, 3, rng=0)
+    R = model.sample(0.5, rng=1)
+    R2 = toptwo.Responses(R.workers, R.tasks, np.minimum(R.labels, 2), shape=R.shape,
+                          n_labels=3)
+    for cls in (toptwo.TopTwo1, toptwo.TopTwo2):
+        with pytest.raises(ValueError, match=r"label\(s\) 3 never occur.*every answer counts "
+                                             r"as a hit in eq. \(5\).*toptwo.MajorityVote"):
+            cls().fit(R2)
+    toptwo.TopTwo2().fit(R)                  # all three labels used: accepted
 
 
 def test_toptwo2_top_t():

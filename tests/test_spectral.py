@@ -244,10 +244,10 @@ def test_toptwo1_sample_splitting_seeded(small_responses):
 
 def test_toptwo1_split_too_small():
     A = np.zeros((3, 3), int)
-    A[0, 0] = 1
-    with pytest.raises(ValueError, match=r"TopTwo1: the B/C split left one half empty \(1 "
+    A[0, 0], A[1, 1], A[2, 2] = 1, 3, 2
+    with pytest.raises(ValueError, match=r"TopTwo1: the B/C split left one half empty \(3 "
                                          r"responses\); use sample_splitting=False"):
-        toptwo.TopTwo1(sample_splitting=True, rng=0).fit(A, n_labels=3)
+        toptwo.TopTwo1(sample_splitting=True, rng=4).fit(A, n_labels=3)
 
 
 def test_toptwo1_top_t(small_responses):

@@ -32,12 +32,13 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import (_check_real, check_bool, check_choice, check_int,
+from ._validation import (_check_real, as_float_array, check_bool, check_choice, check_int,
                           check_open_unit, check_probability_vector,
                           check_rng)
+from ._base import BaseEstimator
 from .responses import Responses, as_responses
 from .spectral import _EPS
-from .spectral import (TopTwo1, check_eta, check_spectral_labels, soft_labels,
+from .spectral import (TopTwo1, check_enough_labels, check_eta, check_spectral_labels, soft_labels,
                        spectral_estimate, split_entries)
 
 __all__ = ["TopTwo2", "OracleMLE", "estimate_reliability", "plugin_mle", "best_pairs",
@@ -286,7 +287,7 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
     return top.astype(np.int64)
 
 
-class TopTwo2:
+class TopTwo2(BaseEstimator):
     """Top-two answers by spectral initialisation and plug-in MLE (Algorithm 2, "TopTwo2").
 
     Parameters
@@ -401,6 +402,7 @@ class TopTwo2:
                              f"only (n_top=2); got n_top={T}.")
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
         check_spectral_labels(R.n_labels, T, owner)
+        check_enough_labels(R, f"{owner}.fit")
         gen = check_rng(self.rng, owner=owner)
         answered = R.task_counts() > 0
         if split:
@@ -450,22 +452,14 @@ class TopTwo2:
         self.reliability_ = p_hat
         self.norm_p_ = res.norm_p
         self.observed_rate_ = R.observed_rate
-        self.n_workers_in_, self.n_tasks_in_, self.n_labels_in_ = R.n_workers, R.n_tasks, K
+        self._record_input(R)
         return self
 
-    def fit_predict(self, A: Any, n_labels: int | None = None) -> np.ndarray:
-        """Fit and return g_hat (shape (n_tasks,))."""
-        return self.fit(A, n_labels).top_two_[:, 0]
-
-    def soft_labels(self) -> np.ndarray:
-        """(n_tasks, K): q_hat on g_hat, 1 - q_hat on h_hat (Sec. 6.3).
-
-        NaN rows only for tasks nobody answered. A task that eq. (6) ranked but stage 1
-        could not see (``confusion_`` NaN, possible with ``sample_splitting=True``) gets
-        the q that eq. (6) used for it (the median q_hat).
-        """
-        q = np.where(np.isnan(self.confusion_), self._q_mle, self.confusion_)
-        return soft_labels(self.top_two_, q, self.n_labels_in_)
+    def _soft_confusion(self) -> np.ndarray:
+        # NaN rows only for tasks nobody answered: a task that eq. (6) ranked but stage 1
+        # could not see (``confusion_`` NaN, possible with ``sample_splitting=True``)
+        # gets the q that eq. (6) used for it (the median q_hat).
+        return np.where(np.isnan(self.confusion_), self._q_mle, self.confusion_)
 
 
 def _refine(R: Responses, top: np.ndarray, q_prior: np.ndarray, shrink: float
@@ -493,7 +487,7 @@ def _refine(R: Responses, top: np.ndarray, q_prior: np.ndarray, shrink: float
     return plugin_mle(R, p, q), p, q
 
 
-class OracleMLE:
+class OracleMLE(BaseEstimator):
     """Eq. (6) with the true (p, q): the paper's oracle-MLE reference curve.
 
     Parameters
@@ -519,7 +513,7 @@ class OracleMLE:
         R = as_responses(A, n_labels, owner="OracleMLE.fit")
         p = check_probability_vector(self.reliability, "reliability", owner="OracleMLE",
                                      low=0.0, high=1.0, length=R.n_workers)
-        q = np.asarray(self.confusion, float)
+        q = as_float_array(self.confusion, "confusion", owner="OracleMLE")
         if q.ndim == 1:
             q = check_probability_vector(q, "confusion", owner="OracleMLE", low=0.5, high=1.0,
                                          length=R.n_tasks)
@@ -542,8 +536,5 @@ class OracleMLE:
         answered = R.task_counts() > 0
         conf = q if q.ndim == 1 else q[:, 0]
         self.confusion_ = np.where(answered, conf, np.nan)
-        self.n_labels_in_ = R.n_labels
+        self._record_input(R)
         return self
-
-    def fit_predict(self, A: Any, n_labels: int | None = None) -> np.ndarray:
-        return self.fit(A, n_labels).top_two_[:, 0]

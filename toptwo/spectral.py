@@ -44,7 +44,8 @@ from scipy.sparse.linalg import LinearOperator, eigsh
 
 from ._validation import (check_bool, check_choice, check_int, check_positive,
                           check_rng)
-from .responses import Responses, as_responses
+from ._base import BaseEstimator
+from .responses import Responses, as_responses, binary_labels_message, check_labels_used
 
 __all__ = ["TopTwo1", "SpectralResult", "spectral_estimate", "spectral_from_matrices",
            "top_from_projections", "split_entries"]
@@ -705,19 +706,28 @@ def check_eta(value: Any, owner: str) -> float:
     return eta
 
 
+def check_enough_labels(R: Responses, owner: str) -> None:
+    """Refuse data whose answers use at most two of K >= 3 labels.
+
+    Then every estimated pair (g_j, h_j) holds every answer given, every answer is a
+    hit in eq. (5) and every p_hat is near 1: the usual cause is binary data padded to
+    K = 3. A label missing from data that use three or more labels is an ordinary
+    event in a small sample and is accepted.
+    """
+    used = R.n_labels - R.unused_labels().size
+    if R.nnz and used <= 2 < R.n_labels:
+        check_labels_used(R, owner)
+
+
 def check_spectral_labels(K: int, n_top: int, owner: str) -> None:
     if K == 2:
-        raise ValueError(
-            f"{owner} needs n_labels >= 3; got n_labels=2. With K = 2 the model (eq. (1)) "
-            f"depends on (p, q) only through p_i (2 q_j - 1), so ||p|| and q are not "
-            f"identifiable and Alg. 1 step 5 / eq. (5) divide by K - 2 = 0. For binary tasks "
-            f"use toptwo.MajorityVote or a one-coin model.")
+        raise ValueError(binary_labels_message(owner))
     if n_top >= K:
         raise ValueError(f"{owner} needs n_top < n_labels (T < K); got n_top={n_top} with "
                          f"n_labels={K}.")
 
 
-class TopTwo1:
+class TopTwo1(BaseEstimator):
     """Spectral estimate of the top-two answers (Algorithm 1, "TopTwo1").
 
     Parameters
@@ -814,6 +824,7 @@ class TopTwo1:
         eta, split, T = self._check_params(owner)
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
         check_spectral_labels(R.n_labels, T, owner)
+        check_enough_labels(R, f"{owner}.fit")
         gen = check_rng(self.rng, owner=owner)
         if split:
             B, C = split_entries(R, 0.5, gen)                      # step 1
@@ -839,15 +850,7 @@ class TopTwo1:
         self.confusion_ = np.clip(q_raw[:, 0], 1.0 / T if T > 2 else 0.5, 1.0)
         self.norm_p_ = res.norm_p
         self.observed_rate_ = R.observed_rate
-        self.n_workers_in_, self.n_tasks_in_, self.n_labels_in_ = R.n_workers, R.n_tasks, R.n_labels
-
-    def fit_predict(self, A: Any, n_labels: int | None = None) -> np.ndarray:
-        """Fit and return g_hat (shape (n_tasks,))."""
-        return self.fit(A, n_labels).top_two_[:, 0]
-
-    def soft_labels(self) -> np.ndarray:
-        """(n_tasks, K): q_hat on g_hat, 1 - q_hat on h_hat (Sec. 6.3); NaN rows if unanswered."""
-        return soft_labels(self.top_two_, self.confusion_, self.n_labels_in_)
+        self._record_input(R)
 
 
 def soft_labels(top_two: np.ndarray, confusion: np.ndarray, n_labels: int) -> np.ndarray:
