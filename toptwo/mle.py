@@ -130,6 +130,8 @@ def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str =
     hits = np.bincount(workers_tm[hit], minlength=A2.n_workers).astype(float)
     if normalization == "paper":
         denom = np.full(A2.n_workers, A2.nnz / A2.n_workers)
+    elif (top[:, 0] > 0)[A2.task_counts() > 0].all():   # every answered task resolved
+        denom = A2.worker_counts().astype(float)
     else:   # the worker's answers to tasks that have an estimate (top > 0)
         resolved = top[:, 0][tasks_tm] > 0
         denom = np.bincount(workers_tm[resolved], minlength=A2.n_workers).astype(float)
@@ -255,17 +257,14 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
     tasks_tm = A.task_major_tasks()
     cw = (K * p / (1.0 - p))[workers_tm]           # K p_i / (1 - p_i) per response
     scores = []
-    total = np.zeros(tasks_tm.size)
     for t in range(T):
         w = np.ascontiguousarray(W[:, t])[tasks_tm]
         w *= cw
         np.log1p(w, out=w)                          # log(K p q_t / (1 - p) + 1)
-        total += w
         scores.append(A.task_label_counts_task_major(w))
-    d = A.task_counts().astype(float)
-    rounding = 8.0 * _EPS * (d + 2.0) * np.bincount(tasks_tm, weights=total,
-                                                     minlength=A.n_tasks)
-    tol = 2.0 * rounding
+    # sum_i of every weight of task j = the row sums of the score vectors (w >= 0)
+    total = sum(S.sum(axis=1) for S in scores)
+    tol = 2.0 * 8.0 * _EPS * (A.task_counts() + 2.0) * total
     answered = A.task_counts() > 0
     if T == 2:
         a, b, _ = best_pairs(scores[0], scores[1], tol)

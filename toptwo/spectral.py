@@ -131,10 +131,10 @@ def _fix_sign(u: np.ndarray, rule: str = "paper") -> np.ndarray:
     return np.zeros_like(u)
 
 
-def _trim(u: np.ndarray, eta: float) -> np.ndarray:
-    """Alg. 1 step 2: zero the entries u_i > 2/(eta sqrt(n))."""
+def _trim(u: np.ndarray, eta: float, n: int | None = None) -> np.ndarray:
+    """Alg. 1 step 2: zero the entries u_i > 2/(eta sqrt(n)) (n defaults to len(u))."""
     out = u.copy()
-    out[u > 2.0 / (eta * np.sqrt(u.shape[0]))] = 0.0
+    out[u > 2.0 / (eta * np.sqrt(u.shape[0] if n is None else n))] = 0.0
     return out
 
 
@@ -455,26 +455,78 @@ def _components(B: Responses, C: Responses) -> tuple[int, np.ndarray, np.ndarray
 
     Returns (number of components, component of every worker, of every task); workers
     and tasks without any response get -1. Components are numbered by their smallest
-    node (workers first), so the numbering does not depend on the order of the
-    responses.
+    worker index, so the numbering does not depend on the order of the responses.
+
+    Without the B/C split (the default) the components come from min-label
+    propagation over the responses (each round: every task takes the smallest label of
+    its workers, every worker the smallest label of its tasks), a few O(nnz) passes on
+    crowdsourcing graphs, whose diameter is small; a graph that needs more than
+    ``_PROPAGATION_ROUNDS`` rounds (a long chain) goes to scipy's connected_components.
     """
+    n, m = B.shape
+    if C is B:
+        labels = _propagate_min_label(B)
+        if labels is not None:
+            lw, lt = labels
+            return _renumber(lw, lt)
     from scipy.sparse.csgraph import connected_components
 
-    n, m = B.shape
     rows = np.concatenate([B.workers, C.workers]).astype(np.int64)
     cols = np.concatenate([B.tasks, C.tasks]).astype(np.int64) + n
-    G = sp.csr_array((np.ones(rows.size, dtype=np.int8), (rows, cols)), shape=(n + m, n + m))
+    G = sp.coo_array((np.ones(rows.size, dtype=np.int8), (rows, cols)),
+                     shape=(n + m, n + m)).tocsr()
     _, lab = connected_components(G, directed=False)
     deg = np.zeros(n + m, dtype=bool)
     deg[rows] = True
     deg[cols] = True
+    # relabel every component by its smallest worker index (as the propagation does)
     lab = np.where(deg, lab, -1)
-    used = np.unique(lab[lab >= 0])                 # renumber 0..c-1 in order
-    remap = np.full(n + m, -1, dtype=np.int64)
-    remap[used] = np.arange(used.size)
-    comp = np.where(lab >= 0, remap[np.maximum(lab, 0)], -1)
-    return int(used.size), comp[:n], comp[n:]
+    first = np.full(int(lab.max()) + 2 if lab.size else 1, n, dtype=np.int64)
+    wl = lab[:n]
+    np.minimum.at(first, wl[wl >= 0], np.flatnonzero(wl >= 0))
+    lw = np.where(wl >= 0, first[np.maximum(wl, 0)], -1)
+    tl = lab[n:]
+    lt = np.where(tl >= 0, first[np.maximum(tl, 0)], -1)
+    return _renumber(lw, lt)
 
+
+#: Rounds of min-label propagation before falling back to scipy (see ``_components``).
+_PROPAGATION_ROUNDS = 20
+
+
+def _propagate_min_label(R: Responses) -> tuple[np.ndarray, np.ndarray] | None:
+    """Smallest worker index of every node's component, by min-label propagation.
+
+    Returns (worker labels, task labels) with -1 for nodes without responses, or None
+    when the labels have not settled after ``_PROPAGATION_ROUNDS`` rounds.
+    """
+    n, m = R.shape
+    csr = R.tocsr()
+    t_indptr, t_workers, _ = R.task_major()
+    w_has = np.diff(csr.indptr) > 0
+    t_has = np.diff(t_indptr) > 0
+    w_start = csr.indptr[:-1][w_has]
+    t_start = t_indptr[:-1][t_has]
+    lw = np.arange(n, dtype=np.int64)
+    lt = np.full(m, -1, dtype=np.int64)
+    for _ in range(_PROPAGATION_ROUNDS):
+        lt[t_has] = np.minimum.reduceat(lw[t_workers], t_start)
+        new = lw.copy()
+        new[w_has] = np.minimum(lw[w_has], np.minimum.reduceat(lt[csr.indices], w_start))
+        if np.array_equal(new, lw):
+            lw[~w_has] = -1
+            return lw, lt
+        lw = new
+    return None
+
+
+def _renumber(lw: np.ndarray, lt: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """Component labels (smallest worker index, -1 = none) -> 0..c-1 in that order."""
+    used = np.unique(lw[lw >= 0])
+    remap = np.full(lw.size + 1, -1, dtype=np.int64)
+    remap[used] = np.arange(used.size)
+    return (int(used.size), np.where(lw >= 0, remap[lw], -1),
+            np.where(lt >= 0, remap[np.maximum(lt, 0)], -1))
 
 
 def _local_index(comp: np.ndarray, n_comp: int) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
@@ -512,8 +564,8 @@ def _component_responses(R: Responses, parts: tuple[np.ndarray, np.ndarray], c: 
                      shape=shape, n_labels=R.n_labels)
 
 
-def _leading_vectors(B: Responses, off: np.ndarray, rank_one: np.ndarray, solver: str
-                     ) -> tuple[np.ndarray, np.ndarray]:
+def _leading_vectors(B: Responses, off: np.ndarray, rank_one: np.ndarray, solver: str,
+                     blocks: "_LabelBlocks | None" = None) -> tuple[np.ndarray, np.ndarray]:
     """u^(k) and sigma_1(X^(k)) for all k: the one interface over the solver paths.
 
     X^(k) = (B^(k) - off[k] on the observed entries) - rank_one[k] 1 1^T. ``solver``:
@@ -534,7 +586,7 @@ def _leading_vectors(B: Responses, off: np.ndarray, rank_one: np.ndarray, solver
     U = np.empty((K - 1, n))
     sv = np.empty(K - 1)
     if solver == "lanczos":
-        blocks = _LabelBlocks(B, off)
+        blocks = blocks if blocks is not None else _LabelBlocks(B, off)
         Ucols, sv, done = _joint_leading_left(blocks, rank_one)
         U = Ucols.T.copy()
         todo = np.flatnonzero(~done) + 1
@@ -583,8 +635,13 @@ def _clean(u: np.ndarray) -> np.ndarray:
 
 
 def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
-                    centering: str, solver: str, sx: float, sy: float) -> dict:
-    """Algorithm 1 steps 1-3 on one block: u^(k), u~^(k), v^(k) and the error of v."""
+                    centering: str, solver: str, sx: float, sy: float,
+                    n_eff: int | None = None) -> dict:
+    """Algorithm 1 steps 1-3 on one block: u^(k), u~^(k), v^(k) and the error of v.
+
+    ``n_eff`` is the n of the trimming threshold (the block's workers with responses
+    when idle rows are kept in B; default: all rows of B).
+    """
     n, m, K = B.n_workers, B.n_tasks, B.n_labels
     shifts = (K - 2 * np.arange(1, K)) / K
     observed = centering == "observed"
@@ -592,7 +649,8 @@ def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
     # "observed": X = B^(k) - (K-2k)/K on the observed entries only (no correction).
     off = shifts if observed else np.zeros(K - 1)
     rank_one = np.zeros(K - 1) if observed else sx * shifts
-    U, sv = _leading_vectors(B, off, rank_one, solver)                   # step 2
+    blocks_B = _LabelBlocks(B, off)
+    U, sv = _leading_vectors(B, off, rank_one, solver, blocks_B)         # step 2
     # A worker with no response in B has a zero row in X^(k) (always with "observed";
     # with "paper" where s'(K-2k)/K = 0), so u_i = (X v)_i / sigma = 0 exactly; the
     # solvers leave rounding noise there.
@@ -600,9 +658,9 @@ def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
     if idle.any():
         U[np.ix_(rank_one == 0, idle)] = 0.0
     U = np.array([_fix_sign(_clean(u), sign_rule) for u in U])
-    Ut = np.array([_trim(u, eta) for u in U])
+    Ut = np.array([_trim(u, eta, n_eff) for u in U])
     # step 3: v^(k) = (C^(k) - s'(K-2k)/K 1)^T u~^(k) / (2 s'), all k in one pass
-    blocks_C = _LabelBlocks(C, off)
+    blocks_C = blocks_B if C is B else _LabelBlocks(C, off)
     v = blocks_C.backward(Ut.T) / (2.0 * sy)
     extra = 0.0
     if not observed:
@@ -671,16 +729,26 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
             wi = w_bounds[0][w_bounds[1][c]:w_bounds[1][c + 1]]
             ti = t_bounds[0][t_bounds[1][c]:t_bounds[1][c + 1]]
             shape = (wi.size, ti.size)
-            Bc = _component_responses(B, B_parts, c, w_loc, t_loc, shape)
-            Cc = Bc if C is B else _component_responses(C, C_parts, c, w_loc, t_loc, shape)
+            if n_comp == 1:
+                # one component: the data themselves (idle rows and columns are zero
+                # in X^(k) and change nothing; the caches of B and C are kept)
+                Bc, Cc = B, C
+            else:
+                Bc = _component_responses(B, B_parts, c, w_loc, t_loc, shape)
+                Cc = Bc if C is B else _component_responses(C, C_parts, c, w_loc, t_loc,
+                                                            shape)
             if Bc.nnz == 0 or Cc.nnz == 0:
                 continue                # no data for u (or for v): no stage-1 estimate
             sxc = Bc.nnz / (shape[0] * shape[1])
             syc = Cc.nnz / (shape[0] * shape[1])
             blk = _spectral_block(Bc, Cc, eta=eta, sign_rule=sign_rule,
-                                  centering=centering, solver=solver, sx=sxc, sy=syc)
-            U[:, wi], Ut[:, wi] = blk["U"], blk["Ut"]
-            v[ti], v_err[ti] = blk["v"], blk["v_err"]
+                                  centering=centering, solver=solver, sx=sxc, sy=syc,
+                                  n_eff=shape[0])
+            if Bc is B:
+                U, Ut, v, v_err = blk["U"], blk["Ut"], blk["v"], blk["v_err"]
+            else:
+                U[:, wi], Ut[:, wi] = blk["U"], blk["Ut"]
+                v[ti], v_err[ti] = blk["v"], blk["v_err"]
             groups[ti] = c
             if Bc.nnz > best_nnz:        # the main component reports sigma_1 and s'
                 best_nnz = Bc.nnz
