@@ -115,6 +115,21 @@ def test_independent_copies_get_the_same_estimate(make, seed):
                                    rtol=1e-7, equal_nan=True)
 
 
+def test_repeated_singular_value_drops_the_direction():
+    # two workers, two tasks, K = 4: X^(2) = [[1, -1], [1, 1]] has orthogonal rows of
+    # equal norm, sigma_1 = sigma_2, and u^(2) is not identified (eigh's choice would
+    # follow the order of the workers). The direction is dropped: u^(2) = 0.
+    # (worker 2 answers task 2 with label 1 in a component of its own: three labels used)
+    A = toptwo.Responses.from_triples([0, 0, 1, 1, 2], [0, 1, 0, 1, 2], [4, 2, 4, 4, 1],
+                                      n_labels=4)
+    res = toptwo.TopTwo1().fit(A).result_
+    np.testing.assert_array_equal(res.left_vectors[1, :2], [0.0, 0.0])
+    swapped = toptwo.Responses.from_triples([1, 1, 0, 0, 2], [0, 1, 0, 1, 2], [4, 2, 4, 4, 1],
+                                            n_labels=4)
+    np.testing.assert_array_equal(toptwo.TopTwo1().fit(swapped).top_two_,
+                                  toptwo.TopTwo1().fit(A).top_two_)
+
+
 # ------------------------------------------------------------------ perturbations
 def _perturbed(monkeypatch, scale: float, seed: int):
     """Add noise of size ``scale`` to every u^(k) a solver returns (a stand-in for
@@ -143,6 +158,7 @@ def test_without_the_tolerances_round_off_noise_changes_labels(monkeypatch):
     # detection and tie tolerances switched off, noise of 1e-12 in u changes TopTwo1's
     # labels on these crowds (the estimate depended on round-off).
     monkeypatch.setattr(spectral, "U_ABS_TOL", 0.0)
+    monkeypatch.setattr(spectral, "_degenerate_gap", lambda n, theta: -1.0)
     monkeypatch.setattr(spectral, "_components",
                         lambda B, C: (1, np.zeros(B.n_workers, int), np.zeros(B.n_tasks, int)))
     changed = 0

@@ -293,7 +293,13 @@ def _leading_left(M: sp.csr_array, MT: sp.csr_array, c: float, v0: np.ndarray | 
         G -= c * (b[:, None] + b[None, :])
         G += c * c * m
         w, V = np.linalg.eigh(G)
-        return V[:, -1], float(np.sqrt(max(w[-1], 0.0)))
+        sigma = float(np.sqrt(max(w[-1], 0.0)))
+        if n > 1 and w[-1] - w[-2] <= _degenerate_gap(n, w[-1]):
+            # sigma_1 = sigma_2: the leading direction is not identified by the data
+            # (any unit vector of the eigenspace would do; eigh's choice depends on the
+            # order of the workers), so it carries no usable information
+            return np.zeros(n), sigma
+        return V[:, -1], sigma
 
     def mv(x):
         x = np.ravel(x)
@@ -316,6 +322,17 @@ def _leading_left(M: sp.csr_array, MT: sp.csr_array, c: float, v0: np.ndarray | 
 U_ABS_TOL = 1e-8
 
 _EPS = float(np.finfo(float).eps)
+
+
+def _degenerate_gap(n: int, theta: float) -> float:
+    """Smallest eigen-gap theta_1 - theta_2 of the Gram matrix at which u is determined.
+
+    eigh returns u with residual ||r|| <= c n eps theta_1, hence (Davis-Kahan) an error
+    of ||r|| / gap; below this gap that error could exceed ``U_ABS_TOL`` (16 n eps
+    theta_1 / U_ABS_TOL, e.g. 3.6e-7 theta_1 for n = 1, 1.4e-5 theta_1 for n = 400), and
+    an exactly repeated singular value (a symmetric component) is always below it.
+    """
+    return 16.0 * n * _EPS * max(theta, 0.0) / U_ABS_TOL
 
 
 def _v_error_bound(task_counts: np.ndarray, s_prime: float, extra: float = 0.0) -> np.ndarray:
