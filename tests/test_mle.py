@@ -232,15 +232,15 @@ def test_toptwo2_attributes(small_model, small_responses):
     est = toptwo.TopTwo2(rng=0).fit(small_responses)
     m, n, K = small_model.n_tasks, small_model.n_workers, small_model.n_labels
     assert est.top_two_.shape == (m, 2) and est.reliability_.shape == (n,)
-    assert isinstance(est.stage1_, toptwo.TopTwo1)
+    assert isinstance(est.stage1_, toptwo.spectral.SpectralResult)
     assert ((est.confusion_ >= 0.5) & (est.confusion_ <= 1)).all()
     np.testing.assert_array_equal(est.confusion_, np.clip(est.confusion_raw_, 0.5, 1))
-    assert est.norm_p_ == est.stage1_.norm_p_
+    assert est.norm_p_ == est.stage1_.norm_p
     np.testing.assert_allclose(est.soft_labels().sum(axis=1), 1.0)
     assert (est.top_two_[:, 0] != est.top_two_[:, 1]).all()
     assert (est.n_workers_in_, est.n_tasks_in_, est.n_labels_in_) == (n, m, K)
     # without splitting p_hat is eq. (5) on all of A at the stage-1 estimate
-    ref = estimate_reliability(small_responses, est.stage1_.top_, normalization="per_worker")
+    ref = estimate_reliability(small_responses, est.stage1_.top, normalization="per_worker")
     np.testing.assert_allclose(est.reliability_, ref)
 
 
@@ -254,7 +254,7 @@ def test_toptwo2_unanswered_task_and_silent_worker(small_responses, split):
     assert np.isfinite(np.delete(est.reliability_, 3)).all()
     assert (np.delete(est.top_two_, 7, axis=0) > 0).all()
     # q_hat comes from stage 1: finite exactly where stage 1 had data for v^(k)
-    seen = est.stage1_.result_.top[:, 0] > 0
+    seen = est.stage1_.top[:, 0] > 0
     assert np.isfinite(est.confusion_[seen]).all()
     assert np.isnan(est.confusion_[~seen]).all()
     if not split:

@@ -38,8 +38,8 @@ from ._validation import (_check_real, as_float_array, check_bool, check_choice,
 from ._base import BaseEstimator
 from .responses import Responses, as_responses
 from .spectral import _EPS
-from .spectral import (TopTwo1, check_enough_labels, check_eta, check_spectral_labels, soft_labels,
-                       spectral_estimate, split_entries)
+from .spectral import (check_enough_labels, check_eta, check_spectral_labels, clip_confusion,
+                       confusion_at, spectral_estimate, split_entries)
 
 __all__ = ["TopTwo2", "OracleMLE", "estimate_reliability", "plugin_mle", "best_pairs",
            "MAX_RELIABILITY", "MIN_RELIABILITY", "CONFUSION_CLIP"]
@@ -356,8 +356,11 @@ class TopTwo2(BaseEstimator):
         [0.5, 0.99] left tasks whose answerers all had p_hat <= 0 or q_hat <= 1/2 to the
         tie rule: g error on flag 0.33 -> 0.08, food 0.59 -> 0.24, adult2 0.76 -> 0.26,
         and synthetic pair error lower by 0.01-0.02 in every scenario.
-    stage1_ : TopTwo1
-        The fitted stage-1 estimator (its ``top_two_`` is the initial estimate).
+    stage1_ : SpectralResult
+        Stage 1's result (Algorithm 1 on A^1): its ``top`` is the initial estimate,
+        ``confusion_raw`` eq. (4) at those labels.
+    confusions_ : ndarray of shape (n_tasks, T) or None
+        For T > 2: all T weights, eq. (4) at the final labels, clipped to [0, 1].
     norm_p_ : float
         Stage 1's estimate of ||p||_2.
     observed_rate_ : float
@@ -414,9 +417,6 @@ class TopTwo2(BaseEstimator):
             A1 = A2 = B = C = R
         res = spectral_estimate(B, C, eta=eta, n_top=T,              # step 2
                                 sign_rule=self.sign_rule, centering=self.centering)
-        stage1 = TopTwo1(eta=eta, sample_splitting=split, n_top=T, sign_rule=self.sign_rule,
-                         centering=self.centering)
-        stage1._set_outputs(res, A1, T, A1.task_counts() > 0)
         p_hat = estimate_reliability(A2, res.top, normalization=norm,   # step 3
                                      n_responses=R.worker_counts())
         q_raw = res.confusion_raw
@@ -436,18 +436,16 @@ class TopTwo2(BaseEstimator):
             if np.array_equal(new_top, top):
                 break
             top = new_top
-        # eq. (4) at the final g_j (same value as stage 1 wherever stage 1 agrees on g_j)
-        K = R.n_labels
-        g_idx = np.clip(top[:, 0] - 1, 0, K - 1)
-        with np.errstate(invalid="ignore", divide="ignore"):     # NaN l: no estimate
-            q_final = 1.0 / K - res.delta_v[np.arange(R.n_tasks), g_idx] / res.l_task
-        q_final = np.where(answered & seen, q_final, np.nan)
-        self.stage1_ = stage1
+        # eq. (4) at the final labels (same value as stage 1 wherever they agree)
+        q_final = confusion_at(res, top)
+        q_final[~(answered & seen)] = np.nan
+        self.stage1_ = res
         self._q_mle = q_mle if q_mle.ndim == 1 else q_mle[:, 0]
         self.top_ = top
         self.top_two_ = top[:, :2]
-        self.confusion_raw_ = q_final
-        self.confusion_ = np.clip(q_final, 1.0 / T if T > 2 else 0.5, 1.0)
+        self.confusions_ = clip_confusion(q_final, T) if T > 2 else None
+        self.confusion_raw_ = q_final[:, 0]
+        self.confusion_ = clip_confusion(q_final[:, 0], T)
         self.reliability_ = p_hat
         self.norm_p_ = res.norm_p
         self.observed_rate_ = R.observed_rate

@@ -351,8 +351,6 @@ def top_t_sweep(model_factory: Callable[[np.random.Generator], TopTwoModel],
                 for t in range(T):
                     rec[f"err_pos{t + 1}"] = float(err["per_position"][t])
                 qh = getattr(est, "confusions_", None)
-                if name == "TopTwo2":
-                    qh = est.stage1_.confusions_
                 if qh is not None and name != "Oracle":
                     d = np.asarray(qh, float) - model.weights
                     rec["mse_q"] = float(np.nanmean(d * d))

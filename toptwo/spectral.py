@@ -929,13 +929,39 @@ class TopTwo1(BaseEstimator):
         self.top_ = res.top
         self.top_two_ = res.top[:, :2]
         q_raw = np.where(answered[:, None], res.confusion_raw, np.nan)
-        self.confusions_ = np.clip(q_raw, 0.0, 1.0) if T > 2 else None
+        self.confusions_ = clip_confusion(q_raw, T) if T > 2 else None
         self.confusion_raw_ = q_raw[:, 0]
-        # the model's range for the first weight: (1/2, 1] for T = 2, [1/T, 1] for T > 2
-        self.confusion_ = np.clip(q_raw[:, 0], 1.0 / T if T > 2 else 0.5, 1.0)
+        self.confusion_ = clip_confusion(q_raw[:, 0], T)
         self.norm_p_ = res.norm_p
         self.observed_rate_ = R.observed_rate
         self._record_input(R)
+
+
+def confusion_at(res: SpectralResult, top: np.ndarray) -> np.ndarray:
+    """Eq. (4) at given labels: q_jt = 1/K - Delta v_j^(top_jt) / l, shape (m, T).
+
+    ``res`` is stage 1's :class:`SpectralResult` (Delta v and each task's l); ``top``
+    holds labels 1..K (0 where there is no estimate; the result is NaN there and
+    where stage 1 had no data).
+    """
+    top = np.asarray(top)
+    K = res.delta_v.shape[1]
+    idx = np.clip(top - 1, 0, K - 1)
+    with np.errstate(invalid="ignore", divide="ignore"):      # NaN l: no estimate
+        q = 1.0 / K - np.take_along_axis(res.delta_v, idx, axis=1) / res.l_task[:, None]
+    return np.where(top > 0, q, np.nan)
+
+
+def clip_confusion(q: np.ndarray, n_top: int) -> np.ndarray:
+    """Clip eq. (4)'s q_hat to the model's range (NaN stays NaN).
+
+    The first weight: [1/2, 1] for T = 2, [1/T, 1] for T > 2; a 2-D array of all T
+    weights (T > 2) is clipped to [0, 1].
+    """
+    q = np.asarray(q, float)
+    if q.ndim == 2:
+        return np.clip(q, 0.0, 1.0)
+    return np.clip(q, 1.0 / n_top if n_top > 2 else 0.5, 1.0)
 
 
 def soft_labels(top_two: np.ndarray, confusion: np.ndarray, n_labels: int) -> np.ndarray:
