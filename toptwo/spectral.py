@@ -524,16 +524,15 @@ def _propagate_min_label(R: Responses) -> tuple[np.ndarray, np.ndarray] | None:
     t_has = np.diff(t_indptr) > 0
     w_start = csr.indptr[:-1][w_has]
     t_start = t_indptr[:-1][t_has]
-    lw = np.arange(n, dtype=np.int64)
-    lt = np.full(m, -1, dtype=np.int64)
+    lw = np.arange(n, dtype=np.int32)          # int32: half the memory traffic per pass
+    lt = np.full(m, -1, dtype=np.int32)
     for _ in range(_PROPAGATION_ROUNDS):
         lt[t_has] = np.minimum.reduceat(lw[t_workers], t_start)
-        new = lw.copy()
-        new[w_has] = np.minimum(lw[w_has], np.minimum.reduceat(lt[csr.indices], w_start))
-        if np.array_equal(new, lw):
+        best = np.minimum.reduceat(lt[csr.indices], w_start)
+        if np.array_equal(best, lw[w_has]) or (best >= lw[w_has]).all():
             lw[~w_has] = -1
-            return lw, lt
-        lw = new
+            return lw.astype(np.int64), lt.astype(np.int64)
+        lw[w_has] = np.minimum(lw[w_has], best)
     return None
 
 
