@@ -299,18 +299,16 @@ class TopTwo2(BaseEstimator):
     sample_splitting : bool, default=False
         True: the paper's Algorithm 2 (A^1/A^2 split, and Algorithm 1's B/C split inside
         stage 1). False: the variant of the authors' experiments, every stage on all of
-        A. Default False, because it measures better on all four scenarios of Table 2:
-        over s in {0.05, 0.1, 0.2} and 20 paired replicates at (50, 500, 5) the split
-        raises TopTwo2's pair error by up to 0.093 (hard, s = 0.2: 0.674 vs 0.582), by
-        more than 2 standard errors in 10 of the 12 cells, and never lowers it; see
-        ``benchmarks/splitting.py`` and notebook 04.
+        A. Default False, because it measures better on all four scenarios of Table 2
+        (``benchmarks/splitting.py``, notebook 04; figures in the README's
+        design-choices table).
     reliability_normalization : {"per_worker", "paper"}, default="per_worker"
         Denominator of eq. (5): "paper" uses m s (1 - s_1) (estimated from the data),
         "per_worker" each worker's own number of answers. Both agree in expectation
-        under uniform sampling; "per_worker" is the default because it measures
-        slightly better (pair error lower by up to 0.014 and by 2-5 standard errors in
-        most of the 12 cells of ``benchmarks/splitting.py``) and is what real data with
-        uneven workloads need.
+        under uniform sampling; "per_worker" is the default because it is the sample
+        mean of Lemma 1's Bernoulli variables for every worker, which is what real data
+        with uneven workloads need, and it measures slightly better
+        (``benchmarks/splitting.py``).
     n_top : int, default=2
         T (Algorithms 3-4 for T > 2).
     sign_rule : {"paper", "sum"}, default="paper"
@@ -323,12 +321,9 @@ class TopTwo2(BaseEstimator):
         step on the top-two model -- re-estimate p by eq. (5) (per-worker) on all
         responses against the current (g, h), re-estimate q_j by the moment equation
         E[#g - #h] = (2 q_j - 1) sum_{i answering j} p_i, shrunk towards stage 1's q_j
-        with ``refinement_shrinkage`` pseudo-answers, and solve eq. (6) again. Measured
-        (``benchmarks/reproduce_paper.py synthetic``: Table 2's scenarios at (50, 500,
-        5), n s = 1..10, 30 replicates), the pair-error gap to the oracle MLE falls from
-        0.0195 to 0.0129 on hard, 0.0273 to 0.0240 on few_smart and 0.0096 to 0.0084 on
-        high_variance, and is unchanged on easy (0.0080 vs 0.0082); see notebook 06.
-        Off by default to keep the paper's algorithm. The loop stops early as soon as
+        with ``refinement_shrinkage`` pseudo-answers, and solve eq. (6) again. It
+        narrows the gap to the oracle MLE on the harder scenarios (notebook 06, README
+        measurements). Off by default to keep the paper's algorithm. The loop stops early as soon as
         a step leaves (g, h) unchanged (a fixed point: further steps would repeat it).
     refinement_shrinkage : float, default=2.0
         Pseudo-count weight of stage 1's q_j in the refinement's q update.
@@ -351,11 +346,9 @@ class TopTwo2(BaseEstimator):
         p_i from eq. (5), unclipped; NaN for a worker with no answers. Eq. (6) uses it
         clipped to [``MIN_RELIABILITY``, ``MAX_RELIABILITY``] = [0.05, 0.99] (NaN counts
         as the lower end), which keeps log(K p q/(1 - p) + 1) finite, defined and
-        positive. The clipping ranges are not in the paper; measured (20-30 replicates
-        on Table 2's scenarios and the seven real datasets), the earlier [0, 0.99] x
-        [0.5, 0.99] left tasks whose answerers all had p_hat <= 0 or q_hat <= 1/2 to the
-        tie rule: g error on flag 0.33 -> 0.08, food 0.59 -> 0.24, adult2 0.76 -> 0.26,
-        and synthetic pair error lower by 0.01-0.02 in every scenario.
+        positive. The clipping ranges are not in the paper: with a lower end of 0 (and
+        q at 1/2), a task whose answerers all had p_hat <= 0 got an all-zero score and
+        was left to the tie rule (figures in the README's design-choices section).
     stage1_ : SpectralResult
         Stage 1's result (Algorithm 1 on A^1): its ``top`` is the initial estimate,
         ``confusion_raw`` eq. (4) at those labels.

@@ -175,8 +175,8 @@ class _LabelBlocks:
         forward(Y)  = sum_c sign_k(c) (L_c Y)[:, k]      = A^(k) Y[:, k]
         backward(X) = Lt (sign (x) X)[:, k]              = (A^(k))^T X[:, k]
 
-    so one pass over the nnz responses serves all K - 1 binary matrices (the hint of
-    issue 2: every A^(k) is a signed sum of the label-indicator matrices).
+    so one pass over the nnz responses serves all K - 1 binary matrices (every A^(k) is a
+    signed sum of the label-indicator matrices).
     """
 
     def __init__(self, R: Responses, offsets: np.ndarray | None = None):
@@ -823,24 +823,19 @@ class TopTwo1(BaseEstimator):
         True: the paper's Algorithm 1 -- split the input into B and C with equal
         probability, singular vectors from B, projection on C. False: the variant the
         authors' experiments ran, with all of the input used for both. The default is
-        False because it measures better on every scenario of Table 2 (paired on the
-        same data; ``benchmarks/splitting.py``, 20 replicates at (n, m, K) =
-        (50, 500, 5)): at s = 0.1 the pair error of TopTwo1 is 0.869/0.927/0.950/0.902
-        with the split and 0.772/0.842/0.936/0.783 without, on easy/hard/few_smart/
-        high_variance; over s in {0.05, 0.1, 0.2} the split is worse by 0.008 to 0.201,
-        beyond 2 standard errors in all 12 cells. Notebook 04 shows it.
+        False because halving the data for each step costs more accuracy than the
+        independence it buys (the split is worse on every Table 2 scenario, paired on
+        the same data: ``benchmarks/splitting.py``, notebook 04; figures in the README's
+        design-choices table).
     n_top : int, default=2
         T, the number of plausible answers (Algorithm 3 for T > 2).
     sign_rule : {"paper", "sum"}, default="paper"
         How the sign of u^(k) is fixed: the paper's "at least half of the entries
         positive", or (beyond the paper) "non-negative sum", which is more robust when
-        most workers are spammers (p/||p|| has no negative entry). Measured (g error of
-        TopTwo1, 20 replicates): spammer-hammer n = m = 300, alpha = 0.1, s = 0.1:
-        0.570 (paper) vs 0.543 (sum); alpha = 0.15, s = 0.05: 0.679 vs 0.666;
-        few_smart s = 0.1: 0.749 vs 0.742; hard: equal. The paper's rule stays the
-        default because these gains are within two standard errors; in spammer-heavy
-        crowds outside Theorem 1's assumption (o(n) spammers), "sum" is what keeps the
-        spammer-hammer scaling of notebook 05 stable across seeds.
+        most workers are spammers (p/||p|| has no negative entry): the count of
+        positive entries is then decided by the spammers' noise, the sum by the reliable
+        workers. The paper's rule is the default (figures in the README's design-choices
+        table and notebook 05).
     centering : {"observed", "paper"}, default="observed"
         How B^(k) is centred before its SVD (Alg. 1 step 1). "paper": X^(k) = B^(k) -
         s'(K-2k)/K on every entry, with s' estimated as nnz(B)/(n m). "observed": subtract
@@ -850,11 +845,10 @@ class TopTwo1(BaseEstimator):
         they differ in the noise. When workers answer very different numbers of tasks
         (s_i instead of s), "paper" leaves a rank-one term (s_i - s')(K-2k)/K along the
         workers' activity that can capture u^(k), while "observed" leaves S o (2 p r^T).
-        Default "observed" because it measures better: TopTwo2 pair error over Table 2's
-        scenarios x s in {0.05, 0.1, 0.2}, 10 paired replicates: -0.003 on average; g
-        error on the real datasets (duplicates="last"): web 0.416 -> 0.154, adult2
-        0.258 -> 0.243, flag 0.08 -> 0.06, food 0.241 -> 0.259, dog 0.170 -> 0.178, color
-        0.355 -> 0.358, plot unchanged (notebook 08).
+        "observed" is also block diagonal over the connected components of the
+        worker-task graph, which :func:`spectral_estimate` uses. Default "observed"
+        because it measures better, on real data with uneven workloads above all
+        (notebook 08; figures in the README's design-choices table).
     rng : None, int or numpy.random.Generator
         Source of the B/C split (used only with ``sample_splitting=True``).
 
