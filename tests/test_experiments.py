@@ -294,3 +294,26 @@ def test_plot_estimates_data():
     plt.close(fig)
     with pytest.raises(ValueError, match="panel 'x' has truth of length 2"):
         ex.plot_estimates({"x": ([1, 2], [1])})
+
+
+# ------------------------------------------------------------------ stored results
+def test_results_loader_finds_every_stored_set(monkeypatch):
+    import toptwo.results as res
+
+    monkeypatch.delenv("TOPTWO_RESULTS", raising=False)
+    for name in ("reproduce_synthetic", "reproduce_real", "sample_complexity"):
+        assert isinstance(res.load(name), dict)
+    with pytest.raises(ValueError, match=r"unknown result set 'nope'; known: core, "):
+        res.load("nope")
+
+
+def test_results_loader_messages(monkeypatch, tmp_path):
+    import toptwo.results as res
+
+    monkeypatch.setenv("TOPTWO_RESULTS", str(tmp_path / "missing"))
+    with pytest.raises(FileNotFoundError, match=r"TOPTWO_RESULTS=.*is not a folder"):
+        res.load("core")
+    monkeypatch.setenv("TOPTWO_RESULTS", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match=r"core.json does not exist; run "
+                                                r"`python benchmarks/bench_core.py`"):
+        res.load("core")
