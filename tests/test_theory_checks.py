@@ -47,7 +47,9 @@ NEGATIVE_TWINS = {
     "algorithm1_scaling": dict(expected_factor=sp.Integer(1)),  # Sec. 4.1's s' p r^T
     "kl_divergences": dict(closed_forms=lambda: {**paper_closed_forms(), "swap (h,g)": p * (2 * q - 1) * sp.log(Y / X)}),
     "theorem3a_inequality": dict(upper=sp.Rational(7, 10)),
-    "theorem3a_spammer_hammer": dict(oracle_error=lambda K, pb, l: sp.Rational(K - 1, K) * (1 - pb) ** (l + 1)),
+    "theorem3a_spammer_hammer": dict(oracle_error=lambda K, n, nh, s_: sp.Rational(K - 1, K) * (1 - s_) ** (nh + 1)),
+    "theorem3a_rate_threshold": dict(bracket=(sp.Rational(4, 5), sp.Rational(81, 100))),
+    "theorem3b_heterogeneous_q": dict(aggregate=lambda ds: sp.Min(*ds)),  # Dbar = min_j as printed
     "theorem3b_arithmetic": dict(threshold=sp.Integer(1)),  # s <= 1/(n Dbar) is not enough for 3/8
     "majority_vote_vs_spectral": dict(
         gap=lambda ps: sum((a - b) ** 2 for i, a in enumerate(ps) for b in ps[i + 1 :]) / len(ps)
@@ -125,3 +127,55 @@ def test_helpers_for_notebooks() -> None:
     assert tc.symbolic_r(4, 3, 1, 2) == q - sp.Rational(1, 2)
     assert tc.symbolic_delta_r(4, 3, 1) == [q - sp.Rational(3, 4), sp.Rational(1, 4), sp.Rational(1, 4) - q, sp.Rational(1, 4)]
     assert sp.expand(tc.symbolic_expected_binary(3, 1, 2, 1) - s * (2 * p * (sp.Rational(1, 3) - q) + sp.Rational(1, 3))) == 0
+
+
+# ---------------------------------------------------------------- toptwo.theory (numerical side)
+def test_theorem3a_max_sampling_rate_is_the_certified_root() -> None:
+    import math
+
+    from toptwo import theory
+
+    s_star = theory.theorem3a_max_sampling_rate()
+    assert s_star == pytest.approx(theory.THEOREM3A_MAX_SAMPLING_RATE, abs=1e-14)
+    assert 0.79681 < s_star < 0.79682  # inside the bracket certified by theorem3a_rate_threshold
+    assert -math.log1p(-(s_star - 1e-6)) <= 2 * (s_star - 1e-6)
+    assert -math.log1p(-(s_star + 1e-6)) > 2 * (s_star + 1e-6)  # just above: the bound fails
+
+
+def test_spammer_hammer_error_and_validation() -> None:
+    import numpy as np
+
+    from toptwo.theory import spammer_hammer_error_g
+
+    np.testing.assert_allclose(spammer_hammer_error_g(4, 3, [0.0, 0.5, 1.0]), [0.75, 0.75 / 8, 0.0])
+    with pytest.raises(ValueError, match=r"sampling_rate.* must lie in \[0, 1\]"):
+        spammer_hammer_error_g(4, 3, 1.5)
+
+
+def test_theorem3b_counterexample_reproduces_the_issue() -> None:
+    from toptwo.theory import LE_CAM_PINSKER_CONSTANT, theorem3b_counterexample
+
+    r = theorem3b_counterexample(rng=0)
+    assert r["hypothesis_holds"] and r["threshold_printed"] > 1e4  # s = 1 satisfies s <= 1/(4 n Dbar)
+    assert r["pair_errors"].shape == (30,)
+    assert r["mean"] < 0.01 and r["max"] < 0.02 < LE_CAM_PINSKER_CONSTANT
+    assert r["corrected_bound"] < 0.01  # the per-task bound: only task 0 is hard
+    assert r["threshold_corrected"] < 0.02  # s <= 1/(4 n max_j Dbar^(j)) is the corrected hypothesis
+    # negative twin: with identical q (every task like task 0) the oracle fails, as the theorem says
+    same = theorem3b_counterexample(n_tasks=100, easy_confusion=0.5 + 1e-4, n_draws=3, rng=0)
+    assert same["mean"] > LE_CAM_PINSKER_CONSTANT
+
+
+def test_theorem3b_corrected_bound_and_binomial_ci() -> None:
+    import numpy as np
+
+    from toptwo.theory import LE_CAM_PINSKER_CONSTANT, binomial_ci, theorem3b_corrected_bound
+
+    assert theorem3b_corrected_bound(10, 0.1, [0.25, 0.25]) == pytest.approx(LE_CAM_PINSKER_CONSTANT)
+    assert theorem3b_corrected_bound(10, 0.1, [0.25, np.inf]) == pytest.approx(LE_CAM_PINSKER_CONSTANT / 2)
+    with pytest.raises(ValueError, match="d_bar_per_task"):
+        theorem3b_corrected_bound(10, 0.1, [-1.0])
+    lo, hi = binomial_ci(np.array([0, 5]), 10)
+    assert lo[0] == 0.0 and hi[0] == pytest.approx(0.3084971, abs=1e-6) and lo[1] < 0.5 < hi[1]
+    with pytest.raises(ValueError, match="successes"):
+        binomial_ci(11, 10)
