@@ -54,6 +54,11 @@ NEGATIVE_TWINS = {
     "majority_vote_vs_spectral": dict(
         gap=lambda ps: sum((a - b) ** 2 for i, a in enumerate(ps) for b in ps[i + 1 :]) / len(ps)
     ),
+    "lemma1_bernstein": dict(exponent_power=1),  # l. 1287's delta_2 for delta_2^2
+    "theorem1_delta1_gap": dict(bound=None),  # "any delta_1 > 0"
+    "theorem2_constants": dict(bernstein_constant=sp.Integer(33)),  # the printed 33
+    "minimax_optimality_gap": dict(condition_power=1),  # "delta^2 ||p||_2 >~ n Dbar"
+    "footnote_spammers": dict(spammer_bound=lambda n, eta: sp.sqrt(n)),  # "o(n) spammers"
     "top_t_distribution": dict(other_prob=printed_other_prob),  # the model as printed
     "top_t_delta_r_and_algorithm": dict(delta_r_other=paper_delta_r_other),  # "1/K otherwise" as printed
 }
@@ -80,12 +85,56 @@ def test_negative_twin_rejected(name: str) -> None:
         (tc.check_eq5_unbiased_and_variance, dict(variance=lambda K, m, sg: m * paper_p_hat_variance(K, m, sg))),
         (tc.check_kl_divergences, dict(minimizers=("swap (h,g)",))),
         (tc.check_theorem3b_arithmetic, dict(bound=sp.Rational(7, 16))),
+        # the three weaknesses of the old check: a tiny coefficient, no coefficient at all, the paper's step
+        (tc.check_theorem3b_arithmetic, dict(coefficient=sp.Rational(1, 100))),
+        (tc.check_theorem3b_arithmetic, dict(coefficient=sp.Integer(0), bound=sp.Rational(1, 2))),
+        (tc.check_theorem3b_arithmetic, dict(coefficient=sp.Rational(1, 4), bound=sp.Rational(3, 8))),
         (tc.check_algorithm1_population, dict(q_hat=lambda K, dv, l: 1 / K + dv / l)),
     ],
 )
 def test_more_negative_twins(fn, kwargs) -> None:
     with pytest.raises(ClaimFailed):
         fn(**kwargs)
+
+
+# ---------------------------------------------------------------- mutation tests of the checker
+from theory_checks.mutants import KINDS, MUTANTS, _M, format_kill_table, kill_rates, run_mutant  # noqa: E402
+
+
+def test_every_check_has_mutants_of_several_kinds() -> None:
+    assert set(MUTANTS) == set(tc.CHECKS)
+    for name, muts in MUTANTS.items():
+        assert len(muts) >= 3, name
+        assert len({m.kind for m in muts}) >= 2, name
+        assert all(m.kind in KINDS for m in muts), name
+    kinds = {m.kind for m in _M}
+    assert kinds == set(KINDS)
+
+
+@pytest.mark.parametrize("mutant", _M, ids=[f"{m.check}/{m.name}" for m in _M])
+def test_every_mutant_is_killed(mutant) -> None:
+    killed, msg = run_mutant(mutant)
+    assert killed, msg
+
+
+def test_run_mutant_reports_a_survivor() -> None:
+    # negative twin of the harness: the correct statement "survives" (is not counted as killed)
+    from theory_checks.mutants import Mutant
+
+    ok, msg = run_mutant(Mutant("eq1_distribution", "the correct model", "wrong constant", lambda: {}))
+    assert not ok and "accepted" in msg
+    ok, msg = run_mutant(Mutant("eq1_distribution", "a crashing mutant", "wrong constant", lambda: {"nonsense": 1}))
+    assert not ok and msg.startswith("TypeError")
+
+
+def test_kill_rates_table_and_cli(capsys) -> None:
+    from theory_checks import __main__ as cli
+
+    rows = kill_rates(["eq1_distribution", "theorem3b_arithmetic"])
+    assert [r["rate"] for r in rows] == [1.0, 1.0] and all(not r["survivors"] for r in rows)
+    table = format_kill_table(rows)
+    assert "| eq1_distribution" in table and "100%" in table
+    assert cli.main(["--bogus"]) == 2
 
 
 def test_run_all_and_main(monkeypatch, capsys) -> None:

@@ -18,8 +18,33 @@ def format_table(rows: list[tuple[str, str, str, str, str]]) -> str:
     return "\n".join([line(header), sep, *map(line, rows)])
 
 
-def main() -> int:
-    """Run all checks; return the process exit code."""
+def main_mutants() -> int:
+    """Run every check's mutants; print the kill-rate table; exit 1 if a mutant survives."""
+    from .mutants import format_kill_table, kill_rates
+
+    t0 = time.perf_counter()
+    rows = kill_rates()
+    print(format_kill_table(rows))
+    total = sum(r["mutants"] for r in rows)
+    killed = sum(r["killed"] for r in rows)
+    print(f"\n{killed}/{total} mutants killed in {time.perf_counter() - t0:.2f} s")
+    missing = [r["check"] for r in rows if r["mutants"] == 0]
+    for r in rows:
+        for name, msg in r["survivors"]:
+            print(f"SURVIVED {r['check']} / {name}: {msg}", file=sys.stderr)
+    for name in missing:
+        print(f"NO MUTANTS for {name}", file=sys.stderr)
+    return 0 if killed == total and not missing else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run all checks (or, with ``--mutants``, the mutation tests); return the exit code."""
+    argv = [] if argv is None else list(argv)
+    if argv == ["--mutants"]:
+        return main_mutants()
+    if argv:
+        print("usage: python -m theory_checks [--mutants]", file=sys.stderr)
+        return 2
     rows: list[tuple[str, str, str, str, str]] = []
     records: list[CheckRecord] = []
     failures: list[tuple[str, str]] = []
@@ -48,4 +73,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -34,24 +34,28 @@ def exp_bounds(c: sp.Rational, n_terms: int = 40) -> tuple[sp.Rational, sp.Ratio
     "endpoint values bounded by rational Taylor bounds on exp",
     scope="symbolic x; the endpoint 2/3 (argument upper)",
 )
-def check_theorem3a_inequality(upper: sp.Rational = sp.Rational(2, 3)):
-    """(1 − x) ≥ exp(−(x + x²)) on [0, upper], proved by derivative sign analysis.
+def check_theorem3a_inequality(upper: sp.Rational = sp.Rational(2, 3), quadratic: sp.Rational = sp.Integer(1)):
+    """(1 − x) ≥ exp(−(x + a x²)) on [0, upper], proved by derivative sign analysis (a = 1 in the paper).
 
-    f(x) = log(1 − x) + x + x² is increasing on [0, 1/2] and decreasing on [1/2, 1), so on
-    [0, upper] its minimum is min(f(0), f(upper)); f(0) = 0 and f(upper) >= 0 is decided exactly via
-    exp(upper + upper²) >= 1/(1 − upper) with rational bounds on exp.
+    f(x) = log(1 − x) + x + a x²; for a = 1, f' = x(1 − 2x)/(1 − x), so f increases on [0, 1/2] and
+    decreases on [1/2, 1) and on [0, upper] its minimum is min(f(0), f(upper)); f(0) = 0 and
+    f(upper) >= 0 is decided exactly via exp(upper + a upper²) >= 1/(1 − upper) with rational bounds on exp.
 
     Parameters
     ----------
     upper
         Claimed right end of the interval (the paper: 2/3). Must be rational in (0, 1).
+    quadratic
+        Claimed coefficient a of x² (the paper: 1).
     """
     upper = sp.Rational(upper)
+    a = sp.Rational(quadratic)
     require(0 < upper < 1, "upper must lie in (0, 1)")
-    f = sp.log(1 - x) + x + x**2
-    fprime = x * (1 - 2 * x) / (1 - x)
-    require_zero(sp.diff(f, x) - fprime, "f'(x) = x(1-2x)/(1-x)")
-    num, den = sp.fraction(sp.cancel(fprime))
+    f = sp.log(1 - x) + x + a * x**2
+    fprime = sp.cancel(sp.diff(f, x))
+    if a == 1:
+        require_zero(fprime - x * (1 - 2 * x) / (1 - x), "f'(x) = x(1-2x)/(1-x)")
+    num, den = sp.fraction(fprime)
     roots = sorted(r for r in sp.real_roots(sp.Poly(num, x)) if 0 <= r <= upper)
     require(all(den.subs(x, r) != 0 for r in roots), "denominator vanishes at a critical point")
     # Sign of f' between consecutive critical points (continuous on [0, upper] since upper < 1).
@@ -63,13 +67,13 @@ def check_theorem3a_inequality(upper: sp.Rational = sp.Rational(2, 3)):
         if c == 0:
             require(f.subs(x, 0) == 0, "f(0) != 0")
             continue
-        lo, hi = exp_bounds(c + c**2)
-        target = 1 / (1 - c)  # f(c) >= 0  <=>  exp(c + c^2) >= 1/(1 - c)
+        lo, hi = exp_bounds(c + a * c**2)
+        target = 1 / (1 - c)  # f(c) >= 0  <=>  exp(c + a c^2) >= 1/(1 - c)
         if lo >= target:
             continue
         if hi < target:
             raise ClaimFailed(
-                f"(1-x) >= exp(-(x+x^2)) fails at x={c}: exp({c + c**2}) <= {sp.N(hi, 8)} < 1/(1-x) = {target}"
+                f"(1-x) >= exp(-(x+{a}x^2)) fails at x={c}: exp({c + a * c**2}) <= {sp.N(hi, 8)} < 1/(1-x) = {target}"
             )
         require(False, f"could not decide the sign of f({c})")
     return {"scope": f"symbolic x on [0, {upper}]; signs of f' on {list(zip(cuts, cuts[1:]))} = {signs}"}
@@ -491,33 +495,68 @@ def check_theorem3b_heterogeneous_q(
     return {"note": note}
 
 
+def paper_mv_margins() -> dict[str, sp.Expr]:
+    """Per-answer expected vote margins of majority vote under eq. (1), given assignment."""
+    return {"g over c": p * q, "g over h": p * (2 * q - 1), "h over c": p * (1 - q)}
+
+
 @check(
     "majority_vote_vs_spectral",
     statement=(
-        "(1/n)||p||^2 - ((1/n)sum p)^2 = (1/n^2) sum_{i<j}(p_i-p_j)^2 >= 0, = 0 iff all p_i equal; spammer-hammer with "
-        "alpha n hammers: (1/n)||p||^2 = alpha, ((1/n)sum p)^2 = alpha^2, so ns = Theta(1/alpha) vs Theta(1/alpha^2)"
+        "(1/n)||p||^2 - ((1/n)sum p)^2 = (1/n^2) sum_{i<j}(p_i-p_j)^2 >= 0; majority vote's per-answer expected "
+        "margins are p q (g over c), p(2q-1) (g over h), p(1-q) (h over c), linear in p_i, so over l answers from "
+        "uniformly chosen workers Hoeffding gives error <= (K-1) exp(-l mu^2/2), mu = ((1/n)sum p) * gap: "
+        "l >= 2 log((K-1)/eps)/mu^2 suffices (the O side of MV's Theta((1/n sum p)^-2 log 1/eps)); spammer-hammer: "
+        "(1/n)||p||^2 = alpha vs ((1/n)sum p)^2 = alpha^2"
     ),
     reference="Sec. 5 majority-vote discussion (after Thm. 3 [thm:converse])",
-    method="expand(lhs-rhs)==0 (Lagrange identity); sum of squares is 0 iff every term is 0",
-    scope="n=2..6 symbolic p_i; spammer-hammer symbolic alpha, n",
+    method=(
+        "expand(lhs-rhs)==0 (Lagrange identity); margins summed label by label from eq. (1); Hoeffding exponent "
+        "2(l mu)^2/(l (b-a)^2) with b-a = 2 reduced exactly; threshold identity"
+    ),
+    scope="n=2..6 symbolic p_i; margins K=3..6 all (g,h), symbolic p, q; symbolic l, mu, K, eps; spammer-hammer symbolic alpha, n. "
+    "The Omega side (MV needs that many) is a CLT statement, not checked",
 )
 def check_majority_vote_vs_spectral(
     gap: Callable[[list[sp.Symbol]], sp.Expr] = lambda ps: sum(
         (a - b) ** 2 for i, a in enumerate(ps) for b in ps[i + 1 :]
     )
     / len(ps) ** 2,
+    margins: Callable[[], dict[str, sp.Expr]] = paper_mv_margins,
+    hoeffding_range: sp.Expr = sp.Integer(2),
 ):
-    """Sec. 5: the spectral rate (1/n)‖p‖² dominates the majority-vote rate ((1/n)Σp)².
+    """Sec. 5: the spectral rate (1/n)‖p‖² against majority vote's ((1/n)Σp)².
 
     Parameters
     ----------
     gap
         Claimed closed form of (1/n)‖p‖² − ((1/n)Σp)² as a function of the list of p_i.
+    margins
+        Claimed per-answer expected vote margins (given assignment) per comparison.
+    hoeffding_range
+        Claimed range b − a of one vote-difference increment (1(A=a) − 1(A=b) lies in [−1, 1]).
     """
+    from .model import answer_probabilities
+
     for n in range(2, 7):
         ps = list(sp.symbols(f"p1:{n + 1}", real=True))
         lhs = sum(v**2 for v in ps) / n - (sum(ps) / n) ** 2
         require_zero(lhs - gap(ps), f"Lagrange identity at n={n}")
+    claimed = margins()
+    for K in range(3, 7):
+        for g, h in ((1, 2), (K, 1), (2, K)):
+            pr = answer_probabilities(K, g, h, s=sp.Integer(1))
+            c = next(k for k in range(1, K + 1) if k not in (g, h))
+            require_zero(pr[g] - pr[c] - claimed["g over c"], f"MV margin g over c at K={K}")
+            require_zero(pr[g] - pr[h] - claimed["g over h"], f"MV margin g over h at K={K}")
+            require_zero(pr[h] - pr[c] - claimed["h over c"], f"MV margin h over c at K={K}")
+    # Each increment 1(A=a) - 1(A=b) takes values in {-1, 0, 1}: range 2.
+    require(sp.nsimplify(hoeffding_range) == 2, f"vote-difference increments range over [-1, 1] (width 2), not {hoeffding_range}")
+    l, mu, K_, eps = sp.symbols("l mu K epsilon", positive=True)
+    exponent = 2 * (l * mu) ** 2 / (l * hoeffding_range**2)
+    require_zero(exponent - l * mu**2 / 2, "Hoeffding exponent for a sum of l increments with mean mu")
+    l_star = 2 * sp.log((K_ - 1) / eps) / mu**2
+    require_zero(sp.simplify((K_ - 1) * sp.exp(-exponent.subs(l, l_star)) - eps), "(K-1) exp(-l* mu^2/2) = eps")
     alpha, n = sp.symbols("alpha n", positive=True)
     spectral, mv = (alpha * n) / n, ((alpha * n) / n) ** 2
     require_zero(spectral - alpha, "(1/n)||p||^2 = alpha")
