@@ -228,3 +228,37 @@ def test_theorem3b_corrected_bound_and_binomial_ci() -> None:
     assert lo[0] == 0.0 and hi[0] == pytest.approx(0.3084971, abs=1e-6) and lo[1] < 0.5 < hi[1]
     with pytest.raises(ValueError, match="successes"):
         binomial_ci(11, 10)
+
+
+def test_lemma1_bound_and_tail() -> None:
+    import numpy as np
+
+    from toptwo.theory import lemma1_bound, lemma1_tail
+
+    b = lemma1_bound(4, 2000, 0.5, [0.1, 0.2, 0.3])
+    assert np.all(np.diff(b) < 0) and b[0] < 1
+    # the kappa form is the weaker (larger) bound for c delta <= 1
+    assert np.all(lemma1_bound(4, 2000, 0.5, [0.1, 0.2, 0.3], form="kappa") >= b)
+    with pytest.raises(ValueError, match="form"):
+        lemma1_bound(4, 10, 0.5, 0.1, form="hoeffding")
+    r = lemma1_tail(n_workers=20, n_tasks=1000, rate=0.5, deltas=(0.15, 0.25), n_reps=40, rng=1)
+    assert np.all(r["worker_ci"][0] <= r["bound_worker"]) and np.all(r["sup_ci"][0] <= r["bound_sup"])
+    # negative twin: the comparison can fail; a bound 100 times smaller is rejected by the CI at delta = 0.15
+    assert r["worker_ci"][0][0] > r["bound_worker"][0] / 100
+
+
+def test_theorem1_decay_and_every_task_small() -> None:
+    import numpy as np
+
+    from toptwo.theory import every_task_recovery, theorem1_decay
+
+    rows = theorem1_decay(n_workers=200, n_tasks=150, reliability_ranges=((0.5, 1.0),), confusions=(0.75,),
+                          x_grid=(0.5, 1.5, 3.0), n_reps=2, rng=0)
+    (r,) = rows
+    assert r["gap"] == pytest.approx(0.25) and np.all(np.diff(r["rate"]) < 0) and r["slope"] > 0
+    assert np.all(r["ci_low"] <= r["rate"]) and np.all(r["rate"] <= r["ci_high"])
+    with pytest.raises(ValueError, match="confusion"):
+        theorem1_decay(confusions=(0.5,), n_reps=1)
+    ev = every_task_recovery(n_workers=100, n_tasks_list=(10, 200), x_grid=(2, 6, 10, 14), n_reps=10, rng=0)
+    assert ev[10]["all_ok"][-1] >= ev[200]["all_ok"][-1]  # more tasks, harder to get all right
+    assert ev["slope"] > 0 and ev["predicted_shift"] > 0

@@ -188,3 +188,235 @@ def binomial_ci(successes: Any, trials: Any, confidence: float = 0.95) -> tuple[
         ci = binomtest(int(kk), int(tt)).proportion_ci(confidence_level=confidence, method="exact")
         lo.ravel()[i], hi.ravel()[i] = ci.low, ci.high
     return lo, hi
+
+
+# ---------------------------------------------------------------------------------------------
+# Monte-Carlo checks of the probabilistic statements (benchmarks/theorems_mc.py, notebooks)
+# ---------------------------------------------------------------------------------------------
+def _fixed_q_model(gen: np.random.Generator, n: int, m: int, K: int, p_range: tuple[float, float],
+                   q: float) -> TopTwoModel:
+    p = gen.uniform(p_range[0], p_range[1], size=n)
+    g = gen.integers(1, K + 1, size=m)
+    h = (g - 1 + gen.integers(1, K, size=m)) % K + 1
+    return TopTwoModel(p, np.full(m, float(q)), np.column_stack([g, h]), K)
+
+
+def _fit_decay(x: np.ndarray, wrong: np.ndarray, trials: np.ndarray) -> tuple[float, float]:
+    """Slope b (and its standard error) of log(rate) = a - b x, weighted by binomial counts.
+
+    Points with no error (rate 0) or all wrong are left out; the weights are the inverse
+    delta-method variances (1 - r)/(r N) of log(rate).
+    """
+    r = wrong / trials
+    keep = (wrong > 0) & (wrong < trials)
+    if keep.sum() < 2:
+        return float("nan"), float("nan")
+    X = np.column_stack([np.ones(keep.sum()), x[keep]])
+    w = (r[keep] * trials[keep]) / (1.0 - r[keep])
+    W = np.sqrt(w)
+    coef, *_ = np.linalg.lstsq(X * W[:, None], np.log(r[keep]) * W, rcond=None)
+    cov = np.linalg.inv((X * w[:, None]).T @ X)
+    return float(-coef[1]), float(np.sqrt(cov[1, 1]))
+
+
+def theorem1_decay(n_workers: int = 400, n_tasks: int = 300, n_labels: int = 4, *,
+                   reliability_ranges: tuple[tuple[float, float], ...] = ((0.1, 0.5), (0.5, 1.0)),
+                   confusions: tuple[float, ...] = (0.6, 2 / 3, 0.75),
+                   x_grid: tuple[float, ...] = (1.0, 2.0, 3.0, 4.0),
+                   n_reps: int = 4, rng: Any = None) -> list[dict[str, Any]]:
+    """Theorem 1 [`thm:main`]: per-task error of Algorithm 1 against x = s ||p||^2 gap(q)^2.
+
+    Theorem 1 with delta_1 < gap/4 (``theory_checks`` check ``theorem1_delta1_gap``) says
+    P((g_hat_j, h_hat_j) != (g_j, h_j)) <= exp(-Theta(s ||p||^2 gap(q)^2)), gap(q) =
+    min{2q - 1, 1 - q}: on x = s ||p||^2 gap^2 the error decays exponentially with a slope
+    that does not depend on ||p|| (nor, up to the constant, on q). For every reliability
+    range and confusion q (all tasks share q, so gap is fixed) the sampling rate is set to
+    s = x / (||p||^2 gap^2) (points with s > 1 are skipped) and Algorithm 1 as written
+    (``TopTwo1(sample_splitting=True, centering="paper")``) is run ``n_reps`` times.
+
+    Returns
+    -------
+    list of dicts, one per (reliability range, q): ``reliability_range``, ``confusion``,
+    ``gap``, ``norm_p2``, ``x``, ``sampling_rate`` (NaN where s > 1), ``wrong`` and ``trials``
+    (pair errors and task outcomes pooled over replicates), ``rate``, ``ci_low``/``ci_high``
+    (Clopper-Pearson 95%; task outcomes within a replicate share u^(k), so these intervals
+    are optimistic), ``slope``/``slope_se`` (weighted fit of log rate = a - slope * x).
+    """
+    from .spectral import TopTwo1
+
+    owner = "theorem1_decay"
+    n = check_int(n_workers, "n_workers", owner=owner, minimum=2)
+    m = check_int(n_tasks, "n_tasks", owner=owner, minimum=1)
+    K = check_int(n_labels, "n_labels", owner=owner, minimum=3)
+    R = check_int(n_reps, "n_reps", owner=owner, minimum=1)
+    gen = check_rng(rng, owner=owner)
+    xs = np.asarray(x_grid, dtype=float)
+    out = []
+    for pr in reliability_ranges:
+        for qv in confusions:
+            if not 0.5 < qv < 1.0:
+                raise ValueError(f"{owner}: every confusion must lie in (1/2, 1); got {qv!r}.")
+            model = _fixed_q_model(gen, n, m, K, pr, qv)
+            gap = min(2 * qv - 1, 1 - qv)
+            P2 = model.norm_p ** 2
+            rates = xs / (P2 * gap**2)
+            wrong = np.zeros(xs.size, dtype=np.int64)
+            trials = np.zeros(xs.size, dtype=np.int64)
+            for a, s in enumerate(rates):
+                if s > 1:
+                    continue
+                for _ in range(R):
+                    est = TopTwo1(sample_splitting=True, centering="paper", rng=gen).fit(model.sample(s, rng=gen), K)
+                    wrong[a] += int(np.sum(np.any(est.top_two_ != model.top_two, axis=1)))
+                    trials[a] += m
+            ok = trials > 0
+            lo = np.full(xs.size, np.nan)
+            hi = np.full(xs.size, np.nan)
+            if ok.any():
+                lo[ok], hi[ok] = binomial_ci(wrong[ok], trials[ok])
+            slope, se = _fit_decay(xs[ok], wrong[ok], trials[ok])
+            out.append({
+                "reliability_range": tuple(pr), "confusion": float(qv), "gap": float(gap),
+                "norm_p2": float(P2), "x": xs, "sampling_rate": np.where(rates <= 1, rates, np.nan),
+                "wrong": wrong, "trials": trials,
+                "rate": np.where(ok, wrong / np.maximum(trials, 1), np.nan),
+                "ci_low": lo, "ci_high": hi, "slope": slope, "slope_se": se,
+            })
+    return out
+
+
+def lemma1_bound(n_labels: int, n_tasks: int, rate: float, delta: Any, *, n_workers: int = 1,
+                 form: str = "bernstein") -> np.ndarray:
+    """Lemma 1's bound on P(|p_hat_i - p_i| >= delta) (``n_workers = 1``) or on the sup norm.
+
+    ``form="bernstein"``: n 2 exp(-(t^2/2)/(m sigma + t/3)), t = c m sigma delta, c = (K-2)/K,
+    sigma = s(1 - s_1) = ``rate`` (the two-sided Bernstein bound of the proof, with its factor
+    2). ``form="kappa"``: n 2 exp(-(3c^2/8) m sigma delta^2), its simplification for
+    c delta <= 1 (``theory_checks`` check ``lemma1_bernstein``). Capped at 1.
+    """
+    owner = "lemma1_bound"
+    K = check_int(n_labels, "n_labels", owner=owner, minimum=3)
+    m = check_int(n_tasks, "n_tasks", owner=owner, minimum=1)
+    n = check_int(n_workers, "n_workers", owner=owner, minimum=1)
+    if form not in ("bernstein", "kappa"):
+        raise ValueError(f"{owner}: `form` must be 'bernstein' or 'kappa'; got {form!r}.")
+    sg = float(rate)
+    if not 0.0 < sg <= 1.0:
+        raise ValueError(f"{owner}: `rate` must lie in (0, 1]; got {rate!r}.")
+    d = np.asarray(delta, dtype=float)
+    c = (K - 2) / K
+    if form == "bernstein":
+        t = c * m * sg * d
+        expo = (t**2 / 2) / (m * sg + t / 3)
+    else:
+        expo = 3 * c**2 / 8 * m * sg * d**2
+    return np.minimum(1.0, n * 2.0 * np.exp(-expo))
+
+
+def lemma1_tail(n_workers: int = 50, n_tasks: int = 400, n_labels: int = 4, *,
+                rate: float = 0.3, reliability_range: tuple[float, float] = (0.0, 1.0),
+                deltas: tuple[float, ...] = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3),
+                n_reps: int = 300, rng: Any = None) -> dict[str, Any]:
+    """Lemma 1 [`lem:rec_p`]: P(||p_hat - p||_inf >= delta) against its Bernstein bound.
+
+    Given the true pairs (Lemma 1 conditions on them), A^2 is drawn from eq. (1) at sampling
+    rate sigma = ``rate`` (= s(1 - s_1)) and p_hat is eq. (5) with the paper's normalisation
+    m sigma (sigma known). Returns per delta: ``sup_exceed`` (replicates with
+    max_i |p_hat_i - p_i| >= delta), ``worker_exceed`` (worker-replicates with
+    |p_hat_i - p_i| >= delta), their trials and Clopper-Pearson intervals, and the bounds
+    ``bound_sup`` / ``bound_worker`` (:func:`lemma1_bound`, Bernstein form) and
+    ``bound_sup_kappa``.
+    """
+    owner = "lemma1_tail"
+    n = check_int(n_workers, "n_workers", owner=owner, minimum=1)
+    m = check_int(n_tasks, "n_tasks", owner=owner, minimum=1)
+    K = check_int(n_labels, "n_labels", owner=owner, minimum=3)
+    R = check_int(n_reps, "n_reps", owner=owner, minimum=1)
+    gen = check_rng(rng, owner=owner)
+    sg = float(rate)
+    model = _fixed_q_model(gen, n, m, K, reliability_range, 0.75)
+    ds = np.asarray(deltas, dtype=float)
+    sup_exceed = np.zeros(ds.size, dtype=np.int64)
+    worker_exceed = np.zeros(ds.size, dtype=np.int64)
+    top = model.top_two
+    for _ in range(R):
+        A = model.sample(sg, rng=gen)
+        hit = (A.labels == top[A.tasks, 0]) | (A.labels == top[A.tasks, 1])
+        hits = np.bincount(A.workers[hit], minlength=n)
+        p_hat = K / (K - 2) * (hits / (m * sg) - 2 / K)
+        err = np.abs(p_hat - model.reliability)
+        sup_exceed += err.max() >= ds
+        worker_exceed += (err[:, None] >= ds[None, :]).sum(axis=0)
+    s_lo, s_hi = binomial_ci(sup_exceed, R)
+    w_lo, w_hi = binomial_ci(worker_exceed, R * n)
+    return {
+        "deltas": ds, "n_reps": R, "n_workers": n, "n_tasks": m, "rate": sg,
+        "sup_exceed": sup_exceed, "sup_ci": (s_lo, s_hi),
+        "worker_exceed": worker_exceed, "worker_trials": R * n, "worker_ci": (w_lo, w_hi),
+        "bound_sup": lemma1_bound(K, m, sg, ds, n_workers=n),
+        "bound_worker": lemma1_bound(K, m, sg, ds),
+        "bound_sup_kappa": lemma1_bound(K, m, sg, ds, n_workers=n, form="kappa"),
+    }
+
+
+def every_task_recovery(n_workers: int = 60, n_tasks_list: tuple[int, ...] = (20, 400), n_labels: int = 4, *,
+                        confusion: float = 0.7, reliability_range: tuple[float, float] = (0.3, 0.9),
+                        x_grid: tuple[float, ...] = (1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 11.0),
+                        n_reps: int = 40, rng: Any = None) -> dict[str, Any]:
+    """Theorem 2 [`thm:plugmin_mle`]: P(every pair recovered) against x = s n D-bar, for two m.
+
+    All tasks share q (so D-bar^(j) = D-bar) and the oracle MLE (eq. (6) with the true p, q:
+    Theorem 2 with delta = 0) is run ``n_reps`` times per x for each m in ``n_tasks_list``
+    (the first m tasks of one instance). Theorem 2 puts the threshold for the every-task event
+    at s n D-bar ~ log(m / eps): the x at which P(all) crosses 1/2 should grow by about
+    log(m2/m1)/b, b the decay rate of the per-task error on x (both returned).
+
+    Returns
+    -------
+    dict with ``d_bar``, ``x``, per m (key = m): ``all_ok`` (replicates with every pair right),
+    ``ci`` (Clopper-Pearson), ``task_wrong``/``task_trials`` (pooled per-task errors),
+    ``x_half`` (interpolated crossing of 1/2, NaN if none); and ``slope`` (b, fitted on the
+    pooled per-task errors of the largest m) with ``slope_se``, ``predicted_shift`` =
+    log(m_last/m_first)/b and ``measured_shift``.
+    """
+    from .experiments import kl_divergence_per_task
+    from .mle import OracleMLE
+
+    owner = "every_task_recovery"
+    n = check_int(n_workers, "n_workers", owner=owner, minimum=2)
+    K = check_int(n_labels, "n_labels", owner=owner, minimum=3)
+    R = check_int(n_reps, "n_reps", owner=owner, minimum=1)
+    ms = [check_int(v, "n_tasks_list", owner=owner, minimum=1) for v in n_tasks_list]
+    gen = check_rng(rng, owner=owner)
+    base = _fixed_q_model(gen, n, max(ms), K, reliability_range, confusion)
+    d_bar = float(kl_divergence_per_task(base).min())
+    xs = np.asarray(x_grid, dtype=float)
+    res: dict[str, Any] = {"d_bar": d_bar, "x": xs, "n_workers": n}
+    for m in ms:
+        model = TopTwoModel(base.reliability, base.confusion[:m], base.top_two[:m], K)
+        all_ok = np.zeros(xs.size, dtype=np.int64)
+        task_wrong = np.zeros(xs.size, dtype=np.int64)
+        for a, x in enumerate(xs):
+            s = min(1.0, x / (n * d_bar))
+            for _ in range(R):
+                est = OracleMLE(model.reliability, model.confusion).fit(model.sample(s, rng=gen), K)
+                wrong = int(np.sum(np.any(est.top_two_ != model.top_two, axis=1)))
+                task_wrong[a] += wrong
+                all_ok[a] += wrong == 0
+        frac = all_ok / R
+        above = np.flatnonzero(frac >= 0.5)
+        x_half = float("nan")
+        if above.size and above[0] > 0:
+            i = above[0]
+            x_half = float(xs[i - 1] + (0.5 - frac[i - 1]) / (frac[i] - frac[i - 1]) * (xs[i] - xs[i - 1]))
+        elif above.size:
+            x_half = float(xs[0])
+        res[m] = {"all_ok": all_ok, "ci": binomial_ci(all_ok, R), "task_wrong": task_wrong,
+                  "task_trials": R * m, "x_half": x_half}
+    last = res[ms[-1]]
+    slope, se = _fit_decay(xs, last["task_wrong"], np.full(xs.size, last["task_trials"]))
+    res["slope"], res["slope_se"] = slope, se
+    res["predicted_shift"] = float(np.log(ms[-1] / ms[0]) / slope) if slope > 0 else float("nan")
+    res["measured_shift"] = res[ms[-1]]["x_half"] - res[ms[0]]["x_half"]
+    res["n_tasks_list"] = ms
+    return res
