@@ -376,7 +376,8 @@ def every_task_recovery(n_workers: int = 60, n_tasks_list: tuple[int, ...] = (20
     dict with ``d_bar``, ``x``, per m (key = m): ``all_ok`` (replicates with every pair right),
     ``ci`` (Clopper-Pearson), ``task_wrong``/``task_trials`` (pooled per-task errors),
     ``x_half`` (interpolated crossing of 1/2, NaN if none); and ``slope`` (b, fitted on the
-    pooled per-task errors of the largest m) with ``slope_se``, ``predicted_shift`` =
+    pooled per-task errors of the largest m where they are <= 0.1, the tail that decides the
+    every-task event) with ``slope_se``, ``predicted_shift`` =
     log(m_last/m_first)/b and ``measured_shift``.
     """
     from .experiments import kl_divergence_per_task
@@ -414,7 +415,9 @@ def every_task_recovery(n_workers: int = 60, n_tasks_list: tuple[int, ...] = (20
         res[m] = {"all_ok": all_ok, "ci": binomial_ci(all_ok, R), "task_wrong": task_wrong,
                   "task_trials": R * m, "x_half": x_half}
     last = res[ms[-1]]
-    slope, se = _fit_decay(xs, last["task_wrong"], np.full(xs.size, last["task_trials"]))
+    trials = np.full(xs.size, last["task_trials"])
+    tail = last["task_wrong"] / trials <= 0.1  # the tail that decides the every-task event
+    slope, se = _fit_decay(xs[tail], last["task_wrong"][tail], trials[tail])
     res["slope"], res["slope_se"] = slope, se
     res["predicted_shift"] = float(np.log(ms[-1] / ms[0]) / slope) if slope > 0 else float("nan")
     res["measured_shift"] = res[ms[-1]]["x_half"] - res[ms[0]]["x_half"]
