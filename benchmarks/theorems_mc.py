@@ -25,7 +25,13 @@ intervals (``scipy.stats.binomtest``), and asserts each statement's *shape*:
   ambiguous task, s = 1 satisfies s <= 1/(4 n D-bar), yet the oracle MLE's average pair error is
   far below c = 1/2 - sqrt(2)/8 (asserted: the upper 95 % limit of the pooled error < c/10).
 
-Results: ``benchmarks/results/theorems_mc.json``. Seed: ``SEED`` (+1, +2, +3 per part).
+* **Sign rule** (``toptwo.theory.sign_rule_flips``): how often TopTwo1 ends with some u^(k) pointing
+  away from p (u . p < 0) in a spammer-hammer crowd, for the paper's rule and the "sum" rule. The
+  footnote of Sec. 3 does not exclude a majority of spammers (``theory_checks`` check
+  ``footnote_spammers``). Asserted: no flips with 60 % hammers; at 10 % hammers the paper's rule
+  flips in a fraction whose lower CI limit is above the "sum" rule's upper limit (or above 0.1).
+
+Results: ``benchmarks/results/theorems_mc.json``. Seed: ``SEED`` (+1, ..., +4 per part).
 """
 
 from __future__ import annotations
@@ -73,6 +79,8 @@ def run(quick: bool = False) -> dict:
     t3 = time.perf_counter()
     ce = theory.theorem3b_counterexample(rng=SEED + 3)
     t4 = time.perf_counter()
+    fl = theory.sign_rule_flips(hammer_fractions=(0.6, 0.4, 0.3, 0.2, 0.1), n_reps=15 if quick else 30, rng=SEED + 4)
+    t5 = time.perf_counter()
     pooled_wrong = int(round(ce["mean"] * 400 * ce["pair_errors"].size))
     ce_lo, ce_hi = theory.binomial_ci(pooled_wrong, 400 * ce["pair_errors"].size)
     return {
@@ -102,7 +110,13 @@ def run(quick: bool = False) -> dict:
             "threshold_corrected": ce["threshold_corrected"], "mean": ce["mean"], "max": ce["max"],
             "pooled_ci": [float(ce_lo[0]), float(ce_hi[0])], "constant": ce["constant"], "seconds": t4 - t3,
         },
-        "seed": SEED, "quick": quick, "seconds": t4 - t0,
+        "sign_rule": {
+            "hammer_fractions": fl["hammer_fractions"], "n_reps": fl["n_reps"], "sampling_rate": fl["sampling_rate"],
+            **{rule: {"flipped": fl[rule]["flipped"].tolist(), "ci": [c.tolist() for c in fl[rule]["ci"]],
+                      "err_g": fl[rule]["err_g"].tolist()} for rule in ("paper", "sum")},
+            "seconds": t5 - t4,
+        },
+        "seed": SEED, "quick": quick, "seconds": t5 - t0,
     }
 
 
@@ -127,6 +141,11 @@ def check(res: dict) -> list[str]:
     ce = res["theorem3b_counterexample"]
     if not (ce["threshold_printed"] >= 1 and ce["pooled_ci"][1] < ce["constant"] / 10):
         fails.append("Theorem 3(b) counterexample not reproduced")
+    sr = res["sign_rule"]
+    # with a majority of hammers neither rule flips; at alpha = 0.1 the paper's rule flips in a
+    # fraction of replicates whose CI excludes 0, and the "sum" rule's upper CI stays below it
+    if sr["paper"]["flipped"][0] != 0 or not (sr["paper"]["ci"][0][-1] > sr["sum"]["ci"][1][-1] or sr["paper"]["ci"][0][-1] > 0.1):
+        fails.append(f"sign rule: flips paper {sr['paper']['flipped']}, sum {sr['sum']['flipped']}")
     return fails
 
 
@@ -153,7 +172,15 @@ def report(res: dict) -> str:
     ce = res["theorem3b_counterexample"]
     lines += ["", f"## Theorem 3(b) counterexample: 1/(4 n D-bar) = {ce['threshold_printed']:.3g}, oracle pair error at s = 1 "
               f"mean {ce['mean']:.4f}, max {ce['max']:.4f}, 95% CI {ce['pooled_ci'][0]:.4f}–{ce['pooled_ci'][1]:.4f} "
-              f"(c = {ce['constant']:.3f})", "", f"total {res['seconds']:.1f} s"]
+              f"(c = {ce['constant']:.3f})"]
+    sr = res["sign_rule"]
+    lines += ["", f"## Sign rule: replicates (of {sr['n_reps']}) with some u^(k) flipped (u.p < 0), TopTwo1, "
+              f"n s = {sr['sampling_rate'] * 100:.0f}, n = 100", "",
+              "| hammer fraction | paper rule | g error | sum rule | g error |", "|---|---|---|---|---|"]
+    for i, a in enumerate(sr["hammer_fractions"]):
+        lines.append(f"| {a} | {sr['paper']['flipped'][i]} | {sr['paper']['err_g'][i]:.3f} | "
+                     f"{sr['sum']['flipped'][i]} | {sr['sum']['err_g'][i]:.3f} |")
+    lines += ["", f"total {res['seconds']:.1f} s"]
     return "\n".join(lines)
 
 

@@ -262,3 +262,13 @@ def test_theorem1_decay_and_every_task_small() -> None:
     ev = every_task_recovery(n_workers=100, n_tasks_list=(10, 200), x_grid=(2, 6, 10, 14), n_reps=10, rng=0)
     assert ev[10]["all_ok"][-1] >= ev[200]["all_ok"][-1]  # more tasks, harder to get all right
     assert ev["slope"] > 0 and ev["predicted_shift"] > 0
+
+
+def test_sign_rule_flips_small() -> None:
+    from toptwo.theory import sign_rule_flips
+
+    r = sign_rule_flips(n_workers=100, n_tasks=150, hammer_fractions=(0.6, 0.1), n_reps=8, rng=0)
+    assert r["paper"]["flipped"][0] == 0 and r["sum"]["flipped"][0] == 0  # hammers in the majority: no flip
+    assert r["paper"]["flipped"][1] > r["sum"]["flipped"][1]  # a spammer majority flips the paper's rule
+    with pytest.raises(ValueError, match="queries_per_task"):
+        sign_rule_flips(n_workers=10, queries_per_task=20, n_reps=1)

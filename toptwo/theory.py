@@ -423,3 +423,50 @@ def every_task_recovery(n_workers: int = 60, n_tasks_list: tuple[int, ...] = (20
     res["measured_shift"] = res[ms[-1]]["x_half"] - res[ms[0]]["x_half"]
     res["n_tasks_list"] = ms
     return res
+
+
+def sign_rule_flips(n_workers: int = 100, n_tasks: int = 300, n_labels: int = 5, *,
+                    hammer_fractions: tuple[float, ...] = (0.6, 0.4, 0.2, 0.1),
+                    queries_per_task: float = 20.0, confusion_range: tuple[float, float] = (0.9, 1.0),
+                    n_reps: int = 30, rng: Any = None) -> dict[str, Any]:
+    """How often Algorithm 1's sign rule flips some u^(k) as the spammer fraction grows.
+
+    The paper fixes the sign of u^(k) by "at least half of the entries positive" and relies on
+    the footnote of Sec. 3 (eta sqrt(n) <= ||p||_2) for it; that assumption allows a majority
+    of spammers (p_i = 0, ``theory_checks`` check ``footnote_spammers``), whose entries of u^(k)
+    are noise around 0. For each hammer fraction alpha (a spammer-hammer crowd, Sec. 5) and each
+    rule (``"paper"``, ``"sum"``), ``n_reps`` response matrices at n s = ``queries_per_task``
+    are fitted with TopTwo1; a replicate counts as flipped when some u^(k) has u^(k) . p < 0.
+
+    Returns
+    -------
+    dict with ``hammer_fractions`` and, per rule, ``flipped`` (replicates), ``ci``
+    (Clopper-Pearson) and ``err_g`` (mean error of g_hat per alpha); ``n_reps``.
+    """
+    from .spectral import TopTwo1
+
+    owner = "sign_rule_flips"
+    n = check_int(n_workers, "n_workers", owner=owner, minimum=2)
+    m = check_int(n_tasks, "n_tasks", owner=owner, minimum=1)
+    K = check_int(n_labels, "n_labels", owner=owner, minimum=3)
+    R = check_int(n_reps, "n_reps", owner=owner, minimum=1)
+    gen = check_rng(rng, owner=owner)
+    s = float(queries_per_task) / n
+    if not 0.0 < s <= 1.0:
+        raise ValueError(f"{owner}: queries_per_task / n_workers must lie in (0, 1]; got {s!r}.")
+    out: dict[str, Any] = {"hammer_fractions": list(hammer_fractions), "n_reps": R, "sampling_rate": s}
+    counts = {rule: np.zeros(len(hammer_fractions), dtype=np.int64) for rule in ("paper", "sum")}
+    errs = {rule: np.zeros(len(hammer_fractions)) for rule in ("paper", "sum")}
+    for a, alpha in enumerate(hammer_fractions):
+        for _ in range(R):
+            model = TopTwoModel.spammer_hammer(n, m, K, hammer_fraction=alpha,
+                                               confusion_range=confusion_range, rng=gen)
+            A = model.sample(s, rng=gen)
+            for rule in ("paper", "sum"):
+                est = TopTwo1(sign_rule=rule).fit(A, K)
+                flipped = bool(np.any(est.result_.left_vectors @ model.reliability < 0))
+                counts[rule][a] += flipped
+                errs[rule][a] += top_two_errors(est.top_two_, model.top_two)["g"] / R
+    for rule in ("paper", "sum"):
+        out[rule] = {"flipped": counts[rule], "ci": binomial_ci(counts[rule], R), "err_g": errs[rule]}
+    return out
