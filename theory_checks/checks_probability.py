@@ -292,13 +292,19 @@ def check_minimax_optimality_gap(
     require_zero(sp.expand((6 + D) ** 2 - 36 - D * (12 + D)), "(6+D)^2 >= 36")
     # rho <= 1/K: at a label c outside {g, h}, mu = (1-p)/K <= 1/K.
     require(sp.limit(lower_ratio, D, 0) == sp.oo, "ratio bounded as D -> 0")
+    # "delta^2 ||p||^2 >= n D" needs delta^2 >= D, i.e. rho^2 D >= 16 (6+D)^2 >= 576; but every mu >= rho gives
+    # D <= log(1/rho), and rho^2 log(1/rho) <= 1/(2e) (its derivative rho (2 log(1/rho) - 1) vanishes at e^{-1/2}).
+    g_ = rho**2 * sp.log(1 / rho)
+    require_zero(sp.expand_log(sp.diff(g_, rho) - rho * (2 * sp.log(1 / rho) - 1), force=True), "d/drho rho^2 log(1/rho)")
+    require(sp.simplify(g_.subs(rho, sp.exp(-sp.Rational(1, 2))) - 1 / (2 * sp.E)) == 0, "max of rho^2 log(1/rho)")
+    require(1 / (2 * sp.E) < 576, "1/(2e) < 576")
     note = (
         "Minimax optimality of Alg. 2 (l. 481) holds only with rho and Dbar treated as constants: delta = rho Dbar/"
         "(4(6+Dbar)) (the rho/4 branch never binds), so Cor. 2's first term log(m/eps)/(delta^2 ||p||^2) is "
         "~ 576 log(m/eps)/(rho^2 Dbar^2 n) against Thm. 3(b)'s 1/(4 n Dbar): a ratio >= 2304/(rho^2 Dbar) >= "
         "2304 K^2/Dbar (rho <= 1/K), unbounded as Dbar -> 0. The condition for the first term not to dominate is "
-        "delta^2 ||p||_2^2 >~ n Dbar (the paper drops the square), which with this delta means rho^2 Dbar >~ 576 "
-        "(||p||^2 <= n): never satisfied, since rho <= 1/3."
+        "delta^2 ||p||_2^2 >~ n Dbar (the paper drops the square), which with this delta needs rho^2 Dbar >= "
+        "16(6+Dbar)^2 >= 576 (||p||^2 <= n): never satisfied, since Dbar <= log(1/rho) and rho^2 log(1/rho) <= 1/(2e)."
     )
     return {"note": note}
 
