@@ -272,3 +272,17 @@ def test_sign_rule_flips_small() -> None:
     assert r["paper"]["flipped"][1] > r["sum"]["flipped"][1]  # a spammer majority flips the paper's rule
     with pytest.raises(ValueError, match="queries_per_task"):
         sign_rule_flips(n_workers=10, queries_per_task=20, n_reps=1)
+
+
+def test_minimax_gap_curves_small() -> None:
+    import numpy as np
+
+    from toptwo.theory import minimax_gap_curves
+
+    r = minimax_gap_curves(n_workers=200, n_tasks=60, confusions=(0.65, 0.8), x_grid=(1.0, 4.0, 10.0, 20.0),
+                           target=0.1, n_reps=1, rng=0)
+    for row in r["rows"]:
+        assert row["d_bar"] > 0 and 0 < row["rho"] <= 1 / 4
+        assert row["cor2_x"] > 1e4                       # Cor. 2's first term is astronomically conservative
+        assert np.nanmax(row["errors"]["oracle MLE"]) <= 1 and np.isfinite(row["x_needed"]["oracle MLE"])
+        assert row["x_needed"]["oracle MLE"] >= 0.25     # nothing beats Theorem 3(b)'s threshold

@@ -470,3 +470,63 @@ def sign_rule_flips(n_workers: int = 100, n_tasks: int = 300, n_labels: int = 5,
     for rule in ("paper", "sum"):
         out[rule] = {"flipped": counts[rule], "ci": binomial_ci(counts[rule], R), "err_g": errs[rule]}
     return out
+
+
+def minimax_gap_curves(n_workers: int = 400, n_tasks: int = 200, n_labels: int = 4, *,
+                       confusions: tuple[float, ...] = (0.6, 0.65, 0.7, 0.8),
+                       reliability_range: tuple[float, float] = (0.3, 0.9),
+                       x_grid: tuple[float, ...] = (1.0, 2.0, 4.0, 6.0, 8.0, 11.0, 15.0, 20.0, 27.0),
+                       target: float = 0.05, n_reps: int = 3, rng: Any = None) -> dict[str, Any]:
+    """TopTwo2 and the oracle MLE against Theorem 3(b)'s lower bound, over a range of D-bar.
+
+    For each q (all tasks share it, so D-bar^(j) = D-bar) the pair error is measured on a grid
+    of x = s n D-bar. Theorem 3(b) says no method reaches a small error below x = 1/4;
+    Cor. 2 [`cor:alg2`] guarantees TopTwo2 once x >~ log(m/eps) (1 + n D-bar/(delta^2 ||p||^2)),
+    delta = rho D-bar/(4(6 + D-bar)), whose first term grows like 1/(rho^2 D-bar) in these units
+    (``theory_checks`` check ``minimax_optimality_gap``). Measured: the x at which the pair error
+    first drops to ``target`` (``toptwo.experiments.queries_needed``), per method and D-bar.
+
+    Returns
+    -------
+    dict with ``x``, ``target`` and ``rows`` (one per q): ``confusion``, ``d_bar``, ``rho``
+    (smallest answer probability), ``cor2_x`` = n D-bar/(delta^2 ||p||^2) (the x-scale of Cor. 2's
+    first term, without its log factor), ``errors`` (per method: mean pair error per x, NaN where
+    s > 1) and ``x_needed`` (per method).
+    """
+    from .experiments import kl_divergence_per_task, queries_needed
+    from .mle import OracleMLE, TopTwo2
+
+    owner = "minimax_gap_curves"
+    n = check_int(n_workers, "n_workers", owner=owner, minimum=2)
+    m = check_int(n_tasks, "n_tasks", owner=owner, minimum=1)
+    K = check_int(n_labels, "n_labels", owner=owner, minimum=3)
+    R = check_int(n_reps, "n_reps", owner=owner, minimum=1)
+    gen = check_rng(rng, owner=owner)
+    xs = np.asarray(x_grid, dtype=float)
+    rows = []
+    for qv in confusions:
+        model = _fixed_q_model(gen, n, m, K, reliability_range, qv)
+        d_bar = float(kl_divergence_per_task(model).min())
+        p = model.reliability
+        rho = float(min(((1 - p) / K).min(), (p * (1 - qv) + (1 - p) / K).min()))
+        delta = rho * d_bar / (4 * (6 + d_bar))
+        errors = {"TopTwo2": np.full(xs.size, np.nan), "oracle MLE": np.full(xs.size, np.nan)}
+        for a, x in enumerate(xs):
+            s = x / (n * d_bar)
+            if s > 1:
+                continue
+            acc = {k: 0.0 for k in errors}
+            for _ in range(R):
+                A = model.sample(s, rng=gen)
+                for name, est in (("TopTwo2", TopTwo2(rng=gen)), ("oracle MLE", OracleMLE(p, model.confusion))):
+                    acc[name] += top_two_errors(est.fit(A, K).top_two_, model.top_two)["pair"] / R
+            for k in errors:
+                errors[k][a] = acc[k]
+        ok = np.isfinite(errors["TopTwo2"])
+        rows.append({
+            "confusion": float(qv), "d_bar": d_bar, "rho": rho,
+            "cor2_x": float(n * d_bar / (delta**2 * model.norm_p ** 2)),
+            "errors": errors,
+            "x_needed": {k: queries_needed(xs[ok], v[ok], target) for k, v in errors.items()},
+        })
+    return {"x": xs, "target": float(target), "rows": rows, "n_workers": n, "n_tasks": m}
