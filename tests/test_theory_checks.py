@@ -286,3 +286,16 @@ def test_minimax_gap_curves_small() -> None:
         assert row["cor2_x"] > 1e4                       # Cor. 2's first term is astronomically conservative
         assert np.nanmax(row["errors"]["oracle MLE"]) <= 1 and np.isfinite(row["x_needed"]["oracle MLE"])
         assert row["x_needed"]["oracle MLE"] >= 0.25     # nothing beats Theorem 3(b)'s threshold
+
+
+def test_theory_monte_carlo_input_validation() -> None:
+    from toptwo import theory
+
+    with pytest.raises(ValueError, match=r"lemma1_tail: `reliability_range` must satisfy 0 <= low <= high <= 1"):
+        theory.lemma1_tail(reliability_range=(0.5, 1.5), n_reps=1)
+    with pytest.raises(ValueError, match=r"every_task_recovery: the confusion q must lie in \(1/2, 1\]"):
+        theory.every_task_recovery(confusion=0.4, n_reps=1)
+    with pytest.raises(ValueError, match=r"theorem3b_counterexample: `reliability_range` must be a pair"):
+        theory.theorem3b_counterexample(reliability_range=0.7)
+    with pytest.raises(ValueError, match="n_reps"):
+        theory.sign_rule_flips(n_reps=0)

@@ -2,8 +2,10 @@
 
 Every check raises :class:`ClaimFailed` when its claim fails and returns a
 :class:`CheckRecord` when it holds. :data:`CHECKS` maps names to checks in
-run order; :func:`run_all` runs them all. This package alone imports SymPy;
-``toptwo`` never imports it.
+run order; :func:`run_all` runs them all. Every check takes its *claimed* expressions as
+parameters; :mod:`theory_checks.mutants` lists wrong claims (mutants) each check must reject
+(``python -m theory_checks --mutants``). This package alone imports SymPy; ``toptwo`` never
+imports it.
 """
 
 from __future__ import annotations

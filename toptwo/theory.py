@@ -131,10 +131,7 @@ def theorem3b_counterexample(n_workers: int = 80, n_tasks: int = 400, n_labels: 
     m = check_int(n_tasks, "n_tasks", owner=owner, minimum=1)
     K = check_int(n_labels, "n_labels", owner=owner, minimum=3)
     R = check_int(n_draws, "n_draws", owner=owner, minimum=1)
-    lo, hi = (float(v) for v in reliability_range)
-    if not 0.0 <= lo <= hi <= 1.0:
-        raise ValueError(f"{owner}: `reliability_range` must satisfy 0 <= low <= high <= 1; "
-                         f"got {reliability_range!r} instead.")
+    lo, hi = _check_unit_range(reliability_range, "reliability_range", owner)
     gen = check_rng(rng, owner=owner)
     p = gen.uniform(lo, hi, size=n)
     g = gen.integers(1, K + 1, size=m)
@@ -193,9 +190,24 @@ def binomial_ci(successes: Any, trials: Any, confidence: float = 0.95) -> tuple[
 # ---------------------------------------------------------------------------------------------
 # Monte-Carlo checks of the probabilistic statements (benchmarks/theorems_mc.py, notebooks)
 # ---------------------------------------------------------------------------------------------
+def _check_unit_range(rng_pair: Any, name: str, owner: str) -> tuple[float, float]:
+    """(low, high) with 0 <= low <= high <= 1, or ValueError naming the parameter."""
+    try:
+        lo, hi = (float(v) for v in rng_pair)
+    except (TypeError, ValueError):
+        raise ValueError(f"{owner}: `{name}` must be a pair (low, high); got {rng_pair!r} instead.") from None
+    if not 0.0 <= lo <= hi <= 1.0:
+        raise ValueError(f"{owner}: `{name}` must satisfy 0 <= low <= high <= 1; got {rng_pair!r} instead.")
+    return lo, hi
+
+
 def _fixed_q_model(gen: np.random.Generator, n: int, m: int, K: int, p_range: tuple[float, float],
-                   q: float) -> TopTwoModel:
-    p = gen.uniform(p_range[0], p_range[1], size=n)
+                   q: float, owner: str = "toptwo.theory") -> TopTwoModel:
+    """p_i ~ Uniform(p_range), (g_j, h_j) uniform over ordered pairs, q_j = q for every task."""
+    lo, hi = _check_unit_range(p_range, "reliability_range", owner)
+    if not 0.5 < float(q) <= 1.0:
+        raise ValueError(f"{owner}: the confusion q must lie in (1/2, 1]; got {q!r} instead.")
+    p = gen.uniform(lo, hi, size=n)
     g = gen.integers(1, K + 1, size=m)
     h = (g - 1 + gen.integers(1, K, size=m)) % K + 1
     return TopTwoModel(p, np.full(m, float(q)), np.column_stack([g, h]), K)
@@ -256,7 +268,7 @@ def theorem1_decay(n_workers: int = 400, n_tasks: int = 300, n_labels: int = 4, 
         for qv in confusions:
             if not 0.5 < qv < 1.0:
                 raise ValueError(f"{owner}: every confusion must lie in (1/2, 1); got {qv!r}.")
-            model = _fixed_q_model(gen, n, m, K, pr, qv)
+            model = _fixed_q_model(gen, n, m, K, pr, qv, owner)
             gap = min(2 * qv - 1, 1 - qv)
             P2 = model.norm_p ** 2
             rates = xs / (P2 * gap**2)
@@ -334,7 +346,7 @@ def lemma1_tail(n_workers: int = 50, n_tasks: int = 400, n_labels: int = 4, *,
     R = check_int(n_reps, "n_reps", owner=owner, minimum=1)
     gen = check_rng(rng, owner=owner)
     sg = float(rate)
-    model = _fixed_q_model(gen, n, m, K, reliability_range, 0.75)
+    model = _fixed_q_model(gen, n, m, K, reliability_range, 0.75, owner)
     ds = np.asarray(deltas, dtype=float)
     sup_exceed = np.zeros(ds.size, dtype=np.int64)
     worker_exceed = np.zeros(ds.size, dtype=np.int64)
@@ -389,7 +401,7 @@ def every_task_recovery(n_workers: int = 60, n_tasks_list: tuple[int, ...] = (20
     R = check_int(n_reps, "n_reps", owner=owner, minimum=1)
     ms = [check_int(v, "n_tasks_list", owner=owner, minimum=1) for v in n_tasks_list]
     gen = check_rng(rng, owner=owner)
-    base = _fixed_q_model(gen, n, max(ms), K, reliability_range, confusion)
+    base = _fixed_q_model(gen, n, max(ms), K, reliability_range, confusion, owner)
     d_bar = float(kl_divergence_per_task(base).min())
     xs = np.asarray(x_grid, dtype=float)
     res: dict[str, Any] = {"d_bar": d_bar, "x": xs, "n_workers": n}
@@ -505,7 +517,7 @@ def minimax_gap_curves(n_workers: int = 400, n_tasks: int = 200, n_labels: int =
     xs = np.asarray(x_grid, dtype=float)
     rows = []
     for qv in confusions:
-        model = _fixed_q_model(gen, n, m, K, reliability_range, qv)
+        model = _fixed_q_model(gen, n, m, K, reliability_range, qv, owner)
         d_bar = float(kl_divergence_per_task(model).min())
         p = model.reliability
         rho = float(min(((1 - p) / K).min(), (p * (1 - qv) + (1 - p) / K).min()))
