@@ -31,6 +31,9 @@ intervals (``scipy.stats.binomtest``), and asserts each statement's *shape*:
   ``footnote_spammers``). Asserted: no flips with 60 % hammers; at 10 % hammers the paper's rule
   flips in a fraction whose lower CI limit is above the "sum" rule's upper limit (or above 0.1).
 
+* **Theorem 1, the log K factor**: the same decay for K = 3, 6, 12 (q = 0.75, p in [0.5, 1]). The union
+  bound over k puts a factor at most K in front of exp(-b x): asserted, where both errors are measurable, the
+  K = 12 error is at least the K = 3 one and at most 4 times it (Clopper-Pearson limits), and above it somewhere.
 * **Minimax optimality** (``toptwo.theory.minimax_gap_curves``): the x = s n D-bar at which TopTwo2 and the
   oracle MLE reach pair error 0.05, for q in {0.6, 0.65, 0.7, 0.8} (D-bar from 0.04 to 0.15), next to
   Theorem 3(b)'s x = 1/4 and the x-scale of Cor. 2's first term, n D-bar/(delta^2 ||p||^2) ~ 1/(rho^2 D-bar).
@@ -89,6 +92,10 @@ def run(quick: bool = False) -> dict:
     t5 = time.perf_counter()
     mg = theory.minimax_gap_curves(n_reps=2 if quick else 3, rng=SEED + 5)
     t6 = time.perf_counter()
+    kscale = {K: theory.theorem1_decay(n_labels=K, reliability_ranges=((0.5, 1.0),), confusions=(0.75,),
+                                       x_grid=(0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0), n_reps=2 if quick else 3,
+                                       rng=SEED + 6 + K)[0] for K in (3, 6, 12)}
+    t7 = time.perf_counter()
     pooled_wrong = int(round(ce["mean"] * 400 * ce["pair_errors"].size))
     ce_lo, ce_hi = theory.binomial_ci(pooled_wrong, 400 * ce["pair_errors"].size)
     return {
@@ -131,7 +138,12 @@ def run(quick: bool = False) -> dict:
                      for r in mg["rows"]],
             "seconds": t6 - t5,
         },
-        "seed": SEED, "quick": quick, "seconds": t6 - t0,
+        "theorem1_K": {
+            str(K): {"x": r["x"].tolist(), "wrong": r["wrong"].tolist(), "trials": r["trials"].tolist(),
+                     "rate": r["rate"].tolist(), "ci_low": r["ci_low"].tolist(), "ci_high": r["ci_high"].tolist(),
+                     "slope": r["slope"], "slope_se": r["slope_se"]} for K, r in kscale.items()
+        } | {"seconds": t7 - t6},
+        "seed": SEED, "quick": quick, "seconds": t7 - t0,
     }
 
 
@@ -161,6 +173,14 @@ def check(res: dict) -> list[str]:
     # fraction of replicates whose CI excludes 0, and the "sum" rule's upper CI stays below it
     if sr["paper"]["flipped"][0] != 0 or not (sr["paper"]["ci"][0][-1] > sr["sum"]["ci"][1][-1] or sr["paper"]["ci"][0][-1] > 0.1):
         fails.append(f"sign rule: flips paper {sr['paper']['flipped']}, sum {sr['sum']['flipped']}")
+    tk = res["theorem1_K"]
+    lo3, hi3 = np.array(tk["3"]["ci_low"]), np.array(tk["3"]["ci_high"])
+    lo12, hi12 = np.array(tk["12"]["ci_low"]), np.array(tk["12"]["ci_high"])
+    both = (np.array(tk["3"]["rate"]) > 0.01) & (np.array(tk["12"]["rate"]) < 0.5)
+    # union bound over k: the error at fixed x grows with K, by at most the factor K2/K1 = 4
+    if not (np.all(hi12[both] / lo3[both] >= 1) and np.all(lo12[both] / hi3[both] <= 4)
+            and np.any(lo12[both] > hi3[both])):
+        fails.append("Theorem 1 (log K): the error at fixed x does not grow with K by a factor in [1, K2/K1]")
     mg = res["minimax_gap"]["rows"]
     need = {k: np.array([r["x_needed"][k] for r in mg]) for k in ("TopTwo2", "oracle MLE")}
     order = np.argsort([r["d_bar"] for r in mg])
@@ -202,6 +222,11 @@ def report(res: dict) -> str:
     for i, a in enumerate(sr["hammer_fractions"]):
         lines.append(f"| {a} | {sr['paper']['flipped'][i]} | {sr['paper']['err_g'][i]:.3f} | "
                      f"{sr['sum']['flipped'][i]} | {sr['sum']['err_g'][i]:.3f} |")
+    tk = res["theorem1_K"]
+    lines += ["", "## Theorem 1, the log K factor: pair error of Algorithm 1 at x = s ||p||^2 gap^2 (q = 0.75, p in [0.5, 1])", "",
+              "| K | " + " | ".join(f"x = {x:g}" for x in tk["3"]["x"]) + " | b |", "|---|" + "---|" * (len(tk["3"]["x"]) + 1)]
+    for K in ("3", "6", "12"):
+        lines.append(f"| {K} | " + " | ".join(f"{v:.3f}" for v in tk[K]["rate"]) + f" | {tk[K]['slope']:.2f} |")
     mg = res["minimax_gap"]
     lines += ["", f"## Minimax gap: x = s n D-bar needed for pair error {mg['target']} (n = {mg['n_workers']}, "
               f"m = {mg['n_tasks']}); Thm 3(b): no method below x = 1/4", "",
