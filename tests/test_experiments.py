@@ -186,17 +186,31 @@ def test_queries_needed_validation():
 # ---------------------------------------------------------- minimax bound
 def test_minimax_lower_bound_formula():
     ns = np.array([0.0, 1.0, 10.0])
-    got = ex.minimax_lower_bound_g(5, 0.3, ns)
+    got = ex.minimax_lower_bound_g(5, 0.3, ns, n_workers=50)
     np.testing.assert_allclose(got, 0.8 * np.exp(-0.6 * ns))
     assert got[0] == pytest.approx(0.8)
-    # it lies below the exact error floor (K-1)/K (1 - p_bar)^l of the proof
-    l = np.arange(0, 30)
-    for pb in (0.05, 0.3, 2 / 3):
-        assert np.all(ex.minimax_lower_bound_g(4, pb, l) <= 0.75 * (1 - pb) ** l + 1e-15)
-    with pytest.raises(ValueError, match=r"p_bar.* must be in \[0, 2/3\]"):
-        ex.minimax_lower_bound_g(5, 0.7, 1.0)
+    # it lies below the exact error floor ((K-1)/K)(1 - s)^(n p_bar) of the spammer-hammer
+    # crowd under eq. (1)'s sampling, for every s up to s* = 0.797 (p_bar is unrestricted)
+    from toptwo.theory import THEOREM3A_MAX_SAMPLING_RATE, spammer_hammer_error_g
+
+    n = 40
+    s = np.linspace(0.0, THEOREM3A_MAX_SAMPLING_RATE, 60)
+    for n_h in (1, 10, 30, 40):
+        lb = ex.minimax_lower_bound_g(4, n_h / n, n * s, n_workers=n)
+        assert np.all(lb <= spammer_hammer_error_g(4, n_h, s) * (1 + 1e-12))
+    # s = 0.7 (notebook 05's largest rate) is allowed although 0.7 > 2/3; p_bar = 0.9 too
+    ex.minimax_lower_bound_g(5, 0.9, 35.0, n_workers=50)
+    # negative twin: just above s* the bound exceeds the exact floor, so it is refused
+    s_bad = THEOREM3A_MAX_SAMPLING_RATE + 0.01
+    assert 0.75 * np.exp(-2 * s_bad * 40) > spammer_hammer_error_g(4, 40, s_bad)
+    with pytest.raises(ValueError, match=r"sampling rate s = queries_per_task / n_workers must be <= s\* = 0\.79681"):
+        ex.minimax_lower_bound_g(5, 0.3, s_bad * 50, n_workers=50)
+    with pytest.raises(ValueError, match=r"p_bar.* must be in \[0, 1\]"):
+        ex.minimax_lower_bound_g(5, 1.5, 1.0, n_workers=50)
     with pytest.raises(ValueError, match="queries_per_task"):
-        ex.minimax_lower_bound_g(5, 0.3, -1.0)
+        ex.minimax_lower_bound_g(5, 0.3, -1.0, n_workers=50)
+    with pytest.raises(TypeError):
+        ex.minimax_lower_bound_g(5, 0.3, 1.0)  # n_workers is required
 
 
 # -------------------------------------------------------------------- D-bar

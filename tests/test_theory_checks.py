@@ -47,11 +47,18 @@ NEGATIVE_TWINS = {
     "algorithm1_scaling": dict(expected_factor=sp.Integer(1)),  # Sec. 4.1's s' p r^T
     "kl_divergences": dict(closed_forms=lambda: {**paper_closed_forms(), "swap (h,g)": p * (2 * q - 1) * sp.log(Y / X)}),
     "theorem3a_inequality": dict(upper=sp.Rational(7, 10)),
-    "theorem3a_spammer_hammer": dict(oracle_error=lambda K, pb, l: sp.Rational(K - 1, K) * (1 - pb) ** (l + 1)),
+    "theorem3a_spammer_hammer": dict(oracle_error=lambda K, n, nh, s_: sp.Rational(K - 1, K) * (1 - s_) ** (nh + 1)),
+    "theorem3a_rate_threshold": dict(bracket=(sp.Rational(4, 5), sp.Rational(81, 100))),
+    "theorem3b_heterogeneous_q": dict(aggregate=lambda ds: sp.Min(*ds)),  # Dbar = min_j as printed
     "theorem3b_arithmetic": dict(threshold=sp.Integer(1)),  # s <= 1/(n Dbar) is not enough for 3/8
     "majority_vote_vs_spectral": dict(
         gap=lambda ps: sum((a - b) ** 2 for i, a in enumerate(ps) for b in ps[i + 1 :]) / len(ps)
     ),
+    "lemma1_bernstein": dict(exponent_power=1),  # l. 1287's delta_2 for delta_2^2
+    "theorem1_delta1_gap": dict(bound=None),  # "any delta_1 > 0"
+    "theorem2_constants": dict(bernstein_constant=sp.Integer(33)),  # the printed 33
+    "minimax_optimality_gap": dict(condition_power=1),  # "delta^2 ||p||_2 >~ n Dbar"
+    "footnote_spammers": dict(spammer_bound=lambda n, eta: sp.sqrt(n)),  # "o(n) spammers"
     "top_t_distribution": dict(other_prob=printed_other_prob),  # the model as printed
     "top_t_delta_r_and_algorithm": dict(delta_r_other=paper_delta_r_other),  # "1/K otherwise" as printed
 }
@@ -78,12 +85,56 @@ def test_negative_twin_rejected(name: str) -> None:
         (tc.check_eq5_unbiased_and_variance, dict(variance=lambda K, m, sg: m * paper_p_hat_variance(K, m, sg))),
         (tc.check_kl_divergences, dict(minimizers=("swap (h,g)",))),
         (tc.check_theorem3b_arithmetic, dict(bound=sp.Rational(7, 16))),
+        # the three weaknesses of the old check: a tiny coefficient, no coefficient at all, the paper's step
+        (tc.check_theorem3b_arithmetic, dict(coefficient=sp.Rational(1, 100))),
+        (tc.check_theorem3b_arithmetic, dict(coefficient=sp.Integer(0), bound=sp.Rational(1, 2))),
+        (tc.check_theorem3b_arithmetic, dict(coefficient=sp.Rational(1, 4), bound=sp.Rational(3, 8))),
         (tc.check_algorithm1_population, dict(q_hat=lambda K, dv, l: 1 / K + dv / l)),
     ],
 )
 def test_more_negative_twins(fn, kwargs) -> None:
     with pytest.raises(ClaimFailed):
         fn(**kwargs)
+
+
+# ---------------------------------------------------------------- mutation tests of the checker
+from theory_checks.mutants import KINDS, MUTANTS, _M, format_kill_table, kill_rates, run_mutant  # noqa: E402
+
+
+def test_every_check_has_mutants_of_several_kinds() -> None:
+    assert set(MUTANTS) == set(tc.CHECKS)
+    for name, muts in MUTANTS.items():
+        assert len(muts) >= 3, name
+        assert len({m.kind for m in muts}) >= 2, name
+        assert all(m.kind in KINDS for m in muts), name
+    kinds = {m.kind for m in _M}
+    assert kinds == set(KINDS)
+
+
+@pytest.mark.parametrize("mutant", _M, ids=[f"{m.check}/{m.name}" for m in _M])
+def test_every_mutant_is_killed(mutant) -> None:
+    killed, msg = run_mutant(mutant)
+    assert killed, msg
+
+
+def test_run_mutant_reports_a_survivor() -> None:
+    # negative twin of the harness: the correct statement "survives" (is not counted as killed)
+    from theory_checks.mutants import Mutant
+
+    ok, msg = run_mutant(Mutant("eq1_distribution", "the correct model", "wrong constant", lambda: {}))
+    assert not ok and "accepted" in msg
+    ok, msg = run_mutant(Mutant("eq1_distribution", "a crashing mutant", "wrong constant", lambda: {"nonsense": 1}))
+    assert not ok and msg.startswith("TypeError")
+
+
+def test_kill_rates_table_and_cli(capsys) -> None:
+    from theory_checks import __main__ as cli
+
+    rows = kill_rates(["eq1_distribution", "theorem3b_arithmetic"])
+    assert [r["rate"] for r in rows] == [1.0, 1.0] and all(not r["survivors"] for r in rows)
+    table = format_kill_table(rows)
+    assert "| eq1_distribution" in table and "100%" in table
+    assert cli.main(["--bogus"]) == 2
 
 
 def test_run_all_and_main(monkeypatch, capsys) -> None:
@@ -139,3 +190,126 @@ def test_main_help_exits_zero(capsys) -> None:
     from theory_checks import __main__ as cli
     assert cli.main(["--help"]) == 0
     assert "exit status 0 if all pass" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- toptwo.theory (numerical side)
+def test_theorem3a_max_sampling_rate_is_the_certified_root() -> None:
+    import math
+
+    from toptwo import theory
+
+    s_star = theory.theorem3a_max_sampling_rate()
+    assert s_star == pytest.approx(theory.THEOREM3A_MAX_SAMPLING_RATE, abs=1e-14)
+    assert 0.79681 < s_star < 0.79682  # inside the bracket certified by theorem3a_rate_threshold
+    assert -math.log1p(-(s_star - 1e-6)) <= 2 * (s_star - 1e-6)
+    assert -math.log1p(-(s_star + 1e-6)) > 2 * (s_star + 1e-6)  # just above: the bound fails
+
+
+def test_spammer_hammer_error_and_validation() -> None:
+    import numpy as np
+
+    from toptwo.theory import spammer_hammer_error_g
+
+    np.testing.assert_allclose(spammer_hammer_error_g(4, 3, [0.0, 0.5, 1.0]), [0.75, 0.75 / 8, 0.0])
+    with pytest.raises(ValueError, match=r"sampling_rate.* must lie in \[0, 1\]"):
+        spammer_hammer_error_g(4, 3, 1.5)
+
+
+def test_theorem3b_counterexample_reproduces_the_issue() -> None:
+    from toptwo.theory import LE_CAM_PINSKER_CONSTANT, theorem3b_counterexample
+
+    r = theorem3b_counterexample(rng=0)
+    assert r["hypothesis_holds"] and r["threshold_printed"] > 1e4  # s = 1 satisfies s <= 1/(4 n Dbar)
+    assert r["pair_errors"].shape == (30,)
+    assert r["mean"] < 0.01 and r["max"] < 0.02 < LE_CAM_PINSKER_CONSTANT
+    assert r["corrected_bound"] < 0.01  # the per-task bound: only task 0 is hard
+    assert r["threshold_corrected"] < 0.02  # s <= 1/(4 n max_j Dbar^(j)) is the corrected hypothesis
+    # negative twin: with identical q (every task like task 0) the oracle fails, as the theorem says
+    same = theorem3b_counterexample(n_tasks=100, easy_confusion=0.5 + 1e-4, n_draws=3, rng=0)
+    assert same["mean"] > LE_CAM_PINSKER_CONSTANT
+
+
+def test_theorem3b_corrected_bound_and_binomial_ci() -> None:
+    import numpy as np
+
+    from toptwo.theory import LE_CAM_PINSKER_CONSTANT, binomial_ci, theorem3b_corrected_bound
+
+    assert theorem3b_corrected_bound(10, 0.1, [0.25, 0.25]) == pytest.approx(LE_CAM_PINSKER_CONSTANT)
+    assert theorem3b_corrected_bound(10, 0.1, [0.25, np.inf]) == pytest.approx(LE_CAM_PINSKER_CONSTANT / 2)
+    with pytest.raises(ValueError, match="d_bar_per_task"):
+        theorem3b_corrected_bound(10, 0.1, [-1.0])
+    lo, hi = binomial_ci(np.array([0, 5]), 10)
+    assert lo[0] == 0.0 and hi[0] == pytest.approx(0.3084971, abs=1e-6) and lo[1] < 0.5 < hi[1]
+    with pytest.raises(ValueError, match="successes"):
+        binomial_ci(11, 10)
+
+
+def test_lemma1_bound_and_tail() -> None:
+    import numpy as np
+
+    from toptwo.theory import lemma1_bound, lemma1_tail
+
+    b = lemma1_bound(4, 2000, 0.5, [0.1, 0.2, 0.3])
+    assert np.all(np.diff(b) < 0) and b[0] < 1
+    # the kappa form is the weaker (larger) bound for c delta <= 1
+    assert np.all(lemma1_bound(4, 2000, 0.5, [0.1, 0.2, 0.3], form="kappa") >= b)
+    with pytest.raises(ValueError, match="form"):
+        lemma1_bound(4, 10, 0.5, 0.1, form="hoeffding")
+    r = lemma1_tail(n_workers=20, n_tasks=1000, rate=0.5, deltas=(0.15, 0.25), n_reps=40, rng=1)
+    assert np.all(r["worker_ci"][0] <= r["bound_worker"]) and np.all(r["sup_ci"][0] <= r["bound_sup"])
+    # negative twin: the comparison can fail; a bound 100 times smaller is rejected by the CI at delta = 0.15
+    assert r["worker_ci"][0][0] > r["bound_worker"][0] / 100
+
+
+def test_theorem1_decay_and_every_task_small() -> None:
+    import numpy as np
+
+    from toptwo.theory import every_task_recovery, theorem1_decay
+
+    rows = theorem1_decay(n_workers=200, n_tasks=150, reliability_ranges=((0.5, 1.0),), confusions=(0.75,),
+                          x_grid=(0.5, 1.5, 3.0), n_reps=2, rng=0)
+    (r,) = rows
+    assert r["gap"] == pytest.approx(0.25) and np.all(np.diff(r["rate"]) < 0) and r["slope"] > 0
+    assert np.all(r["ci_low"] <= r["rate"]) and np.all(r["rate"] <= r["ci_high"])
+    with pytest.raises(ValueError, match="confusion"):
+        theorem1_decay(confusions=(0.5,), n_reps=1)
+    ev = every_task_recovery(n_workers=100, n_tasks_list=(10, 200), x_grid=(2, 6, 10, 14), n_reps=10, rng=0)
+    assert ev[10]["all_ok"][-1] >= ev[200]["all_ok"][-1]  # more tasks, harder to get all right
+    assert ev["slope"] > 0 and ev["predicted_shift"] > 0
+
+
+def test_sign_rule_flips_small() -> None:
+    from toptwo.theory import sign_rule_flips
+
+    r = sign_rule_flips(n_workers=100, n_tasks=150, hammer_fractions=(0.6, 0.1), n_reps=8, rng=0)
+    assert r["paper"]["flipped"][0] == 0 and r["sum"]["flipped"][0] == 0  # hammers in the majority: no flip
+    assert r["paper"]["flipped"][1] > r["sum"]["flipped"][1]  # a spammer majority flips the paper's rule
+    with pytest.raises(ValueError, match="queries_per_task"):
+        sign_rule_flips(n_workers=10, queries_per_task=20, n_reps=1)
+
+
+def test_minimax_gap_curves_small() -> None:
+    import numpy as np
+
+    from toptwo.theory import minimax_gap_curves
+
+    r = minimax_gap_curves(n_workers=200, n_tasks=60, confusions=(0.65, 0.8), x_grid=(1.0, 4.0, 10.0, 20.0),
+                           target=0.1, n_reps=1, rng=0)
+    for row in r["rows"]:
+        assert row["d_bar"] > 0 and 0 < row["rho"] <= 1 / 4
+        assert row["cor2_x"] > 1e4                       # Cor. 2's first term is astronomically conservative
+        assert np.nanmax(row["errors"]["oracle MLE"]) <= 1 and np.isfinite(row["x_needed"]["oracle MLE"])
+        assert row["x_needed"]["oracle MLE"] >= 0.25     # nothing beats Theorem 3(b)'s threshold
+
+
+def test_theory_monte_carlo_input_validation() -> None:
+    from toptwo import theory
+
+    with pytest.raises(ValueError, match=r"lemma1_tail: `reliability_range` must satisfy 0 <= low <= high <= 1"):
+        theory.lemma1_tail(reliability_range=(0.5, 1.5), n_reps=1)
+    with pytest.raises(ValueError, match=r"every_task_recovery: the confusion q must lie in \(1/2, 1\]"):
+        theory.every_task_recovery(confusion=0.4, n_reps=1)
+    with pytest.raises(ValueError, match=r"theorem3b_counterexample: `reliability_range` must be a pair"):
+        theory.theorem3b_counterexample(reliability_range=0.7)
+    with pytest.raises(ValueError, match="n_reps"):
+        theory.sign_rule_flips(n_reps=0)

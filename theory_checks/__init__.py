@@ -2,8 +2,10 @@
 
 Every check raises :class:`ClaimFailed` when its claim fails and returns a
 :class:`CheckRecord` when it holds. :data:`CHECKS` maps names to checks in
-run order; :func:`run_all` runs them all. This package alone imports SymPy;
-``toptwo`` never imports it.
+run order; :func:`run_all` runs them all. Every check takes its *claimed* expressions as
+parameters; :mod:`theory_checks.mutants` lists wrong claims (mutants) each check must reject
+(``python -m theory_checks --mutants``). This package alone imports SymPy; ``toptwo`` never
+imports it.
 """
 
 from __future__ import annotations
@@ -13,11 +15,13 @@ from . import checks_model  # noqa: F401  (registers checks, in this order)
 from . import checks_algorithm  # noqa: F401
 from . import checks_divergence  # noqa: F401
 from . import checks_converse  # noqa: F401
+from . import checks_probability  # noqa: F401
 from . import checks_top_t  # noqa: F401
 from .checks_model import *  # noqa: F401,F403
 from .checks_algorithm import *  # noqa: F401,F403
 from .checks_divergence import *  # noqa: F401,F403
 from .checks_converse import *  # noqa: F401,F403
+from .checks_probability import *  # noqa: F401,F403
 from .checks_top_t import *  # noqa: F401,F403
 from .model import (
     answer_probabilities,

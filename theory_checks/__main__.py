@@ -21,12 +21,35 @@ def format_table(rows: list[tuple[str, str, str, str, str]]) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """``python -m theory_checks`` takes no arguments (only --help)."""
-    return argparse.ArgumentParser(
+    """``python -m theory_checks [--mutants]`` (and --help)."""
+    parser = argparse.ArgumentParser(
         prog="python -m theory_checks",
         description="Run every numerical check of the paper's claims, print a table and the "
                     "notes; exit status 0 if all pass, 1 if a claim fails, 2 on a usage "
                     "error.")
+    parser.add_argument("--mutants", action="store_true",
+                        help="run every check's mutants instead and print the kill rates "
+                             "(exit 1 if a mutant survives)")
+    return parser
+
+
+def main_mutants() -> int:
+    """Run every check's mutants; print the kill-rate table; exit 1 if a mutant survives."""
+    from .mutants import format_kill_table, kill_rates
+
+    t0 = time.perf_counter()
+    rows = kill_rates()
+    print(format_kill_table(rows))
+    total = sum(r["mutants"] for r in rows)
+    killed = sum(r["killed"] for r in rows)
+    print(f"\n{killed}/{total} mutants killed in {time.perf_counter() - t0:.2f} s")
+    missing = [r["check"] for r in rows if r["mutants"] == 0]
+    for r in rows:
+        for name, msg in r["survivors"]:
+            print(f"SURVIVED {r['check']} / {name}: {msg}", file=sys.stderr)
+    for name in missing:
+        print(f"NO MUTANTS for {name}", file=sys.stderr)
+    return 0 if killed == total and not missing else 1
 
 
 def main(argv: Sequence[str] = ()) -> int:
@@ -36,9 +59,11 @@ def main(argv: Sequence[str] = ()) -> int:
     usage error, exit status 2, instead of being ignored).
     """
     try:
-        build_parser().parse_args(list(argv))
+        args = build_parser().parse_args(list(argv))
     except SystemExit as exc:           # --help (0) or a usage error (2, message printed)
         return exc.code if isinstance(exc.code, int) else 2
+    if args.mutants:
+        return main_mutants()
     rows: list[tuple[str, str, str, str, str]] = []
     records: list[CheckRecord] = []
     failures: list[tuple[str, str]] = []

@@ -80,7 +80,7 @@ def paper_p_hat_variance(K: sp.Expr, m: sp.Expr, sigma: sp.Expr) -> sp.Expr:
         "given (g_hat,h_hat)=(g,h): P(A2_ij in {g,h}) = s(1-s1)((K-2)p/K + 2/K), E[p_hat_i] = p_i, "
         "Var(p_hat_i) = (K/(K-2))^2 pi(1-pi)/(m s^2(1-s1)^2) with pi = s(1-s1)((K-2)p+2)/K"
     ),
-    reference="eq. (5) [eqn:hatpi], Lemma 1 [lem:rec_p]",
+    reference="eq. (5) [eqn:hatpi] (mean and variance; Lemma 1's concentration: check lemma1_bernstein)",
     method="cancel(lhs-rhs)==0; mean by linearity (symbolic m), variance by summing the Binomial(m, pi) pmf",
     scope="symbolic K, p, q, s, s1 (mean: symbolic m; variance: m=1..4); hit probability from eq. (1) at K=3..7",
 )

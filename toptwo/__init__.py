@@ -10,7 +10,7 @@ Conventions (the paper's): the response matrix A has shape (n_workers, n_tasks),
 (g, h) = ground truth and most confusing answer.
 """
 
-from . import datasets, experiments, io, results, viz
+from . import datasets, experiments, io, results, theory, viz
 from .baselines import MajorityVote
 from .datasets import DATASETS, Dataset, answer_shares, load_dataset
 from .dawid_skene import DawidSkene, OneCoinDawidSkene
@@ -25,7 +25,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DATASETS", "Dataset", "answer_shares", "DawidSkene", "OneCoinDawidSkene", "load_dataset", "datasets", "experiments",
-    "io", "results", "viz", "MajorityVote", "OracleMLE", "Responses", "SCENARIOS", "TopTwo1", "TopTwo2",
+    "io", "results", "theory", "viz", "MajorityVote", "OracleMLE", "Responses", "SCENARIOS",
+    "TopTwo1", "TopTwo2",
     "TopTwoModel", "as_responses", "best_pairs", "binary_stack", "estimate_reliability",
     "from_binary", "label_distribution", "plugin_mle", "spectral_estimate",
     "spectral_from_matrices", "split_entries", "to_binary", "top_two_errors",

@@ -14,7 +14,7 @@ those quantities:
   target (log-log interpolation); fit rates to its output with
   :func:`toptwo.viz.fit_loglog_slope`.
 * :func:`minimax_lower_bound_g` -- Theorem 1 / Theorem 3(a) [`thm:converse`]:
-  ((K-1)/K) exp(-2 p-bar n s).
+  ((K-1)/K) exp(-2 p-bar n s), valid for s <= s* = 0.797 (see :mod:`toptwo.theory`).
 * :func:`kl_divergence_bar` -- D-bar of Sec. 5 (behind Theorem 2 [`thm:plugmin_mle`]
   and Theorem 3(b)).
 * :func:`plot_error_curves` -- error against n s with confidence bands and an optional
@@ -315,27 +315,51 @@ def queries_needed(x: Any, error: Any, target: float) -> float:
     return float(np.exp(x0 + t * (x1 - x0)))
 
 
-def minimax_lower_bound_g(n_labels: int, p_bar: float, queries_per_task: Any) -> np.ndarray:
+def minimax_lower_bound_g(n_labels: int, p_bar: float, queries_per_task: Any, *,
+                          n_workers: int) -> np.ndarray:
     """Minimax lower bound on the error of g_hat, Theorem 3(a) [`thm:converse`].
 
     ((K-1)/K) exp(-2 p-bar n s), with p-bar = ||p||_2^2 / n and n s the average number
-    of queries per task; valid for p-bar <= 2/3 (Appendix, proof of Theorem 3(a)
-    [`app:thm:converse`]: (1 - p-bar)^l >= exp(-(p-bar + p-bar^2) l) >= exp(-2 p-bar l)).
+    of queries per task. The proof's spammer-hammer crowd (p-bar n hammers) has the exact
+    error ((K-1)/K)(1 - s)^(n p-bar) under eq. (1)'s sampling
+    (:func:`toptwo.theory.spammer_hammer_error_g`), and (1 - s) >= exp(-2 s) holds exactly
+    for s <= s* = 0.7968... (:data:`toptwo.theory.THEOREM3A_MAX_SAMPLING_RATE`; s <= 2/3 is
+    sufficient, not needed). The condition is on the sampling rate s = (n s)/n, not on
+    p-bar as the paper states ("p-bar <= 2/3"), so the number of workers is required.
 
     Parameters
     ----------
     n_labels : int >= 2
-    p_bar : float in [0, 2/3]
-    queries_per_task : float or array of n s >= 0
+    p_bar : float in [0, 1]
+    queries_per_task : float or array of n s, 0 <= n s <= s* n
+    n_workers : int >= 1, keyword-only
+        n, to turn n s into the sampling rate s.
+
+    Raises
+    ------
+    ValueError
+        When some s = queries_per_task / n_workers exceeds s* (the bound is then not
+        implied by the proof: e.g. at s = 0.9, (1 - s) = 0.1 < exp(-1.8) = 0.165).
     """
-    K = check_int(n_labels, "n_labels", owner="minimax_lower_bound_g", minimum=2)
+    from .theory import THEOREM3A_MAX_SAMPLING_RATE as s_star
+
+    owner = "minimax_lower_bound_g"
+    K = check_int(n_labels, "n_labels", owner=owner, minimum=2)
+    n = check_int(n_workers, "n_workers", owner=owner, minimum=1)
     pb = float(p_bar)
-    if not 0.0 <= pb <= 2.0 / 3.0:
-        raise ValueError(f"minimax_lower_bound_g: `p_bar` must be in [0, 2/3] (Theorem 3(a) "
-                         f"assumes p-bar <= 2/3); got {p_bar!r} instead.")
+    if not 0.0 <= pb <= 1.0:
+        raise ValueError(f"{owner}: `p_bar` must be in [0, 1] (p-bar = ||p||^2/n with p in "
+                         f"[0, 1]^n); got {p_bar!r} instead.")
     ns = np.asarray(queries_per_task, dtype=float)
     if np.any(ns < 0) or not np.all(np.isfinite(ns)):
-        raise ValueError("minimax_lower_bound_g: `queries_per_task` must be finite and >= 0.")
+        raise ValueError(f"{owner}: `queries_per_task` must be finite and >= 0.")
+    s = ns / n
+    if np.any(s > s_star):
+        bad = float(np.max(s))
+        raise ValueError(f"{owner}: the sampling rate s = queries_per_task / n_workers must be "
+                         f"<= s* = {s_star:.5f} (the root of -log(1-s) = 2s; Theorem 3(a)'s "
+                         f"bound needs (1-s) >= exp(-2s)); got s = {bad!r} "
+                         f"(n s = {bad * n!r}, n_workers = {n}).")
     return (K - 1) / K * np.exp(-2.0 * pb * ns)
 
 

@@ -1,0 +1,310 @@
+"""Mutation tests for the checker itself: deliberately wrong claims every check must reject.
+
+Each check takes its *claimed* expressions as parameters (defaults: the correct statement).
+A mutant passes a wrong one — a wrong constant, a wrong sign, a wrong case boundary, q and
+1 − q swapped, a dropped factor — and is *killed* when the check raises
+:class:`~theory_checks.ClaimFailed`. :data:`MUTANTS` maps check names to their mutants;
+:func:`kill_rates` runs them and reports the kill rate per check
+(``python -m theory_checks --mutants`` prints the table).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import sympy as sp
+
+from ._core import CHECKS, ClaimFailed
+from .model import p, paper_delta_r, paper_shift, q, s, symbolic_r
+
+__all__ = ["KINDS", "MUTANTS", "Mutant", "kill_rates", "run_mutant", "format_kill_table"]
+
+#: The kinds of mutation the registry covers.
+KINDS = ("wrong constant", "wrong sign", "wrong case boundary", "q <-> 1-q", "dropped factor", "wrong model")
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One wrong claim: ``CHECKS[check](**kwargs())`` must raise ClaimFailed."""
+
+    check: str
+    name: str
+    kind: str
+    kwargs: Callable[[], dict[str, Any]]
+
+
+def _eq1(mod: Callable[[sp.Expr], tuple]) -> Callable[[], dict[str, Any]]:
+    return lambda: {"probabilities": mod}
+
+
+def _e(K):
+    return (1 - p) / K
+
+
+def _swapped_r(K, g, h, k, q=q):
+    return symbolic_r(K, g, h, k, q=1 - q)
+
+
+def _boundary_r(K, g, h, k, q=q):
+    # case boundary moved by one: uses the table at k-1 (r^(0) = 0)
+    return symbolic_r(K, g, h, k - 1, q=q) if k > 1 else sp.Integer(0)
+
+
+def _small(**kw):
+    return lambda: {"Ks": range(3, 5), **kw}
+
+
+def _mv_margins(**over):
+    def make():
+        base = {"g over c": p * q, "g over h": p * (2 * q - 1), "h over c": p * (1 - q)}
+        base.update(over)
+        return {"margins": lambda: base}
+
+    return make
+
+
+def _kl_forms(cls: str, expr_fn: Callable[[], sp.Expr]):
+    def make():
+        from .checks_divergence import paper_closed_forms
+
+        return {"closed_forms": lambda: {**paper_closed_forms(), cls: expr_fn()}}
+
+    return make
+
+
+def _XYE():
+    from .checks_divergence import E, X, Y
+
+    return X, Y, E
+
+
+def _p_hat(fn):
+    return lambda: {"p_hat": fn}
+
+
+def _top_t_other(fn):
+    return lambda: {"other_prob": fn}
+
+
+def _top_t_dr(fn):
+    return lambda: {"delta_r_other": fn}
+
+
+_M: list[Mutant] = [
+    # ---------------------------------------------------------------- eq. (1)
+    Mutant("eq1_distribution", "no (1-p)/K at h", "dropped factor",
+           _eq1(lambda K: (s * (p * q + _e(K)), s * p * (1 - q), s * _e(K), 1 - s))),
+    Mutant("eq1_distribution", "(1-p)/(K-1) as the noise share", "wrong constant",
+           _eq1(lambda K: (s * (p * q + (1 - p) / (K - 1)), s * (p * (1 - q) + (1 - p) / (K - 1)), s * (1 - p) / (K - 1), 1 - s))),
+    Mutant("eq1_distribution", "P(0) = 1 + s", "wrong sign",
+           _eq1(lambda K: (s * (p * q + _e(K)), s * (p * (1 - q) + _e(K)), s * _e(K), 1 + s))),
+    Mutant("eq1_distribution", "1-q at g too", "q <-> 1-q",
+           _eq1(lambda K: (s * (p * (1 - q) + _e(K)), s * (p * (1 - q) + _e(K)), s * _e(K), 1 - s))),
+    Mutant("eq1_distribution", "no s on the other labels", "dropped factor",
+           _eq1(lambda K: (s * (p * q + _e(K)), s * (p * (1 - q) + _e(K)), _e(K), 1 - s))),
+    # ---------------------------------------------------------------- Proposition 1
+    Mutant("proposition1_exhaustive", "no -s(K-2k)/K shift", "dropped factor", _small(shift=lambda K, k: 0)),
+    Mutant("proposition1_exhaustive", "shift with the wrong sign", "wrong sign", _small(shift=lambda K, k: -paper_shift(K, k))),
+    Mutant("proposition1_exhaustive", "shift (K-2k)/(K-1)", "wrong constant",
+           _small(shift=lambda K, k: sp.Rational(K - 2 * k, K - 1))),
+    Mutant("proposition1_exhaustive", "q and 1-q swapped in r", "q <-> 1-q", _small(r=_swapped_r)),
+    Mutant("proposition1_exhaustive", "case split at k-1 instead of k", "wrong case boundary", _small(r=_boundary_r)),
+    Mutant("proposition1_symbolic_K", "q(Pi_b - Pi_c) instead of q(Pi_c - Pi_b)", "wrong sign",
+           lambda: {"rho": lambda Pa, Pb, Pc, Pd, K, k: p * (q * (Pb - Pc) - (Pc + Pd) + k / K) + (K - k) / K}),
+    Mutant("proposition1_symbolic_K", "no k/K", "dropped factor",
+           lambda: {"rho": lambda Pa, Pb, Pc, Pd, K, k: p * (q * (Pc - Pb) - (Pc + Pd)) + (K - k) / K}),
+    Mutant("proposition1_symbolic_K", "(K-k+1)/K", "wrong constant",
+           lambda: {"rho": lambda Pa, Pb, Pc, Pd, K, k: p * (q * (Pc - Pb) - (Pc + Pd) + k / K) + (K - k + 1) / K}),
+    Mutant("proposition1_symbolic_K", "1-q for q", "q <-> 1-q",
+           lambda: {"rho": lambda Pa, Pb, Pc, Pd, K, k: p * ((1 - q) * (Pc - Pb) - (Pc + Pd) + k / K) + (K - k) / K}),
+    Mutant("proposition1_symbolic_K", "Pi_c + Pi_b for Pi_c + Pi_d", "wrong case boundary",
+           lambda: {"rho": lambda Pa, Pb, Pc, Pd, K, k: p * (q * (Pc - Pb) - (Pc + Pb) + k / K) + (K - k) / K}),
+    Mutant("rank1_population", "no shift (rank 2)", "dropped factor", lambda: {"r": None, "shift": lambda K, k: 0}),
+    Mutant("rank1_population", "q and 1-q swapped in r", "q <-> 1-q", lambda: {"r": _swapped_r}),
+    Mutant("rank1_population", "shift with the wrong sign", "wrong sign", lambda: {"shift": lambda K, k: -paper_shift(K, k)}),
+    Mutant("rank1_population", "case split at k-1", "wrong case boundary", lambda: {"r": _boundary_r}),
+    # ---------------------------------------------------------------- eq. (2)
+    Mutant("eq2_delta_r_and_ordering", "q and 1-q swapped", "q <-> 1-q",
+           _small(delta_r=lambda K, g, h, k: paper_delta_r(K, g, h, k, q=1 - q))),
+    Mutant("eq2_delta_r_and_ordering", "gap 1-2q", "wrong sign", lambda: {"gaps": lambda: (1 - 2 * q, 1 - q), "Ks": range(3, 5)}),
+    Mutant("eq2_delta_r_and_ordering", "gap q-1", "wrong sign", lambda: {"gaps": lambda: (2 * q - 1, q - 1), "Ks": range(3, 5)}),
+    Mutant("eq2_delta_r_and_ordering", "1/(K-1) - q at g", "wrong constant",
+           _small(delta_r=lambda K, g, h, k: paper_delta_r(K, g, h, k) + (sp.Rational(1, K - 1) - sp.Rational(1, K)) * int(k == g))),
+    Mutant("eq2_delta_r_and_ordering", "gap 2q-1 claimed as q - 1/2 (dropped 2)", "dropped factor",
+           lambda: {"gaps": lambda: (q - sp.Rational(1, 2), 1 - q), "Ks": range(3, 5)}),
+    # ---------------------------------------------------------------- Algorithm 1 and eqs. (4)-(6)
+    Mutant("algorithm1_population", "K instead of K-2 in step 5", "wrong constant", _small(step5_factor=lambda K: K / K)),
+    Mutant("algorithm1_population", "(K-1)/(K-2) in step 5", "wrong constant", _small(step5_factor=lambda K: (K - 1) / (K - 2))),
+    Mutant("algorithm1_population", "q_hat = 1/K + Dv/l", "wrong sign", _small(q_hat=lambda K, dv, l: 1 / K + dv / l)),
+    Mutant("algorithm1_population", "q_hat = 1/K - Dv (no /l)", "dropped factor", _small(q_hat=lambda K, dv, l: 1 / K - dv)),
+    Mutant("algorithm1_population", "q_hat = 1 - (1/K - Dv/l)", "q <-> 1-q", _small(q_hat=lambda K, dv, l: 1 - (1 / K - dv / l))),
+    Mutant("eq5_unbiased_and_variance", "1/K instead of 2/K", "wrong constant",
+           _p_hat(lambda K, hits, m, sg: K / (K - 2) * (hits / (m * sg) - 1 / K))),
+    Mutant("eq5_unbiased_and_variance", "no K/(K-2)", "dropped factor", _p_hat(lambda K, hits, m, sg: hits / (m * sg) - 2 / K)),
+    Mutant("eq5_unbiased_and_variance", "+2/K", "wrong sign", _p_hat(lambda K, hits, m, sg: K / (K - 2) * (hits / (m * sg) + 2 / K))),
+    Mutant("eq5_unbiased_and_variance", "variance times m", "wrong constant",
+           lambda: {"variance": lambda K, m, sg: m * __import__("theory_checks.checks_algorithm", fromlist=["x"]).paper_p_hat_variance(K, m, sg)}),
+    Mutant("eq5_unbiased_and_variance", "normalised by s instead of s(1-s1)", "dropped factor",
+           _p_hat(lambda K, hits, m, sg: K / (K - 2) * (hits / (m * s) - 2 / K))),
+    Mutant("eq6_loglik_decomposition", "+1 dropped from w_a", "dropped factor",
+           lambda: {"weights": lambda K: (K * p * q / (1 - p), K * p * (1 - q) / (1 - p) + 1)}),
+    Mutant("eq6_loglik_decomposition", "q and 1-q swapped in the weights", "q <-> 1-q",
+           lambda: {"weights": lambda K: (K * p * (1 - q) / (1 - p) + 1, K * p * q / (1 - p) + 1)}),
+    Mutant("eq6_loglik_decomposition", "(K-1) for K", "wrong constant",
+           lambda: {"weights": lambda K: ((K - 1) * p * q / (1 - p) + 1, (K - 1) * p * (1 - q) / (1 - p) + 1)}),
+    Mutant("eq6_loglik_decomposition", "1+p for 1-p", "wrong sign",
+           lambda: {"weights": lambda K: (K * p * q / (1 + p) + 1, K * p * (1 - q) / (1 + p) + 1)}),
+    Mutant("algorithm1_scaling", "Sec. 4.1's s' p r^T (factor 1)", "dropped factor", lambda: {"expected_factor": sp.Integer(1)}),
+    Mutant("algorithm1_scaling", "factor -2", "wrong sign", lambda: {"expected_factor": sp.Integer(-2)}),
+    Mutant("algorithm1_scaling", "factor 4", "wrong constant", lambda: {"expected_factor": sp.Integer(4)}),
+    # ---------------------------------------------------------------- KL divergences
+    Mutant("kl_divergences", "swap KL with log(y/x)", "wrong sign",
+           _kl_forms("swap (h,g)", lambda: p * (2 * q - 1) * sp.log(_XYE()[1] / _XYE()[0]))),
+    Mutant("kl_divergences", "(g,c) KL with q for 1-q", "q <-> 1-q",
+           _kl_forms("(g,c)", lambda: p * q * sp.log(_XYE()[1] / _XYE()[2]))),
+    Mutant("kl_divergences", "(c,d) KL without its (1-q) term", "dropped factor",
+           _kl_forms("(c,d)", lambda: p * q * sp.log(_XYE()[0] / _XYE()[2]))),
+    Mutant("kl_divergences", "swap KL with 2q for 2q-1", "wrong constant",
+           _kl_forms("swap (h,g)", lambda: p * 2 * q * sp.log(_XYE()[0] / _XYE()[1]))),
+    Mutant("kl_divergences", "minimizer set without (g,c)", "wrong case boundary", lambda: {"minimizers": ("swap (h,g)",)}),
+    # ---------------------------------------------------------------- Theorem 3(a)
+    Mutant("theorem3a_inequality", "interval up to 7/10", "wrong case boundary", lambda: {"upper": sp.Rational(7, 10)}),
+    Mutant("theorem3a_inequality", "x^2/2 for x^2", "wrong constant", lambda: {"quadratic": sp.Rational(1, 2)}),
+    Mutant("theorem3a_inequality", "x - x^2", "wrong sign", lambda: {"quadratic": sp.Integer(-1)}),
+    Mutant("theorem3a_inequality", "no x^2 term", "dropped factor", lambda: {"quadratic": sp.Integer(0)}),
+    Mutant("theorem3a_spammer_hammer", "(1-s)^(n_h+1)", "wrong constant",
+           lambda: {"oracle_error": lambda K, n, nh, s_: sp.Rational(K - 1, K) * (1 - s_) ** (nh + 1)}),
+    Mutant("theorem3a_spammer_hammer", "s^(n_h) for (1-s)^(n_h)", "q <-> 1-q",
+           lambda: {"oracle_error": lambda K, n, nh, s_: sp.Rational(K - 1, K) * s_**nh}),
+    Mutant("theorem3a_spammer_hammer", "no (K-1)/K", "dropped factor",
+           lambda: {"oracle_error": lambda K, n, nh, s_: (1 - s_) ** nh}),
+    Mutant("theorem3a_spammer_hammer", "the proof's (1-pbar)^l given l answers under eq. (1)", "wrong model",
+           lambda: {"conditional_error": __import__("theory_checks.checks_converse", fromlist=["x"]).paper_conditional_error}),
+    Mutant("theorem3a_spammer_hammer", "(1-pbar)^(l-1) with replacement", "wrong case boundary",
+           lambda: {"replacement_error": lambda K, pb, l: sp.Rational(K - 1, K) * (1 - pb) ** (l - 1)}),
+    Mutant("theorem3a_spammer_hammer", "(1+s)^(n_h)", "wrong sign",
+           lambda: {"oracle_error": lambda K, n, nh, s_: sp.Rational(K - 1, K) * (1 + s_) ** nh}),
+    Mutant("theorem3a_rate_threshold", "s* in (0.80, 0.81)", "wrong constant", lambda: {"bracket": (sp.Rational(4, 5), sp.Rational(81, 100))}),
+    Mutant("theorem3a_rate_threshold", "s* in (0.78, 0.79)", "wrong constant", lambda: {"bracket": (sp.Rational(78, 100), sp.Rational(79, 100))}),
+    Mutant("theorem3a_rate_threshold", "s <= 4/5 sufficient", "wrong case boundary", lambda: {"sufficient": sp.Rational(4, 5)}),
+    Mutant("theorem3a_rate_threshold", "bracket on the rising branch (0.3, 0.9)", "wrong case boundary",
+           lambda: {"bracket": (sp.Rational(3, 10), sp.Rational(9, 10))}),
+    # ---------------------------------------------------------------- Theorem 3(b)
+    Mutant("theorem3b_arithmetic", "coefficient 1/100", "wrong constant", lambda: {"coefficient": sp.Rational(1, 100)}),
+    Mutant("theorem3b_arithmetic", "coefficient 0, bound 1/2", "dropped factor",
+           lambda: {"coefficient": sp.Integer(0), "bound": sp.Rational(1, 2)}),
+    Mutant("theorem3b_arithmetic", "the paper's step: 1/4 sqrt(KL), bound 3/8", "wrong constant",
+           lambda: {"coefficient": sp.Rational(1, 4), "bound": sp.Rational(3, 8)}),
+    Mutant("theorem3b_arithmetic", "bound 3/8 with Pinsker's coefficient", "wrong constant", lambda: {"bound": sp.Rational(3, 8)}),
+    Mutant("theorem3b_arithmetic", "s <= 1/(n Dbar)", "wrong case boundary", lambda: {"threshold": sp.Integer(1)}),
+    Mutant("theorem3b_arithmetic", "bound 1/2 + sqrt(2)/8", "wrong sign", lambda: {"bound": sp.Rational(1, 2) + sp.sqrt(2) / 8}),
+    Mutant("theorem3b_heterogeneous_q", "as printed: average error, Dbar = min_j", "wrong model",
+           lambda: {"aggregate": lambda ds: sp.Min(*ds)}),
+    Mutant("theorem3b_heterogeneous_q", "mean of Dbar^(j)", "wrong case boundary",
+           lambda: {"aggregate": lambda ds: sum(ds) / len(ds)}),
+    Mutant("theorem3b_heterogeneous_q", "constant 3/8", "wrong constant", lambda: {"constant": sp.Rational(3, 8)}),
+    Mutant("theorem3b_heterogeneous_q", "worst task, s <= 1/(2 n Dbar)", "wrong constant",
+           lambda: {"aggregate": lambda ds: sp.Min(*ds) / 2, "conclusion": "worst task"}),
+    # ---------------------------------------------------------------- majority vote
+    Mutant("majority_vote_vs_spectral", "Lagrange identity over n instead of n^2", "dropped factor",
+           lambda: {"gap": lambda ps: sum((a - b) ** 2 for i, a in enumerate(ps) for b in ps[i + 1:]) / len(ps)}),
+    Mutant("majority_vote_vs_spectral", "g-over-c margin p(1-q)", "q <-> 1-q", _mv_margins(**{"g over c": p * (1 - q)})),
+    Mutant("majority_vote_vs_spectral", "g-over-h margin p(1-2q)", "wrong sign", _mv_margins(**{"g over h": p * (1 - 2 * q)})),
+    Mutant("majority_vote_vs_spectral", "h-over-c margin 1-q (no p)", "dropped factor", _mv_margins(**{"h over c": 1 - q})),
+    Mutant("majority_vote_vs_spectral", "Hoeffding range 1", "wrong constant", lambda: {"hoeffding_range": sp.Integer(1)}),
+    # ---------------------------------------------------------------- Lemma 1, Theorems 1 and 2, Cor. 2
+    Mutant("lemma1_bernstein", "exponent Theta(delta) (l. 1287)", "wrong constant", lambda: {"exponent_power": 1}),
+    Mutant("lemma1_bernstein", "two-sided bound without the factor 2", "dropped factor", lambda: {"prefactor": sp.Integer(1)}),
+    Mutant("lemma1_bernstein", "kappa = c^2/2 (ignores t/3)", "wrong constant", lambda: {"kappa": lambda c: c**2 / 2}),
+    Mutant("lemma1_bernstein", "deviation K m sigma d/(K-2)", "wrong constant",
+           lambda: {"deviation": lambda K, m, sg, d: K * m * sg * d / (K - 2)}),
+    Mutant("lemma1_bernstein", "kappa = -3c^2/8", "wrong sign", lambda: {"kappa": lambda c: -3 * c**2 / 8}),
+    Mutant("theorem1_delta1_gap", "any delta_1 > 0 (as stated)", "wrong case boundary", lambda: {"bound": None}),
+    Mutant("theorem1_delta1_gap", "(2q-1)/4 only", "wrong case boundary", lambda: {"bound": lambda qv: (2 * qv - 1) / 4}),
+    Mutant("theorem1_delta1_gap", "min{2q-1, 1-q}/2", "wrong constant", lambda: {"bound": lambda qv: sp.Min(2 * qv - 1, 1 - qv) / 2}),
+    Mutant("theorem1_delta1_gap", "q and 1-q swapped", "q <-> 1-q", lambda: {"bound": lambda qv: sp.Min(1 - 2 * qv, qv) / 4}),
+    Mutant("theorem1_delta1_gap", "min{2q-1, 1-q}/8 (not tight)", "wrong constant", lambda: {"bound": lambda qv: sp.Min(2 * qv - 1, 1 - qv) / 8}),
+    Mutant("theorem2_constants", "the paper's 33", "wrong constant", lambda: {"bernstein_constant": sp.Integer(33)}),
+    Mutant("theorem2_constants", "3/14 in eqn:Aij_cont", "wrong constant", lambda: {"count_exponent": sp.Rational(3, 14)}),
+    Mutant("theorem2_constants", "delta_3 < rho D/(3+D)", "wrong case boundary", lambda: {"delta3_boundary": lambda r, D: r * D / (3 + D)}),
+    Mutant("theorem2_constants", "l_i >= 0 (l. 1351)", "wrong sign", lambda: {"l_lower": lambda L: sp.Integer(0)}),
+    Mutant("theorem2_constants", "|mu_hat - mu| <= delta", "dropped factor", lambda: {"mu_error_factor": sp.Integer(1)}),
+    Mutant("minimax_optimality_gap", "delta^2 ||p||_2 (no square, l. 481)", "dropped factor", lambda: {"condition_power": 1}),
+    Mutant("minimax_optimality_gap", "delta = rho/4", "wrong case boundary", lambda: {"delta_fn": lambda r, D: r / 4}),
+    Mutant("minimax_optimality_gap", "delta = rho D/24 (no 6+D)", "dropped factor", lambda: {"delta_fn": lambda r, D: r * D / 24}),
+    Mutant("minimax_optimality_gap", "delta = rho D/(4(6-D))", "wrong sign", lambda: {"delta_fn": lambda r, D: r * D / (4 * (6 - D))}),
+    Mutant("footnote_spammers", "o(n) spammers: sqrt(n)", "wrong model", lambda: {"spammer_bound": lambda n, eta: sp.sqrt(n)}),
+    Mutant("footnote_spammers", "o(n) spammers: n/log n", "wrong model", lambda: {"spammer_bound": lambda n, eta: n / sp.log(n)}),
+    Mutant("footnote_spammers", "(1-eta^2) without the factor n", "dropped factor",
+           lambda: {"spammer_bound": lambda n, eta: (1 - eta**2)}),
+    # ---------------------------------------------------------------- Top-T
+    Mutant("top_t_distribution", "the model as printed", "dropped factor",
+           _top_t_other(lambda p_, lam, K, T: p_ * lam + (1 - p_) / sp.Integer(K))),
+    Mutant("top_t_distribution", "leftover over K-T+1 labels", "wrong constant",
+           _top_t_other(lambda p_, lam, K, T: p_ * lam / (K - T + 1) + (1 - p_) / sp.Integer(K))),
+    Mutant("top_t_distribution", "minus the leftover", "wrong sign",
+           _top_t_other(lambda p_, lam, K, T: -p_ * lam / (K - T) + (1 - p_) / sp.Integer(K))),
+    Mutant("top_t_delta_r_and_algorithm", "1/K at non-top labels (as printed)", "dropped factor", _top_t_dr(lambda K, T, lam: 1 / sp.Integer(K))),
+    Mutant("top_t_delta_r_and_algorithm", "1/K + lam/(K-T)", "wrong sign", _top_t_dr(lambda K, T, lam: 1 / sp.Integer(K) + lam / (K - T))),
+    Mutant("top_t_delta_r_and_algorithm", "1/K - lam/(K-T+1)", "wrong constant",
+           _top_t_dr(lambda K, T, lam: 1 / sp.Integer(K) - lam / (K - T + 1))),
+]
+
+#: check name -> its mutants, in registry order.
+MUTANTS: dict[str, list[Mutant]] = {}
+for _m in _M:
+    MUTANTS.setdefault(_m.check, []).append(_m)
+
+
+def run_mutant(mutant: Mutant) -> tuple[bool, str]:
+    """Run one mutant; return (killed, message). Only ClaimFailed counts as a kill."""
+    try:
+        CHECKS[mutant.check](**mutant.kwargs())
+    except ClaimFailed as exc:
+        return True, str(exc)
+    except Exception as exc:  # noqa: BLE001 - reported, not counted as a kill
+        return False, f"{type(exc).__name__}: {exc}"
+    return False, "the check accepted the mutant"
+
+
+def kill_rates(names: list[str] | None = None) -> list[dict[str, Any]]:
+    """Run the mutants of ``names`` (default: every check); one row per check.
+
+    Each row: ``check``, ``mutants``, ``killed``, ``rate``, ``kinds`` (sorted kinds covered),
+    ``survivors`` (list of (mutant name, message)), ``seconds``.
+    """
+    rows = []
+    for name in names or list(CHECKS):
+        muts = MUTANTS.get(name, [])
+        t0 = time.perf_counter()
+        survivors = []
+        killed = 0
+        for mt in muts:
+            ok, msg = run_mutant(mt)
+            if ok:
+                killed += 1
+            else:
+                survivors.append((mt.name, msg))
+        rows.append({
+            "check": name,
+            "mutants": len(muts),
+            "killed": killed,
+            "rate": killed / len(muts) if muts else float("nan"),
+            "kinds": sorted({mt.kind for mt in muts}),
+            "survivors": survivors,
+            "seconds": time.perf_counter() - t0,
+        })
+    return rows
+
+
+def format_kill_table(rows: list[dict[str, Any]]) -> str:
+    """Markdown table: check | mutants | killed | kill rate | kinds | seconds."""
+    header = ("check", "mutants", "killed", "kill rate", "kinds", "seconds")
+    body = [(r["check"], str(r["mutants"]), str(r["killed"]), f"{r['rate']:.0%}", ", ".join(r["kinds"]), f"{r['seconds']:.2f}")
+            for r in rows]
+    widths = [max(len(x[i]) for x in [header, *body]) for i in range(6)]
+    line = lambda r: "| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |"  # noqa: E731
+    sep = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+    return "\n".join([line(header), sep, *map(line, body)])
