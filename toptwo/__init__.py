@@ -10,7 +10,7 @@ Conventions (the paper's): the response matrix A has shape (n_workers, n_tasks),
 (g, h) = ground truth and most confusing answer.
 """
 
-from . import datasets, experiments, io, results, theory, viz
+from . import datasets, experiments, io, report, results, theory, viz
 from .baselines import MajorityVote
 from .datasets import DATASETS, Dataset, answer_shares, load_dataset
 from .dawid_skene import DawidSkene, OneCoinDawidSkene
@@ -25,7 +25,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DATASETS", "Dataset", "answer_shares", "DawidSkene", "OneCoinDawidSkene", "load_dataset", "datasets", "experiments",
-    "io", "results", "theory", "viz", "MajorityVote", "OracleMLE", "Responses", "SCENARIOS",
+    "io", "report", "results", "theory", "viz", "MajorityVote", "OracleMLE", "Responses", "SCENARIOS",
     "TopTwo1", "TopTwo2",
     "TopTwoModel", "as_responses", "best_pairs", "binary_stack", "estimate_reliability",
     "from_binary", "label_distribution", "plugin_mle", "spectral_estimate",

@@ -311,8 +311,8 @@ class TopTwo2(BaseEstimator):
         (``benchmarks/splitting.py``).
     n_top : int, default=2
         T (Algorithms 3-4 for T > 2).
-    sign_rule : {"sum", "paper"}, default="sum"
-        Sign rule for u^(k) in stage 1 (see :class:`TopTwo1`; "paper" as printed).
+    sign_rule : {"paper", "sum"}, default="paper"
+        Sign rule for u^(k) in stage 1 (see :class:`TopTwo1`).
     centering : {"observed", "paper"}, default="observed"
         Centring of the binary matrices in stage 1 (see :class:`TopTwo1`, which gives
         the measurements behind the default).
@@ -362,7 +362,7 @@ class TopTwo2(BaseEstimator):
 
     def __init__(self, *, split_rate: float = 0.5, eta: float = 0.1,
                  sample_splitting: bool = False, reliability_normalization: str = "per_worker",
-                 n_top: int = 2, sign_rule: str = "sum", centering: str = "observed",
+                 n_top: int = 2, sign_rule: str = "paper", centering: str = "observed",
                  n_refinements: int = 0,
                  refinement_shrinkage: float = 2.0, rng: Any = None):
         self.split_rate = split_rate
