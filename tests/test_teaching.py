@@ -1,5 +1,6 @@
-"""Tests of ``toptwo.teaching``: every check accepts a correct answer and diagnoses the
-typical wrong answers; the student-version generator removes every solution."""
+"""Tests of ``toptwo.teaching``: every check accepts a correct answer, diagnoses the typical
+wrong answers and refuses library look-ups; the nbgrader metadata is complete and current;
+the student versions (nbgrader's preprocessors) remove every solution and hidden test."""
 
 from __future__ import annotations
 
@@ -15,9 +16,8 @@ import pytest
 import sympy as sp
 
 from toptwo import teaching
-from toptwo.teaching import ExerciseCheckFailed, SolutionMarkerError
+from toptwo.teaching import ExerciseCheckFailed
 from toptwo.teaching.__main__ import main as teaching_main
-from toptwo.teaching._student import BEGIN, CODE_STUB, END, MARKDOWN_STUB, strip_solutions
 
 EXERCISES = Path(__file__).resolve().parents[1] / "notebooks" / "exercises"
 
@@ -329,88 +329,125 @@ def test_toptwo_imports_without_sympy():
     assert out.stdout.strip() == "lazy"
 
 
-# ------------------------------------------------------------- student versions
-def _solution_regions(nb):
-    """(cell index, indentation, lines inside) of every marked region of a source notebook."""
-    regions = []
-    for index, cell in enumerate(nb.cells):
-        inside = None
-        for line in cell.source.split("\n"):
-            if line.strip() == BEGIN:
-                inside = []
-                indent = line[: len(line) - len(line.lstrip())]
-            elif line.strip() == END:
-                regions.append((index, indent, inside))
-                inside = None
-            elif inside is not None:
-                inside.append(line)
+# ------------------------------------------------- nbgrader metadata, student versions
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+
+
+def _regions(source, begin, end):
+    """Lines strictly inside each begin/end region of ``source``."""
+    regions, inside = [], None
+    for line in source.split("\n"):
+        if line.strip() == begin:
+            inside = []
+        elif line.strip() == end:
+            regions.append(inside)
+            inside = None
+        elif inside is not None:
+            inside.append(line)
     return regions
 
 
+def test_exercise_metadata_is_up_to_date():
+    assert teaching.write_metadata(EXERCISES, check=True) == []
+    assert teaching_main(["metadata", "--check", str(EXERCISES)]) == 0
+
+
+def test_every_cell_has_nbgrader_metadata():
+    for name, entries in teaching.GRADED.items():
+        nb = nbformat.read(EXERCISES / f"{name}.ipynb", as_version=4)
+        ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells]
+        assert len(ids) == len(set(ids)), name
+        points = 0
+        for cell in nb.cells:
+            meta = cell.metadata["nbgrader"]
+            assert meta["schema_version"] == 3
+            has_solution = bool(_regions(cell.source, BEGIN, END))
+            assert meta["solution"] == has_solution, (name, cell.source[:60])
+            if meta["grade"]:
+                points += meta["points"]
+                assert meta["points"] > 0
+                assert meta["locked"] == (not has_solution)
+            else:
+                assert meta["locked"] == (not has_solution)
+            if cell.cell_type == "code" and "teaching.check_" in cell.source:
+                assert meta["grade"] and meta["locked"], (name, cell.source[:60])
+        assert points == sum(p for _, _, p in entries) >= 5
+    ex05 = nbformat.read(EXERCISES / "ex05_plugin_mle.ipynb", as_version=4)
+    manual = [c for c in ex05.cells if c.metadata["nbgrader"]["grade"]
+              and c.metadata["nbgrader"]["solution"]]
+    assert [c.cell_type for c in manual] == ["markdown"]
+
+
+def test_check_cells_leave_no_value_behind():
+    """nbgrader reads a grade cell's last value as a partial score: there must be none."""
+    import ast
+    for name in teaching.GRADED:
+        nb = nbformat.read(EXERCISES / f"{name}.ipynb", as_version=4)
+        for cell in nb.cells:
+            meta = cell.metadata["nbgrader"]
+            if cell.cell_type != "code" or not meta["grade"]:
+                continue
+            last = ast.parse(cell.source).body[-1]
+            assert not isinstance(last, ast.Expr) or (
+                isinstance(last.value, ast.Call) and getattr(last.value.func, "id", "") == "print"
+            ), (name, cell.source)
+            assert all(o.output_type != "execute_result" for o in cell.outputs), name
+            assert all(o.get("name") != "stderr" for o in cell.outputs), name
+
+
+def test_metadata_writer_refuses_unlisted_checks_and_stale_entries():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("teaching.check_x(f)")])
+    with pytest.raises(ValueError, match="has no entry in GRADED"):
+        teaching.nbgrader_metadata(nb, "ex99")
+    with pytest.raises(ValueError, match="'ex01-1a-check'.*matches 0 cells"):
+        teaching.nbgrader_metadata(nb, "ex01_sampling")
+
+
+def test_hidden_tests_sit_in_grade_cells():
+    n_hidden = 0
+    for name in teaching.GRADED:
+        nb = nbformat.read(EXERCISES / f"{name}.ipynb", as_version=4)
+        for cell in nb.cells:
+            hidden = _regions(cell.source, BEGIN_HIDDEN, END_HIDDEN)
+            if hidden:
+                assert cell.metadata["nbgrader"]["grade"], name
+                n_hidden += 1
+    assert n_hidden >= 6
+
+
+
 def test_student_versions_of_the_real_exercises(tmp_path):
+    pytest.importorskip("nbgrader")
     sources = sorted(EXERCISES.glob("*.ipynb"))
-    assert len(sources) >= 6
     written = teaching.make_student_versions(EXERCISES, tmp_path / "handout")
     assert [p.name for p in written] == [p.name for p in sources]
     for src in sources:
         source_nb = nbformat.read(src, as_version=4)
-        regions = _solution_regions(source_nb)
-        assert regions, f"{src.name} has no solution region"
-        out_path = tmp_path / "handout" / src.name
-        student = nbformat.read(out_path, as_version=4)
+        student = nbformat.read(tmp_path / "handout" / src.name, as_version=4)
         nbformat.validate(student)
-        json.loads(out_path.read_text())
         text = "\n".join(cell.source for cell in student.cells)
-        assert BEGIN not in text and END not in text
-        for index, indent, lines in regions:
-            for line in lines:
-                if line.strip():
-                    assert line.strip() not in text, f"{src.name} cell {index} leaks {line!r}"
-            cell = student.cells[index]
-            if cell.cell_type == "code":
-                assert f"{indent}{CODE_STUB[1]}" in cell.source.split("\n")
-            else:
-                assert MARKDOWN_STUB in cell.source
-        # lines outside the markers (def lines, checks) are kept, outputs cleared
+        for marker in (BEGIN, END, BEGIN_HIDDEN, END_HIDDEN):
+            assert marker not in text
+        for cell in source_nb.cells:
+            for region in (_regions(cell.source, BEGIN, END)
+                           + _regions(cell.source, BEGIN_HIDDEN, END_HIDDEN)):
+                for line in region:
+                    if line.strip() and not line.strip().startswith("#"):
+                        assert line.strip() not in text, f"{src.name} leaks {line!r}"
+        assert "raise NotImplementedError()" in text
         assert len(student.cells) == len(source_nb.cells)
         for s_cell, o_cell in zip(student.cells, source_nb.cells):
-            if not any(line.strip() == BEGIN for line in o_cell.source.split("\n")):
-                assert s_cell.source == o_cell.source
             if s_cell.cell_type == "code":
                 assert s_cell.outputs == [] and s_cell.execution_count is None
-        assert "teaching.check_" in text
-
-
-def test_stub_keeps_indentation_and_surrounding_lines():
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-        "def f(x):\n    \"\"\"doc\"\"\"\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION\n\nprint(f)")])
-    student, n = strip_solutions(nb, "toy.ipynb")
-    assert n == 1
-    assert student.cells[0].source == ("def f(x):\n    \"\"\"doc\"\"\"\n    # YOUR CODE HERE\n"
-                                       "    raise NotImplementedError()\n\nprint(f)")
-    assert "return 2 * x" in nb.cells[0].source          # input untouched
-
-
-@pytest.mark.parametrize("source, message", [
-    ("x = 1\n### BEGIN SOLUTION\ny = 2", "'### BEGIN SOLUTION' on line 2 is never closed"),
-    ("y = 2\n### END SOLUTION", "'### END SOLUTION' on line 2 has no matching"),
-    ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION",
-     "on line 2 but the region opened on line 1 is not closed"),
-])
-def test_unbalanced_markers_name_notebook_and_cell(tmp_path, source, message):
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# title"),
-                                         nbformat.v4.new_code_cell(source)])
-    src = tmp_path / "src"
-    src.mkdir()
-    nbformat.write(nb, src / "bad.ipynb")
-    with pytest.raises(SolutionMarkerError, match=f"bad.ipynb, cell 1 .*{message}"):
-        teaching.make_student_versions(src, tmp_path / "out")
-    assert not (tmp_path / "out").exists()          # nothing written
+            if o_cell.metadata["nbgrader"]["grade"] and not o_cell.metadata["nbgrader"]["solution"]:
+                assert "teaching.check_" in s_cell.source or "assert" in s_cell.source
+    ex05 = nbformat.read(tmp_path / "handout" / "ex05_plugin_mle.ipynb", as_version=4)
+    assert any(c.cell_type == "markdown" and "YOUR ANSWER HERE" in c.source for c in ex05.cells)
 
 
 def test_generator_refuses_source_folder_and_missing_folder(tmp_path, capsys):
-    with pytest.raises(ValueError, match="must be outside the source folder"):
-        teaching.make_student_versions(EXERCISES, EXERCISES)
+    pytest.importorskip("nbgrader")
     with pytest.raises(ValueError, match="must be outside the source folder"):
         teaching.make_student_versions(EXERCISES, EXERCISES / "student")
     with pytest.raises(FileNotFoundError, match="does not exist"):
@@ -422,10 +459,21 @@ def test_generator_refuses_source_folder_and_missing_folder(tmp_path, capsys):
     assert "must be outside the source folder" in capsys.readouterr().err
 
 
+def test_generator_refuses_a_notebook_without_metadata(tmp_path):
+    pytest.importorskip("nbgrader")
+    src = tmp_path / "src"
+    src.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "x = 1\n### BEGIN SOLUTION\ny = 2\n### END SOLUTION")]), src / "bad.ipynb")
+    with pytest.raises(ValueError, match="bad.ipynb: nbgrader ClearSolutions refused"):
+        teaching.make_student_versions(src, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
 def test_cli_writes_handout(tmp_path, capsys):
+    pytest.importorskip("nbgrader")
     assert teaching_main(["student", str(EXERCISES), str(tmp_path / "out")]) == 0
-    out = capsys.readouterr().out
-    assert "ex01_sampling.ipynb" in out
+    assert "ex01_sampling.ipynb" in capsys.readouterr().out
     assert (tmp_path / "out" / "ex06_scaling.ipynb").is_file()
 
 

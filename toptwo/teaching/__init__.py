@@ -31,8 +31,13 @@ ex     topic                                       checks
                                                    :func:`check_scaling_exponents`
 =====  ==========================================  ======================================
 
-Student handouts are generated with ``python -m toptwo.teaching student SRC OUTDIR``
-(see :mod:`toptwo.teaching._student`). SymPy is imported lazily, only by
+The notebooks are nbgrader source notebooks: their cell metadata comes from
+:data:`GRADED` (``python -m toptwo.teaching metadata notebooks/exercises``), and student
+versions are made by nbgrader (``nbgrader generate_assignment``, or
+``python -m toptwo.teaching student SRC OUTDIR``, which runs nbgrader's preprocessors; see
+:mod:`toptwo.teaching._nbgrader`). Checks called inside the student's function detect
+calls to the library function that does the exercise (``toptwo.label_distribution``,
+``toptwo.to_binary``, ``toptwo.plugin_mle``, ...) and fail. SymPy is imported lazily, only by
 :func:`check_expected_binary`, so ``import toptwo.teaching`` needs numpy only.
 """
 
@@ -46,16 +51,15 @@ import numpy as np
 from ..mle import plugin_mle
 from ..model import label_distribution
 from ..responses import as_responses
-from ._student import SolutionMarkerError, make_student_versions, strip_solutions
+from ._nbgrader import GRADED, make_student_versions, nbgrader_metadata, write_metadata
 
 __all__ = [
-    "ExerciseCheckFailed", "CheckResult", "SolutionMarkerError",
+    "ExerciseCheckFailed", "CheckResult", "GRADED", "nbgrader_metadata", "write_metadata",
     "check_answer_distribution", "check_ex1_empirical_distribution",
     "check_empirical_distribution", "check_expected_binary", "reference_expected_binary",
     "check_binary_conversion", "check_centered_binary", "check_reliability_estimator",
     "check_unbiased_simulation", "check_plugin_mle", "check_mle_differs_from_majority",
     "check_fit_exponent", "check_ns_needed", "check_scaling_exponents", "make_student_versions",
-    "strip_solutions",
 ]
 
 
