@@ -28,6 +28,7 @@ ex     topic                                       checks
 5      plug-in MLE, eq. (6) [`eqn:plug-in-mle`]    :func:`check_plugin_mle`,
                                                    :func:`check_mle_differs_from_majority`
 6      spammer-hammer scaling (Sec. 5)             :func:`check_fit_exponent`,
+                                                   :func:`check_ns_needed`,
                                                    :func:`check_scaling_exponents`
 =====  ==========================================  ======================================
 
