@@ -611,8 +611,9 @@ def check_centered_binary(student_fn: Callable) -> CheckResult:
     model = TopTwoModel.random(6, 8, 5, reliability_range=(0.1, 0.9), rng=7)
     s = 0.4
     K = model.n_labels
-    hint = ("Proposition 1 [`prop:binary`]: E[A^(k)] - s(K - 2k)/K * 1 = 2 s p (r^(k))^T; "
-            "the shift is s(K - 2k)/K for every entry.")
+    hint = ("re-read the shift in Proposition 1 [`prop:binary`] at the top of the notebook: "
+            "the same constant for every entry, depending on s, K and k; check each factor, "
+            "the denominator and the sign.")
     n_cases = 0
     grader = _Grader(ex, hint)
     for k in range(1, K):
