@@ -28,11 +28,17 @@ ex     topic                                       checks
 5      plug-in MLE, eq. (6) [`eqn:plug-in-mle`]    :func:`check_plugin_mle`,
                                                    :func:`check_mle_differs_from_majority`
 6      spammer-hammer scaling (Sec. 5)             :func:`check_fit_exponent`,
+                                                   :func:`check_ns_needed`,
                                                    :func:`check_scaling_exponents`
 =====  ==========================================  ======================================
 
-Student handouts are generated with ``python -m toptwo.teaching student SRC OUTDIR``
-(see :mod:`toptwo.teaching._student`). SymPy is imported lazily, only by
+The notebooks are nbgrader source notebooks: their cell metadata comes from
+:data:`GRADED` (``python -m toptwo.teaching metadata notebooks/exercises``), and student
+versions are made by nbgrader (``nbgrader generate_assignment``, or
+``python -m toptwo.teaching student SRC OUTDIR``, which runs nbgrader's preprocessors; see
+:mod:`toptwo.teaching._nbgrader`). Checks called inside the student's function detect
+calls to the library function that does the exercise (``toptwo.label_distribution``,
+``toptwo.to_binary``, ``toptwo.plugin_mle``, ...) and fail. SymPy is imported lazily, only by
 :func:`check_expected_binary`, so ``import toptwo.teaching`` needs numpy only.
 """
 
@@ -46,16 +52,15 @@ import numpy as np
 from ..mle import plugin_mle
 from ..model import label_distribution
 from ..responses import as_responses
-from ._student import SolutionMarkerError, make_student_versions, strip_solutions
+from ._nbgrader import GRADED, make_student_versions, nbgrader_metadata, write_metadata
 
 __all__ = [
-    "ExerciseCheckFailed", "CheckResult", "SolutionMarkerError",
+    "ExerciseCheckFailed", "CheckResult", "GRADED", "nbgrader_metadata", "write_metadata",
     "check_answer_distribution", "check_ex1_empirical_distribution",
     "check_empirical_distribution", "check_expected_binary", "reference_expected_binary",
     "check_binary_conversion", "check_centered_binary", "check_reliability_estimator",
     "check_unbiased_simulation", "check_plugin_mle", "check_mle_differs_from_majority",
-    "check_fit_exponent", "check_scaling_exponents", "make_student_versions",
-    "strip_solutions",
+    "check_fit_exponent", "check_ns_needed", "check_scaling_exponents", "make_student_versions",
 ]
 
 
@@ -103,6 +108,11 @@ class CheckResult:
     def __repr__(self) -> str:
         return f"CheckResult(exercise={self.exercise!r}, passed=True, n_cases={self.n_cases})"
 
+    def __str__(self) -> str:
+        """One line for check cells (``print(check(...))``): nbgrader reads a cell's last
+        *value* as a partial score, so check cells print the result instead."""
+        return f"passed: {self.exercise} ({self.n_cases} input{'s' if self.n_cases != 1 else ''})"
+
 
 def _fmt(value: Any) -> str:
     if isinstance(value, (np.ndarray, list, tuple)) and not isinstance(value, str):
@@ -116,15 +126,80 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def _call(exercise: str, fn: Callable, case: str, *args: Any) -> Any:
-    """Call the student's function; turn a crash into a report naming the input."""
+#: Library functions that do an exercise's work: a check fails when the student's function
+#: calls one of them (detected at run time with :func:`sys.setprofile`, so aliases,
+#: ``getattr`` and wrappers are caught too). Values are (public name, import path).
+_FORBIDDEN = {
+    "label_distribution": ("toptwo.label_distribution", "toptwo.model:label_distribution"),
+    "label_probabilities": ("TopTwoModel.label_probabilities",
+                            "toptwo.model:TopTwoModel.label_probabilities"),
+    "task_label_counts": ("Responses.task_label_counts",
+                          "toptwo.responses:Responses.task_label_counts"),
+    "to_binary": ("toptwo.to_binary", "toptwo.binary:to_binary"),
+    "binary_stack": ("toptwo.binary_stack", "toptwo.binary:binary_stack"),
+    "expected_binary": ("TopTwoModel.expected_binary", "toptwo.model:TopTwoModel.expected_binary"),
+    "estimate_reliability": ("toptwo.estimate_reliability", "toptwo.mle:estimate_reliability"),
+    "plugin_mle": ("toptwo.plugin_mle", "toptwo.mle:plugin_mle"),
+    "best_pairs": ("toptwo.best_pairs", "toptwo.mle:best_pairs"),
+    "reference_expected_binary": ("teaching.reference_expected_binary",
+                                  "toptwo.teaching:reference_expected_binary"),
+}
+
+
+def _forbidden_codes(names: Iterable[str]) -> dict:
+    """Code objects of the forbidden library functions ``names`` -> public name."""
+    import importlib
+    codes = {}
+    for name in names:
+        public, where = _FORBIDDEN[name]
+        module, _, attr = where.partition(":")
+        obj: Any = importlib.import_module(module)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+        codes[obj.__code__] = public
+    return codes
+
+
+def _call(exercise: str, fn: Callable, case: str, *args: Any,
+          forbidden: Iterable[str] = ()) -> Any:
+    """Call the student's function; turn a crash into a report naming the input.
+
+    While the function runs, a profile hook records calls to the library functions named
+    in ``forbidden`` (keys of ``_FORBIDDEN``); if any was called the check fails: the
+    exercise asks for the computation itself, not a look-up.
+    """
+    import sys
+
+    codes = _forbidden_codes(forbidden)
+    called: list[str] = []
+
+    def hook(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code in codes:
+            called.append(codes[frame.f_code])
+
+    previous = sys.getprofile()
+    if codes:
+        sys.setprofile(hook)
     try:
-        return fn(*args)
+        result = fn(*args)
     except NotImplementedError:
         raise
     except Exception as exc:  # noqa: BLE001 - any student error becomes a report
+        if called:
+            result = None
+        else:
+            raise ExerciseCheckFailed(
+                exercise, case, f"your function raised {type(exc).__name__}: {exc}") from exc
+    finally:
+        if codes:
+            sys.setprofile(previous)
+    if called:
         raise ExerciseCheckFailed(
-            exercise, case, f"your function raised {type(exc).__name__}: {exc}") from exc
+            exercise, case, f"your function calls {called[0]}, which does this exercise "
+            "for you.", hint="the point of the exercise is to write this computation "
+            "yourself with NumPy (or SymPy); compare with the library afterwards, outside "
+            "your function.")
+    return result
 
 
 def _as_float_array(exercise: str, case: str, got: Any, shape: tuple, hint: str,
@@ -180,10 +255,60 @@ def _compare(exercise: str, case: str, got: Any, expected: Any,
                                   hint=hint, diagnosis=_diagnose(got, variants, **tol))
 
 
+class _Grader:
+    """Compare answers on several inputs; diagnose with the mistakes consistent with all.
+
+    One input can make two typical mistakes give the same numbers. The grader therefore
+    keeps evaluating the remaining inputs after the first wrong answer, and the diagnosis
+    names only the mistakes whose values matched the student's answers on *every* input
+    (falling back to the matches on the failing input when none fits them all). The
+    report shows the first failing input.
+    """
+
+    def __init__(self, exercise: str, hint: str):
+        self.exercise = exercise
+        self.hint = hint
+        self.failure: tuple | None = None
+        self.mismatched: set[str] = set()
+        self.n_cases = 0
+
+    @property
+    def failed(self) -> bool:
+        return self.failure is not None
+
+    def compare(self, case: str, got: Any, expected: Any,
+                variants: Iterable[tuple[str | None, Any]], note: str = "",
+                **tol: float) -> None:
+        self.n_cases += 1
+        matches = []
+        for description, value in variants:
+            if description is None or value is None:
+                continue
+            try:
+                same = _close(got, value, **tol)
+            except (TypeError, ValueError):
+                same = False
+            if same:
+                matches.append(description)
+            else:
+                self.mismatched.add(description)
+        if self.failure is None and not _close(got, expected, **tol):
+            self.failure = (case, got, expected, matches, note)
+
+    def finish(self, result: "CheckResult") -> "CheckResult":
+        if self.failure is None:
+            return result
+        case, got, expected, matches, note = self.failure
+        consistent = [d for d in matches if d not in self.mismatched]
+        problem = "wrong values." + (f" {note}" if note else "")
+        raise ExerciseCheckFailed(self.exercise, case, problem, expected=expected, got=got,
+                                  hint=self.hint, diagnosis=_join(consistent or matches))
+
+
 # ------------------------------------------------------------- exercise 1
-_HINT_EQ1 = ("eq. (1) [`eqn:A_dist`]: given an answer, P(g) = p q + (1-p)/K, "
-             "P(h) = p (1-q) + (1-p)/K, P(b) = (1-p)/K for every other label b; "
-             "label c is stored at index c - 1.")
+_HINT_EQ1 = ("re-read eq. (1) [`eqn:A_dist`] at the top of the notebook and divide it by s; "
+             "a worker is reliable with probability p and guesses among all K labels "
+             "otherwise; label c is stored at index c - 1.")
 
 
 def _mu(p: float, q: float, g: int, h: int, K: int) -> np.ndarray:
@@ -201,11 +326,19 @@ def check_answer_distribution(student_fn: Callable) -> CheckResult:
     ex = "ex1 answer distribution (eq. (1))"
     cases = [(0.8, 0.7, 2, 4, 5), (0.5, 0.9, 3, 1, 3), (0.3, 0.6, 1, 2, 4),
              (1.0, 0.75, 4, 2, 4), (0.0, 0.8, 2, 3, 3)]
+    grader = _Grader(ex, _HINT_EQ1)
     for p, q, g, h, K in cases:
         case = f"p={p}, q={q}, (g, h)=({g}, {h}), K={K}"
-        got = _as_float_array(ex, case, _call(ex, student_fn, case, p, q, g, h, K), (K,),
-                              _HINT_EQ1, {(K + 1,): "add an entry for label 0 ('not "
-                                          "answered'); the vector covers labels 1..K only"})
+        try:
+            got = _as_float_array(
+                ex, case, _call(ex, student_fn, case, p, q, g, h, K,
+                                forbidden=("label_distribution", "label_probabilities")),
+                (K,), _HINT_EQ1, {(K + 1,): "add an entry for label 0 ('not answered'); "
+                                  "the vector covers labels 1..K only"})
+        except ExerciseCheckFailed:
+            if grader.failed:
+                continue
+            raise
         ref = _mu(p, q, g, h, K)
         c = np.arange(1, K + 1)
         no_spam_top = p * (q * (c == g) + (1 - q) * (c == h)) + (1 - p) / K * ((c != g) & (c != h))
@@ -218,9 +351,15 @@ def check_answer_distribution(student_fn: Callable) -> CheckResult:
             ("leave the spammer share (1-p)/K off the labels g and h", no_spam_top),
             ("spread the spammer share over the K - 2 wrong labels only (a spammer "
              "guesses uniformly among all K labels)", spread),
+            ("give every label the spammer share 1 - p instead of (1 - p)/K (a spammer "
+             "picks each of the K labels with probability 1/K)",
+             ref - (1 - p) / K + (1 - p)),
         ]
-        _compare(ex, case, got, ref, variants, _HINT_EQ1)
-    return CheckResult("ex1 answer distribution", len(cases))
+        total = float(np.sum(got))
+        note = (f"Your probabilities sum to {total:.4g}, not 1."
+                if abs(total - 1) > 1e-9 else "")
+        grader.compare(case, got, ref, variants, note=note)
+    return grader.finish(CheckResult("ex1 answer distribution", len(cases)))
 
 
 def _empirical_reference(A: np.ndarray, K: int) -> np.ndarray:
@@ -263,19 +402,28 @@ def check_ex1_empirical_distribution(student_fn_or_values: Any, A: Any = None,
     hint = ("row j is the histogram of task j's answers (column j of A, zeros left out) "
             "divided by the number of answers, so each row sums to 1; compare it with the "
             "average of eq. (1) over the workers who answered.")
+    grader = _Grader(ex, hint)
     for A_case, K in inputs:
         n, m = A_case.shape
         case = f"A of shape {A_case.shape} (workers x tasks), K={K}"
-        if callable(student_fn_or_values):
-            got = _call(ex, student_fn_or_values, case, A_case.copy(), K)
+        if grader.failed:
+            try:
+                got = _as_float_array(ex, case, _call(ex, student_fn_or_values, case,
+                                                      A_case.copy(), K), (m, K), hint)
+            except ExerciseCheckFailed:
+                continue
+        elif callable(student_fn_or_values):
+            got = _call(ex, student_fn_or_values, case, A_case.copy(), K,
+                        forbidden=("task_label_counts", "label_distribution"))
         else:
             got = student_fn_or_values
-        got = _as_float_array(ex, case, got, (m, K), hint, {
-            (K, m): "put labels in rows and tasks in columns (return shape (n_tasks, K))",
-            (n, K): "compute one histogram per worker (row of A) instead of per task "
-                    "(column of A)",
-            (m, K + 1): "keep a column for label 0 ('not answered'); leave zeros out",
-        })
+        if not grader.failed:
+            got = _as_float_array(ex, case, got, (m, K), hint, {
+                (K, m): "put labels in rows and tasks in columns (return shape (n_tasks, K))",
+                (n, K): "compute one histogram per worker (row of A) instead of per task "
+                        "(column of A)",
+                (m, K + 1): "keep a column for label 0 ('not answered'); leave zeros out",
+            })
         ref = _empirical_reference(A_case, K)
         counts = ref * (A_case > 0).sum(axis=0)[:, None]
         variants = [
@@ -285,8 +433,8 @@ def check_ex1_empirical_distribution(student_fn_or_values: Any, A: Any = None,
             ("store label c at index c instead of c - 1 (labels are 1..K)", np.roll(ref, 1, axis=1)),
             ("store label c at index c - 2 (off by one in the label index)", np.roll(ref, -1, axis=1)),
         ]
-        _compare(ex, case, got, ref, variants, hint)
-    return CheckResult("ex1 empirical distribution", len(inputs))
+        grader.compare(case, got, ref, variants)
+    return grader.finish(CheckResult("ex1 empirical distribution", len(inputs)))
 
 
 check_empirical_distribution = check_ex1_empirical_distribution
@@ -341,8 +489,9 @@ def check_expected_binary(student: Any, g: int, h: int, K: int = 3) -> CheckResu
                          f"got ({g}, {h}) instead.")
     p, q, s = sp.symbols("p q s")
     by_name = {"p": p, "q": q, "s": s}
-    hint = ("Proposition 1 [`prop:binary`]: E[A^(k)_ij] = s (2 p r^(k) + (K - 2k)/K) with "
-            "r^(k) = k/K - q 1(g <= k) - (1 - q) 1(h <= k); A^(k) = +1 when A > k.")
+    hint = (f"write P(A_ij = c) for c = 1..{K} from eq. (1) for (g, h) = ({g}, {h}), then "
+            "E[A^(k)_ij] = sum of P(c) over c > k minus sum over c <= k (A^(k) = +1 "
+            "exactly when A > k).")
 
     def ref(kk: int, gg: int = g, hh: int = h) -> Any:
         return sp.expand(s * (2 * p * _r_symbolic(K, gg, hh, kk, q)
@@ -350,7 +499,8 @@ def check_expected_binary(student: Any, g: int, h: int, K: int = 3) -> CheckResu
 
     for k in range(1, K):
         case = f"k={k}"
-        raw = student[k] if isinstance(student, dict) else _call(ex, student, case, k)
+        raw = (student[k] if isinstance(student, dict) else
+               _call(ex, student, case, k, forbidden=("reference_expected_binary",)))
         try:
             expr = sp.sympify(raw)
         except (sp.SympifyError, TypeError) as exc:
@@ -363,6 +513,16 @@ def check_expected_binary(student: Any, g: int, h: int, K: int = 3) -> CheckResu
         expr = sp.expand(expr.xreplace({x: by_name[str(x)] for x in expr.free_symbols}))
         expected = ref(k)
         assert sp.expand(expected - reference_expected_binary(g, h, k, K)) == 0
+        floats = sorted(expr.atoms(sp.Float), key=float)
+        if floats:
+            exact = sp.expand(sp.nsimplify(expr, rational=True))
+            right = sp.expand(exact - expected) == 0
+            raise ExerciseCheckFailed(
+                ex, case, f"your expression contains the float {floats[0]}"
+                + (" (otherwise it is right)." if right else "."), expected=expected, got=expr,
+                hint=hint, diagnosis="write a fraction such as 1/3 with Python's `/` "
+                "between two numbers, which gives a float; use sp.Rational(1, 3) (or divide "
+                "a SymPy expression by 3) so that SymPy keeps exact fractions")
         if sp.expand(expr - expected) == 0:
             continue
         variants = [
@@ -413,10 +573,17 @@ def check_binary_conversion(student_fn: Callable) -> CheckResult:
     inputs = [(_EX3_A, k, 4) for k in (1, 2, 3)] + [(B, k, 5) for k in (1, 2, 3, 4)]
     hint = ("A^(k)_ij = -1 if 1 <= A_ij <= k, +1 if k < A_ij <= K, 0 if A_ij = 0 "
             "(not answered); Sec. 3 'Binary conversion', used in Proposition 1.")
+    grader = _Grader(ex, hint)
     for A_case, k, K in inputs:
         case = f"A of shape {A_case.shape} with K={K}, k={k}"
-        got = _as_float_array(ex, case, _call(ex, student_fn, case, A_case.copy(), k),
-                              A_case.shape, hint)
+        try:
+            got = _as_float_array(ex, case, _call(ex, student_fn, case, A_case.copy(), k,
+                                                  forbidden=("to_binary", "binary_stack")),
+                                  A_case.shape, hint)
+        except ExerciseCheckFailed:
+            if grader.failed:
+                continue
+            raise
         ref = _binary_dense(A_case, k)
         observed = A_case > 0
         variants = [
@@ -427,8 +594,8 @@ def check_binary_conversion(student_fn: Callable) -> CheckResult:
             ("map unanswered entries (A = 0) to +1 instead of 0", np.where(observed, ref, 1.0)),
             ("return the 0/1 indicator of A > k instead of -1/+1", (A_case > k).astype(float)),
         ]
-        _compare(ex, case, got, ref, variants, hint)
-    return CheckResult("ex3 binary conversion", len(inputs))
+        grader.compare(case, got, ref, variants)
+    return grader.finish(CheckResult("ex3 binary conversion", len(inputs)))
 
 
 def check_centered_binary(student_fn: Callable) -> CheckResult:
@@ -444,14 +611,21 @@ def check_centered_binary(student_fn: Callable) -> CheckResult:
     model = TopTwoModel.random(6, 8, 5, reliability_range=(0.1, 0.9), rng=7)
     s = 0.4
     K = model.n_labels
-    hint = ("Proposition 1 [`prop:binary`]: E[A^(k)] - s(K - 2k)/K * 1 = 2 s p (r^(k))^T; "
-            "the shift is s(K - 2k)/K for every entry.")
+    hint = ("re-read the shift in Proposition 1 [`prop:binary`] at the top of the notebook: "
+            "the same constant for every entry, depending on s, K and k; check each factor, "
+            "the denominator and the sign.")
     n_cases = 0
+    grader = _Grader(ex, hint)
     for k in range(1, K):
         EA = model.expected_binary(k, s)
         case = f"E[A^(k)] of a 6 x 8 model with K={K}, s={s}, k={k}"
-        got = _as_float_array(ex, case, _call(ex, student_fn, case, EA.copy(), k, s, K),
-                              EA.shape, hint)
+        try:
+            got = _as_float_array(ex, case, _call(ex, student_fn, case, EA.copy(), k, s, K),
+                                  EA.shape, hint)
+        except ExerciseCheckFailed:
+            if grader.failed:
+                continue
+            raise
         ref = 2 * s * np.outer(model.reliability, model.r(k))
         variants = [
             ("leave out the shift s(K - 2k)/K", EA),
@@ -462,15 +636,15 @@ def check_centered_binary(student_fn: Callable) -> CheckResult:
             ("divide by K - 2 instead of K in the shift", EA - s * (K - 2 * k) / (K - 2)),
             ("divide by 2 instead of K in the shift", EA - s * (K - 2 * k) / 2),
         ]
-        _compare(ex, case, got, ref, [(d, v) for d, v in variants if not _close(v, ref)],
-                 hint)
+        grader.compare(case, got, ref, variants)
         n_cases += 1
-    return CheckResult("ex3 centered binary", n_cases)
+    return grader.finish(CheckResult("ex3 centered binary", n_cases))
 
 
 # ------------------------------------------------------------- exercise 4
-_HINT_EQ5 = ("eq. (5) [`eqn:hatpi`]: p_i = K/(K-2) * (hits_i / (m s (1 - s_1)) - 2/K), "
-             "hits_i = #{j : A2_ij in {g_j, h_j}}; `rate` is s (1 - s_1).")
+_HINT_EQ5 = ("compare your code with eq. (5) [`eqn:hatpi`] in the handout term by term: "
+             "a hit is an answer equal to g_j or h_j, `rate` is s (1 - s_1), and the "
+             "denominator is m s (1 - s_1), the expected number of answers in A2.")
 
 
 def _hits(A2: np.ndarray, top: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -494,11 +668,18 @@ def check_reliability_estimator(student_fn: Callable) -> CheckResult:
     for K, rate, seed in ((4, 0.5, 8), (5, 0.3, 9), (3, 0.6, 10)):
         model = TopTwoModel.random(6, 30, K, reliability_range=(0.0, 1.0), rng=seed)
         cases.append((model.sample(rate, rng=seed + 100).toarray(), model.top_two, rate, K))
+    grader = _Grader(ex, _HINT_EQ5)
     for A2, top, rate, K in cases:
         n, m = A2.shape
         case = f"A2 of shape {A2.shape}, K={K}, rate=s(1-s_1)={rate}"
-        got = _as_float_array(ex, case, _call(ex, student_fn, case, A2.copy(), top.copy(),
-                                                rate, K), (n,), _HINT_EQ5)
+        try:
+            got = _as_float_array(ex, case, _call(ex, student_fn, case, A2.copy(), top.copy(),
+                                                    rate, K, forbidden=("estimate_reliability",)),
+                                  (n,), _HINT_EQ5)
+        except ExerciseCheckFailed:
+            if grader.failed:
+                continue
+            raise
         hits_g, hits = _hits(A2, top)
         answered = (A2 > 0).sum(axis=1).astype(float)
         frac = hits / (m * rate)
@@ -521,19 +702,23 @@ def check_reliability_estimator(student_fn: Callable) -> CheckResult:
             ("divide by each worker's own number of answers (a fine estimator, but eq. (5) "
              "divides by m s (1 - s_1))", per_worker),
         ]
-        _compare(ex, case, got, ref, variants, _HINT_EQ5)
-    return CheckResult("ex4 reliability estimator", len(cases))
+        grader.compare(case, got, ref, variants)
+    return grader.finish(CheckResult("ex4 reliability estimator", len(cases)))
 
 
 def check_unbiased_simulation(p_hat_mean: Any, p_true: Any, *, n_tasks: int, rate: float,
-                              n_labels: int, n_replicates: int) -> CheckResult:
+                              n_labels: int, n_replicates: int,
+                              stage1_rate: float | None = None) -> CheckResult:
     """Exercise 4b: the average of eq. (5) over replicates is within noise of p.
 
     Given the true top two, hits_i ~ Binomial(m, sigma_i) with sigma_i = rate (p_i +
     2 (1 - p_i)/K), so one p_hat_i has standard deviation K/(K-2) sqrt(sigma_i (1 -
     sigma_i)/m) / rate; the mean of R replicates must lie within 5 of those over sqrt(R)
     of p_i (normal tail 6e-7 per worker). Diagnoses: averages matching K/(K-2) (p +
-    2(1-p)/K) (the -2/K left out) or (K-2)/K p (divided by K instead of K - 2).
+    2(1-p)/K) (the -2/K left out), (K-2)/K p (divided by K instead of K - 2), and, when
+    ``stage1_rate`` = s s_1 is given, the estimator applied to the stage-1 half A^1
+    (answer rate ``stage1_rate``) with the rate of A^2 (pick s_1 != 1/2 so that the two
+    halves differ).
     """
     ex = "ex4 unbiasedness by simulation (Lemma 1)"
     mean = np.asarray(p_hat_mean, dtype=float)
@@ -555,18 +740,24 @@ def check_unbiased_simulation(p_hat_mean: Any, p_true: Any, *, n_tasks: int, rat
             diag = "leave out the -2/K in eq. (5)"
         elif _close(mean, (K - 2) / K * p, atol=6 * bound.max()):
             diag = "divide by K instead of K - 2 in eq. (5)"
+        elif stage1_rate is not None and _close(
+                mean, K / (K - 2) * (stage1_rate * (p + 2 * (1 - p) / K) / rate - 2 / K),
+                atol=6 * bound.max()):
+            diag = ("apply eq. (5) to the stage-1 half A^1 instead of the held-out half A^2 "
+                    "(toptwo.split_entries returns (A^1, A^2); A^1 has answer rate s s_1)")
         raise ExerciseCheckFailed(
             ex, case, f"the average p_hat of worker {i} is {mean[i]:.4g}, but p_{i} = "
             f"{p[i]:.4g}; with {R} replicates the average should be within {bound[i]:.3g} "
             "(5 standard errors).", expected=p, got=mean, diagnosis=diag,
-            hint=_HINT_EQ5 + " Use the true (g, h) and fresh responses in each replicate.")
+            hint="use the true (g, h), fresh responses in each replicate, and the held-out "
+            "half A^2 with rate s (1 - s_1).")
     return CheckResult("ex4 unbiased simulation", int(p.shape[0]))
 
 
 # ------------------------------------------------------------- exercise 5
-_HINT_EQ6 = ("eq. (6) [`eqn:plug-in-mle`]: maximise over a != b the sum over workers of "
-             "log(K p_i q/(1-p_i) + 1) 1(A_ij = a) + log(K p_i (1-q)/(1-p_i) + 1) "
-             "1(A_ij = b); return (a, b) = (g_hat, h_hat), labels 1..K.")
+_HINT_EQ6 = ("compare your weights with eq. (6) [`eqn:plug-in-mle`] in the handout: which "
+             "one carries q and which 1 - q, the factor K and the '+ 1' inside the log; "
+             "return (g_hat, h_hat) as labels 1..K.")
 
 #: (answers, p, q, K): literal one-task inputs. Unanswered = 0.
 _EX5_CASES = [
@@ -620,19 +811,27 @@ def check_plugin_mle(student_fn: Callable) -> CheckResult:
     for answers, p, q, K in _EX5_CASES:
         R = as_responses(answers[:, None], K, owner="teaching")
         assert tuple(plugin_mle(R, p, np.array([q]))[0]) == _mle_pair(answers, p, q, K)
+    failure: tuple | None = None
+    mismatched: set[str] = set()
     for answers, p, q, K in _EX5_CASES:
         case = f"answers={answers.tolist()}, p={p.tolist()}, q={q}, K={K}"
-        got = _call(ex, student_fn, case, answers.copy(), p.copy(), q, K)
+        try:
+            got = _call(ex, student_fn, case, answers.copy(), p.copy(), q, K,
+                        forbidden=("plugin_mle", "best_pairs"))
+        except ExerciseCheckFailed:
+            if failure is not None:
+                continue
+            raise
         try:
             got_pair = tuple(int(v) for v in np.asarray(got).ravel())
         except (TypeError, ValueError):
             got_pair = None
         if got_pair is None or len(got_pair) != 2:
+            if failure is not None:
+                continue
             raise ExerciseCheckFailed(ex, case, "your function must return a pair (a, b) of "
                                       f"labels; got {got!r} instead.", hint=_HINT_EQ6)
         ref = _mle_pair(answers, p, q, K)
-        if got_pair == ref:
-            continue
         with np.errstate(divide="ignore"):
             variants = [
                 ("use majority vote (most and second most frequent answers) instead of "
@@ -650,10 +849,15 @@ def check_plugin_mle(student_fn: Callable) -> CheckResult:
                 ("weight answers by log(p_i) or p_i alone (the weight must depend on q too)",
                  _mle_pair(answers, p, q, K, weight=lambda pp, qq: pp + 0 * qq)),
             ]
-        diag = _join([d for d, v in variants if v is not None and tuple(v) == got_pair
-                      and tuple(v) != ref])
+        matches = [d for d, v in variants if v is not None and tuple(v) == got_pair]
+        mismatched |= {d for d, v in variants if v is not None and tuple(v) != got_pair}
+        if failure is None and got_pair != ref:
+            failure = (case, ref, got_pair, matches)
+    if failure is not None:
+        case, ref, got_pair, matches = failure
+        consistent = [d for d in matches if d not in mismatched]
         raise ExerciseCheckFailed(ex, case, "wrong pair.", expected=ref, got=got_pair,
-                                  hint=_HINT_EQ6, diagnosis=diag)
+                                  hint=_HINT_EQ6, diagnosis=_join(consistent or matches))
     return CheckResult("ex5 plug-in MLE", len(_EX5_CASES))
 
 
@@ -703,14 +907,22 @@ def check_fit_exponent(student_fn: Callable) -> CheckResult:
     alphas = np.array([0.1, 0.2, 0.3, 0.5, 0.8])
     cases = [(alphas, 3.0 * alphas ** -2.0), (alphas, 7.0 * alphas ** -1.0),
              (alphas, 5.0 * alphas ** -1.5 * np.exp(0.1 * rng.standard_normal(5)))]
-    hint = ("fit log(ns) = log(c) + b log(alpha) by least squares (np.polyfit(np.log(alpha), "
-            "np.log(ns), 1)[0]); Sec. 5 predicts b = -2 for majority vote, b = -1 for TopTwo.")
+    hint = ("a power law ns = c alpha^b is a straight line on log-log axes; b is the slope "
+            "of that line, fitted by least squares.")
+    grader = _Grader(ex, hint)
     for a, ns in cases:
         case = f"alphas={a.tolist()}, ns={np.round(ns, 3).tolist()}"
-        got = _call(ex, student_fn, case, a.copy(), ns.copy())
+        try:
+            got = _call(ex, student_fn, case, a.copy(), ns.copy())
+        except ExerciseCheckFailed:
+            if grader.failed:
+                continue
+            raise
         try:
             got = float(np.asarray(got).reshape(()))
         except (TypeError, ValueError):
+            if grader.failed:
+                continue
             raise ExerciseCheckFailed(ex, case, "return one number (the exponent b); got "
                                       f"{got!r}.", hint=hint) from None
         slope, icpt = np.polyfit(np.log(a), np.log(ns), 1)
@@ -724,8 +936,130 @@ def check_fit_exponent(student_fn: Callable) -> CheckResult:
             ("fit the slope of 1/alpha^... against 1/alpha; use logs on both axes",
              np.polyfit(1 / a, ns, 1)[0]),
         ]
-        _compare(ex, case, got, slope, variants, hint, rtol=1e-6, atol=1e-6)
-    return CheckResult("ex6 exponent fit", len(cases))
+        grader.compare(case, got, slope, variants, rtol=1e-6, atol=1e-6)
+    return grader.finish(CheckResult("ex6 exponent fit", len(cases)))
+
+
+#: The scan of exercise 6b: geometric grid of n s, error target, replicates, workers.
+NS_GRID = np.geomspace(8, 600, 15)
+NS_TARGET, NS_REPS, NS_WORKERS = 0.1, 2, 600
+#: Test curves for :func:`check_ns_needed`: (method, alpha) -> n s at which the error
+#: would be 1 (the error falls like (ns0/ns)^1.5), and the replicate offsets.
+_NS_CASES = {("mv", 0.3): 6 / 0.3 ** 2, ("tt2", 0.3): 12 / 0.3, ("mv", 0.7): 6 / 0.7 ** 2}
+_NS_OFFSETS = (0.03, -0.03)
+
+
+def _fake_error(method: str, alpha: float, ns: float, rep: int) -> float:
+    ns0 = _NS_CASES[(method, alpha)]
+    return float(min(1.0, (ns0 / ns) ** 1.5) + _NS_OFFSETS[rep % len(_NS_OFFSETS)])
+
+
+def _ns_reference(method: str, alpha: float, *, target: float = NS_TARGET,
+                  reps: tuple = (0, 1), interpolate: str = "log") -> float:
+    """Reference scan on the test curve (and its typical wrong variants)."""
+    previous = None
+    for ns in NS_GRID:
+        err = float(np.mean([_fake_error(method, alpha, ns, r) for r in reps]))
+        if err <= target:
+            if previous is None or interpolate == "none":
+                return float(ns)
+            ns0, err0 = previous
+            if interpolate == "previous":
+                return float(ns0)
+            t = (err0 - target) / (err0 - err)
+            if interpolate == "linear":
+                return float(ns0 + t * (ns - ns0))
+            return float(np.exp(np.log(ns0) + t * np.log(ns / ns0)))
+        previous = (ns, err)
+    return float("nan")
+
+
+def check_ns_needed(student_fn: Callable) -> CheckResult:
+    """Exercise 6b: ``ns_needed(method, alpha, rng)`` scans n s and interpolates.
+
+    The student's function is run with the notebook's ``pair_error`` replaced (in the
+    function's globals, restored afterwards) by deterministic error curves whose
+    replicates differ, so the exact answer is known: the average over ``REPS``
+    replicates on ``NS_GRID`` first falls to ``TARGET`` = 10% between two grid points,
+    and the answer interpolates linearly in log(n s). Diagnoses: no interpolation (the
+    first grid point at or below the target, or the last one above it), linear instead
+    of log-linear interpolation, s = ns / n returned instead of n s, a 20% or 5% target,
+    one replicate instead of the average, numbers returned without calling
+    ``pair_error`` (hard-coded).
+    """
+    ex = "ex6 queries per task for 10% error"
+    hint = ("scan NS_GRID in order, average REPS calls of pair_error at each point, stop at "
+            "the first average <= TARGET and interpolate between that point and the one "
+            "before it on a log scale of n s; return n s itself.")
+    g = getattr(student_fn, "__globals__", None)
+    if g is None:
+        raise TypeError("check_ns_needed: pass your Python function ns_needed itself; got "
+                        f"{type(student_fn).__name__} instead.")
+    calls: dict = {}
+
+    def fake_pair_error(method: str, alpha: float, ns: float, rng: Any = None) -> float:
+        key = (method, float(alpha), float(ns))
+        rep = calls.get(key, 0)
+        calls[key] = rep + 1
+        return _fake_error(method, float(alpha), float(ns), rep)
+
+    patch = {"pair_error": fake_pair_error, "NS_GRID": NS_GRID.copy(), "TARGET": NS_TARGET,
+             "REPS": NS_REPS, "N_WORKERS": NS_WORKERS}
+    missing = object()
+    saved = {name: g.get(name, missing) for name in patch}
+    failure: tuple | None = None
+    mismatched: set[str] = set()
+    try:
+        g.update(patch)
+        for (method, alpha) in _NS_CASES:
+            case = f"ns_needed({method!r}, {alpha}, rng) on a test error curve"
+            calls.clear()
+            try:
+                got = _call(ex, student_fn, case, method, alpha, np.random.default_rng(0))
+                got = float(np.asarray(got, dtype=float).reshape(()))
+            except (ExerciseCheckFailed, TypeError, ValueError) as exc:
+                if failure is not None:
+                    continue
+                if isinstance(exc, ExerciseCheckFailed):
+                    raise
+                raise ExerciseCheckFailed(ex, case, "return one number (the n s needed); "
+                                          f"got {got!r}.", hint=hint) from None
+            ref = _ns_reference(method, alpha)
+            variants = [
+                ("return a value without calling pair_error (hard-coded numbers cannot "
+                 "follow the error curve)", got if not calls else None),
+                ("return the first grid point at or below the target without interpolating",
+                 _ns_reference(method, alpha, interpolate="none")),
+                ("return the last grid point above the target without interpolating",
+                 _ns_reference(method, alpha, interpolate="previous")),
+                ("interpolate linearly in n s instead of in log(n s)",
+                 _ns_reference(method, alpha, interpolate="linear")),
+                ("return s = ns / n instead of the queries per task n s",
+                 ref / NS_WORKERS),
+                ("use a 20% target instead of TARGET = 10%",
+                 _ns_reference(method, alpha, target=0.2)),
+                ("use a 5% target instead of TARGET = 10%",
+                 _ns_reference(method, alpha, target=0.05)),
+                ("use one replicate per grid point instead of the average of REPS",
+                 _ns_reference(method, alpha, reps=(0,))),
+            ]
+            matches = [d for d, v in variants if v is not None and _close(got, v, rtol=1e-6)]
+            mismatched |= {d for d, v in variants
+                           if v is not None and not _close(got, v, rtol=1e-6)}
+            if failure is None and not _close(got, ref, rtol=1e-6):
+                failure = (case, ref, got, matches)
+    finally:
+        for name, value in saved.items():
+            if value is missing:
+                g.pop(name, None)
+            else:
+                g[name] = value
+    if failure is not None:
+        case, ref, got, matches = failure
+        consistent = [d for d in matches if d not in mismatched]
+        raise ExerciseCheckFailed(ex, case, "wrong n s.", expected=ref, got=got, hint=hint,
+                                  diagnosis=_join(consistent or matches))
+    return CheckResult("ex6 queries per task", len(_NS_CASES))
 
 
 #: Ranges for the two exponents at the notebook's size (n = 600 workers, m = 150 tasks,
