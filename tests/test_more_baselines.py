@@ -1,0 +1,152 @@
+"""Tests of the score-based baselines: M-MSR, MACE, GLAD, EBCC (and the tie rule).
+
+Common to all: noise-free data give the truth; near-tied scores go to the smaller label;
+unanswered tasks and idle workers; seeded reproducibility; strict parameters; and each
+beats majority vote on data from its own model.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import toptwo
+from toptwo._scores import top_two_with_ties
+from toptwo.mmsr import MMSR, worker_covariance
+
+from conftest import with_gaps
+
+ESTIMATORS = {
+    "MMSR": lambda rng: MMSR(rng=rng),
+}
+
+
+def _one_coin_data(skills, n_tasks, K, observed, rng):
+    """One-coin responses: right w.p. s_i, else uniform over the K - 1 other labels."""
+    gen = np.random.default_rng(rng)
+    n = len(skills)
+    truth = gen.integers(1, K + 1, size=n_tasks)
+    w, t = np.nonzero(gen.random((n, n_tasks)) < observed)
+    right = gen.random(w.size) < np.asarray(skills)[w]
+    shift = gen.integers(1, K, size=w.size)
+    lab = np.where(right, truth[t], (truth[t] - 1 + shift) % K + 1)
+    R = toptwo.Responses.from_triples(w, t, lab, n_workers=n, n_tasks=n_tasks, n_labels=K)
+    return R, truth
+
+
+def _g_error(est, truth):
+    return float(np.mean(est.top_two_[:, 0] != truth))
+
+
+# --------------------------------------------------------------------------- tie rule
+def test_tie_rule_smallest_label_and_round_off():
+    S = np.array([[0.3, 0.1 + 0.2, 0.0],          # 0.3 vs 0.30000000000000004: a tie
+                  [-1.0, 2.0, 2.0],
+                  [0.0, -np.inf, -np.inf],
+                  [5.0, 4.0, 4.0 + 1e-12 * 4]])
+    post, top, conf = top_two_with_ties(S, np.ones(4, bool))
+    np.testing.assert_array_equal(top, [[1, 2], [2, 3], [1, 2], [1, 2]])
+    np.testing.assert_allclose(post.sum(axis=1), 1.0)
+    assert conf[1] == pytest.approx(0.5) and conf[2] == 1.0
+
+
+def test_tie_rule_rejects_a_real_difference():
+    S = np.array([[0.3, 0.3 + 1e-6, 0.0]])
+    _, top, _ = top_two_with_ties(S, np.ones(1, bool))
+    np.testing.assert_array_equal(top, [[2, 1]])
+
+
+# --------------------------------------------------------------------------- common
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_noise_free_data_give_the_truth(name):
+    gen = np.random.default_rng(3)
+    n, m, K = 8, 40, 4
+    truth = gen.integers(1, K + 1, size=m)
+    A = np.tile(truth, (n, 1))
+    est = ESTIMATORS[name](0).fit(A, n_labels=K)
+    np.testing.assert_array_equal(est.top_two_[:, 0], truth)
+    # every other label has the same score: h is the smallest label != g
+    np.testing.assert_array_equal(est.top_two_[:, 1], np.where(truth == 1, 2, 1))
+    np.testing.assert_array_equal(est.fit_predict(A, n_labels=K), truth)
+    soft = est.soft_labels()
+    assert soft.shape == (m, K)
+    np.testing.assert_allclose(soft.sum(axis=1), 1.0)
+    assert (est.n_workers_in_, est.n_tasks_in_, est.n_labels_in_) == (n, m, K)
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_beats_majority_vote_on_one_coin_data(name):
+    # 4 experts (s = 0.95) among 16 near-spammers (s = 0.3), K = 5: majority vote is
+    # swamped; a method that weighs workers recovers most labels.
+    skills = np.r_[np.full(4, 0.95), np.full(16, 0.3)]
+    errs, mv = [], []
+    for seed in range(3):
+        R, truth = _one_coin_data(skills, 400, 5, 0.8, seed)
+        errs.append(_g_error(ESTIMATORS[name](seed).fit(R), truth))
+        mv.append(_g_error(toptwo.MajorityVote(rng=seed).fit(R), truth))
+    assert np.mean(errs) < np.mean(mv) - 0.1, (errs, mv)
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_unanswered_task_and_idle_worker(name, small_responses):
+    R = with_gaps(small_responses, empty_worker=3, empty_task=7)
+    est = ESTIMATORS[name](0).fit(R)
+    np.testing.assert_array_equal(est.top_two_[7], [0, 0])
+    assert np.isnan(est.confusion_[7]) and np.isnan(est.posteriors_[7]).all()
+    assert np.isnan(est.soft_labels()[7]).all()
+    rest = np.delete(est.top_two_, 7, axis=0)
+    assert (rest > 0).all() and (rest[:, 0] != rest[:, 1]).all()
+    assert np.all(np.isfinite(np.delete(est.confusion_, 7)))
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_seeded_and_input_forms_agree(name, small_responses):
+    R = small_responses
+    a = ESTIMATORS[name](5).fit(R)
+    b = ESTIMATORS[name](5).fit(R.toarray(), n_labels=R.n_labels)
+    c = ESTIMATORS[name](5).fit(R.tocsr(), n_labels=R.n_labels)
+    np.testing.assert_array_equal(a.top_two_, b.top_two_)
+    np.testing.assert_array_equal(a.top_two_, c.top_two_)
+    np.testing.assert_allclose(a.confusion_, b.confusion_)
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_data_validation(name):
+    with pytest.raises(ValueError, match=r"found 4 at worker 0, task 0 with n_labels=3"):
+        ESTIMATORS[name](0).fit(np.array([[4, 1], [1, 2]]), n_labels=3)
+    with pytest.raises(ValueError, match=r"holds no responses"):
+        ESTIMATORS[name](0).fit(np.zeros((3, 3), int), n_labels=3)
+
+
+# --------------------------------------------------------------------------- M-MSR
+def test_worker_covariance_by_hand():
+    # K = 3. Workers 0, 1 share tasks 0, 1, 2 and agree on 2 of them: C = 3/2 * 2/3 - 1/2
+    # = 1/2. Workers 0, 2 share task 0 only and disagree: C = -1/2. 1, 2 share task 0
+    # and agree: C = 1.
+    A = np.array([[1, 2, 3],
+                  [1, 2, 1],
+                  [2, 0, 0]])
+    C, common = worker_covariance(toptwo.as_responses(A, 3))
+    np.testing.assert_allclose(C, [[0, 0.5, -0.5], [0.5, 0, -0.5], [-0.5, -0.5, 0]])
+    np.testing.assert_array_equal(common, [[0, 3, 1], [3, 0, 1], [1, 1, 0]])
+
+
+def test_mmsr_recovers_rank_one_reliabilities():
+    skills = np.linspace(0.35, 0.95, 12)
+    R, truth = _one_coin_data(skills, 3000, 4, 1.0, 0)
+    est = MMSR(rng=0).fit(R)
+    x_true = (4 * skills - 1) / 3
+    # 3000 common tasks per pair: C_ij has sd <= ~0.02; trimmed means over 11 entries
+    assert np.max(np.abs(est.reliability_ - x_true)) < 0.05
+    assert est.converged_
+    # a shifted truth is rejected by the same check
+    assert not np.max(np.abs(est.reliability_ - (x_true + 0.1))) < 0.05
+
+
+def test_mmsr_parameters():
+    with pytest.raises(ValueError, match=r"The 'tol' parameter of MMSR must be a float > 0"):
+        MMSR(tol=0.0).fit(np.array([[1, 2], [1, 2]]))
+    with pytest.raises(ValueError, match=r"The 'n_trim' parameter of MMSR"):
+        MMSR(n_trim=-1).fit(np.array([[1, 2], [1, 2]]))
+    with pytest.raises(TypeError, match=r"The 'rng' parameter of MMSR"):
+        MMSR(rng="a").fit(np.array([[1, 2], [1, 2]]))
