@@ -12,12 +12,14 @@ import pytest
 
 import toptwo
 from toptwo._scores import top_two_with_ties
+from toptwo.mace import MACE
 from toptwo.mmsr import MMSR, worker_covariance
 
 from conftest import with_gaps
 
 ESTIMATORS = {
     "MMSR": lambda rng: MMSR(rng=rng),
+    "MACE": lambda rng: MACE(rng=rng),
 }
 
 
@@ -150,3 +152,42 @@ def test_mmsr_parameters():
         MMSR(n_trim=-1).fit(np.array([[1, 2], [1, 2]]))
     with pytest.raises(TypeError, match=r"The 'rng' parameter of MMSR"):
         MMSR(rng="a").fit(np.array([[1, 2], [1, 2]]))
+
+
+# --------------------------------------------------------------------------- MACE
+def test_mace_scores_match_the_model_by_enumeration():
+    # 3 workers, 2 tasks, K = 3; P(A | T = k) = prod_i theta_i [a = k] + (1 - theta_i) xi_i(a)
+    A = np.array([[1, 2], [1, 3], [2, 0]])
+    R = toptwo.as_responses(A, 3)
+    theta = np.array([0.9, 0.5, 0.2])
+    xi = np.array([[0.2, 0.3, 0.5], [1 / 3, 1 / 3, 1 / 3], [0.6, 0.3, 0.1]])
+    S, _ = MACE._scores(R, theta, xi)
+    for j in range(2):
+        for k in range(1, 4):
+            lik = 1.0
+            for i in range(3):
+                a = A[i, j]
+                if a:
+                    lik *= theta[i] * (a == k) + (1 - theta[i]) * xi[i, a - 1]
+            assert S[j, k - 1] == pytest.approx(np.log(lik), rel=1e-12)
+
+
+def test_mace_recovers_competence_on_one_coin_data():
+    # one-coin skill s = theta + (1 - theta)/K with xi uniform: theta = (K s - 1)/(K - 1)
+    skills = np.array([0.95, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3])
+    R, truth = _one_coin_data(skills, 2000, 4, 1.0, 1)
+    est = MACE(rng=0).fit(R)
+    theta = (4 * skills - 1) / 3
+    # 2000 answers per worker: sd of a competence estimate <= ~0.015
+    assert np.max(np.abs(est.competence_ - theta)) < 0.06
+    assert not np.max(np.abs(est.competence_ - (theta - 0.1))) < 0.06
+    np.testing.assert_allclose(est.spam_distribution_.sum(axis=1), 1.0)
+    assert est.restart_log_likelihoods_.max() == est.log_likelihood_
+
+
+def test_mace_parameters():
+    A = np.array([[1, 2], [1, 2]])
+    with pytest.raises(ValueError, match=r"The 'n_restarts' parameter of MACE"):
+        MACE(n_restarts=0).fit(A)
+    with pytest.raises(ValueError, match=r"The 'smoothing' parameter of MACE must be a float > 0"):
+        MACE(smoothing=-1.0).fit(A)
