@@ -12,6 +12,7 @@ import pytest
 
 import toptwo
 from toptwo._scores import top_two_with_ties
+from toptwo.glad import GLAD
 from toptwo.mace import MACE
 from toptwo.mmsr import MMSR, worker_covariance
 
@@ -20,6 +21,7 @@ from conftest import with_gaps
 ESTIMATORS = {
     "MMSR": lambda rng: MMSR(rng=rng),
     "MACE": lambda rng: MACE(rng=rng),
+    "GLAD": lambda rng: GLAD(rng=rng),
 }
 
 
@@ -191,3 +193,46 @@ def test_mace_parameters():
         MACE(n_restarts=0).fit(A)
     with pytest.raises(ValueError, match=r"The 'smoothing' parameter of MACE must be a float > 0"):
         MACE(smoothing=-1.0).fit(A)
+
+
+# --------------------------------------------------------------------------- GLAD
+def test_glad_scores_match_the_model_by_enumeration():
+    A = np.array([[1, 2], [1, 3], [2, 0]])
+    R = toptwo.as_responses(A, 3)
+    alpha = np.array([2.0, 0.5, -1.0])
+    b = np.array([0.3, -0.2])
+    S = GLAD._log_scores(R, alpha, b)
+    sig = lambda x: 1 / (1 + np.exp(-x))
+    for j in range(2):
+        for k in range(1, 4):
+            lik = 1.0
+            for i in range(3):
+                if A[i, j]:
+                    p = sig(alpha[i] * np.exp(b[j]))
+                    lik *= p if A[i, j] == k else (1 - p) / 2
+            assert S[j, k - 1] == pytest.approx(np.log(lik), rel=1e-12)
+
+
+def test_glad_orders_abilities_and_difficulties():
+    # GLAD data: abilities 2 (x4), 0.2 (x12); task difficulty beta = 0.3 or 3.
+    gen = np.random.default_rng(4)
+    alpha = np.r_[np.full(4, 2.0), np.full(12, 0.2)]
+    beta = np.where(np.arange(600) < 300, 0.3, 3.0)
+    K, n, m = 4, alpha.size, beta.size
+    truth = gen.integers(1, K + 1, size=m)
+    p = 1 / (1 + np.exp(-np.outer(alpha, beta)))
+    right = gen.random((n, m)) < p
+    other = (truth[None, :] - 1 + gen.integers(1, K, size=(n, m))) % K + 1
+    A = np.where(right, truth[None, :], other)
+    est = GLAD().fit(A, n_labels=K)
+    assert est.abilities_[:4].min() > est.abilities_[4:].max()
+    assert np.median(est.difficulties_[300:]) > np.median(est.difficulties_[:300])
+    assert _g_error(est, truth) < _g_error(toptwo.MajorityVote(rng=0).fit(A), truth)
+
+
+def test_glad_parameters():
+    A = np.array([[1, 2], [1, 2]])
+    with pytest.raises(ValueError, match=r"The 'm_step_max_iter' parameter of GLAD"):
+        GLAD(m_step_max_iter=0).fit(A)
+    with pytest.raises(ValueError, match=r"The 'tol' parameter of GLAD must be a float > 0"):
+        GLAD(tol=0).fit(A)
