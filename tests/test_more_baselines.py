@@ -16,6 +16,7 @@ from toptwo.ebcc import EBCC
 from toptwo.glad import GLAD
 from toptwo.mace import MACE
 from toptwo.mmsr import MMSR, worker_covariance
+from toptwo.opt_ds import OptDawidSkene, spectral_confusion
 
 from conftest import with_gaps
 
@@ -28,6 +29,7 @@ ESTIMATORS = {
     "MACE": lambda rng: MACE(rng=rng),
     "GLAD": lambda rng: GLAD(rng=rng),
     "EBCC": lambda rng: EBCC(rng=rng),
+    "OPT-D&S": lambda rng: OptDawidSkene(rng=rng),
 }
 
 
@@ -42,6 +44,24 @@ def _one_coin_data(skills, n_tasks, K, observed, rng):
     lab = np.where(right, truth[t], (truth[t] - 1 + shift) % K + 1)
     R = toptwo.Responses.from_triples(w, t, lab, n_workers=n, n_tasks=n_tasks, n_labels=K)
     return R, truth
+
+
+def _ds_data(n, m, K, rng, observed=1.0, diag=(0.5, 0.9)):
+    """Dawid-Skene responses: worker i answers l to class c w.p. C[i, c, l], with a
+    diagonal in ``diag`` and the rest of each row spread by a Dirichlet(1) draw."""
+    gen = np.random.default_rng(rng)
+    C = gen.dirichlet(np.ones(K), size=(n, K))
+    d = gen.uniform(*diag, size=(n, K))
+    idx = np.arange(K)
+    C[:, idx, idx] = 0
+    C = C / C.sum(axis=2, keepdims=True) * (1 - d)[:, :, None]
+    C[:, idx, idx] = d
+    truth = gen.integers(1, K + 1, size=m)
+    w, t = np.nonzero(gen.random((n, m)) < observed)
+    cum = np.cumsum(C[w, truth[t] - 1], axis=1)
+    lab = np.minimum((gen.random(w.size)[:, None] > cum).sum(axis=1) + 1, K)
+    R = toptwo.Responses.from_triples(w, t, lab, n_workers=n, n_tasks=m, n_labels=K)
+    return R, truth, C
 
 
 def _g_error(est, truth):
@@ -276,3 +296,33 @@ def test_ebcc_parameters():
         EBCC(n_subtypes=0).fit(A)
     with pytest.raises(ValueError, match=r"The 'a_v' parameter of EBCC must be a float > 0"):
         EBCC(a_v=0.0).fit(A)
+
+
+# --------------------------------------------------------------------------- OPT-D&S
+def test_spectral_confusion_recovers_dawid_skene_matrices():
+    R, truth, C = _ds_data(30, 3000, 3, 0)
+    Ch = spectral_confusion(R, rng=0)
+    assert Ch.shape == C.shape
+    np.testing.assert_allclose(Ch.sum(axis=2), 1.0)
+    # measured max error 0.045 (3000 tasks, 10 workers per group); a check that fails
+    # on matrices shifted by 0.1 on the diagonal
+    assert np.max(np.abs(Ch - C)) < 0.08
+    shifted = C.copy()
+    shifted[:, np.arange(3), np.arange(3)] += 0.1
+    assert not np.max(np.abs(Ch - shifted)) < 0.08
+
+
+def test_opt_ds_beats_majority_vote_on_dawid_skene_data():
+    errs, mv = [], []
+    for seed in range(3):
+        R, truth, _ = _ds_data(30, 1000, 5, seed, observed=0.3, diag=(0.3, 0.9))
+        errs.append(_g_error(OptDawidSkene(rng=seed).fit(R), truth))
+        mv.append(_g_error(toptwo.MajorityVote(rng=seed).fit(R), truth))
+    assert np.mean(errs) < np.mean(mv) - 0.02, (errs, mv)
+
+
+def test_opt_ds_is_seeded():
+    R, _, _ = _ds_data(12, 300, 3, 2, observed=0.5)
+    a = OptDawidSkene(rng=3).fit(R).spectral_confusion_
+    b = OptDawidSkene(rng=3).fit(R).spectral_confusion_
+    np.testing.assert_array_equal(a, b)

@@ -173,10 +173,7 @@ class _DSBase:
         alpha, tol, max_iter = self._check_params()
         R = as_responses(A, n_labels, owner=f"{self._name}.fit")
         self._setup(R, alpha)
-        # Initial E-step replaced by majority vote: T[j] = normalised vote counts.
-        counts = R.task_label_counts()
-        tot = counts.sum(axis=1, keepdims=True)
-        T = np.divide(counts, tot, out=np.zeros_like(counts), where=tot > 0)
+        T = self._initial_posteriors(R)
         history: list[float] = []
         converged = False
         it = 0
@@ -206,6 +203,12 @@ class _DSBase:
         for name in ("_R", "_P_task", "_T_of"):
             self.__dict__.pop(name, None)
         return self
+
+    def _initial_posteriors(self, R: Responses) -> np.ndarray:
+        """Initial E-step replaced by majority vote: T[j] = normalised vote counts."""
+        counts = R.task_label_counts()
+        tot = counts.sum(axis=1, keepdims=True)
+        return np.divide(counts, tot, out=np.zeros_like(counts), where=tot > 0)
 
     def _setup(self, R: Responses, alpha: float) -> None:
         self._R = R
