@@ -17,12 +17,13 @@ from toptwo.glad import GLAD
 from toptwo.mace import MACE
 from toptwo.mmsr import MMSR, worker_covariance
 from toptwo.opt_ds import OptDawidSkene, spectral_confusion
+from toptwo.pgd import PGD, rank_one_pgd
 
 from conftest import with_gaps
 
 #: Estimators whose scores of the labels nobody gave are exactly equal (EBCC's are not:
 #: they follow its fitted class prior and random subtype split).
-NOISE_FREE_TIES = ("MMSR", "MACE", "GLAD")
+NOISE_FREE_TIES = ("MMSR", "MACE", "GLAD", "PGD")
 
 ESTIMATORS = {
     "MMSR": lambda rng: MMSR(rng=rng),
@@ -30,6 +31,7 @@ ESTIMATORS = {
     "GLAD": lambda rng: GLAD(rng=rng),
     "EBCC": lambda rng: EBCC(rng=rng),
     "OPT-D&S": lambda rng: OptDawidSkene(rng=rng),
+    "PGD": lambda rng: PGD(rng=rng),
 }
 
 
@@ -326,3 +328,30 @@ def test_opt_ds_is_seeded():
     a = OptDawidSkene(rng=3).fit(R).spectral_confusion_
     b = OptDawidSkene(rng=3).fit(R).spectral_confusion_
     np.testing.assert_array_equal(a, b)
+
+
+# --------------------------------------------------------------------------- PGD
+def test_rank_one_pgd_completes_an_exact_rank_one_matrix():
+    gen = np.random.default_rng(0)
+    x = gen.uniform(0.1, 0.9, size=20)
+    obs = gen.random((20, 20)) < 0.5
+    obs = obs | obs.T
+    C = np.outer(x, x) * obs
+    xh, it, conv = rank_one_pgd(C, obs, 4, tol=1e-12, max_iter=20000)
+    assert conv
+    np.testing.assert_allclose(xh, x, atol=1e-6)
+    assert not np.allclose(xh, x + 0.01, atol=1e-6)
+
+
+def test_pgd_recovers_one_coin_reliabilities():
+    skills = np.linspace(0.35, 0.95, 12)
+    R, truth = _one_coin_data(skills, 3000, 4, 1.0, 0)
+    est = PGD().fit(R)
+    x_true = (4 * skills - 1) / 3
+    assert np.max(np.abs(est.reliability_ - x_true)) < 0.05
+    assert est.converged_
+
+
+def test_pgd_parameters():
+    with pytest.raises(ValueError, match=r"The 'step' parameter of PGD must be a float > 0"):
+        PGD(step=0).fit(np.array([[1, 2], [1, 2]]))
