@@ -18,6 +18,7 @@ from .ebcc import EBCC
 from .glad import GLAD
 from .mace import MACE
 from .mmsr import MMSR
+from .multispa import MultiSPA
 from .opt_ds import OptDawidSkene
 from .pgd import PGD
 from .binary import binary_stack, from_binary, to_binary
@@ -35,5 +36,5 @@ __all__ = [
     "TopTwoModel", "as_responses", "best_pairs", "binary_stack", "estimate_reliability",
     "from_binary", "label_distribution", "plugin_mle", "spectral_estimate",
     "spectral_from_matrices", "split_entries", "to_binary", "top_two_errors",
-    "EBCC", "GLAD", "MACE", "MMSR", "OptDawidSkene", "PGD", "PAPER_METHODS",
+    "EBCC", "GLAD", "MACE", "MMSR", "OptDawidSkene", "PGD", "MultiSPA", "PAPER_METHODS",
 ]

@@ -80,6 +80,7 @@ def _paper_methods() -> dict[str, Callable[[Any], Any]]:
     from .mace import MACE
     from .mle import TopTwo2
     from .mmsr import MMSR
+    from .multispa import MultiSPA
     from .opt_ds import OptDawidSkene
     from .pgd import PGD
     from .spectral import TopTwo1
@@ -98,12 +99,9 @@ def _paper_methods() -> dict[str, Callable[[Any], Any]]:
         "TopTwo1": lambda rng: TopTwo1(rng=rng),
         "TopTwo2": lambda rng: TopTwo2(rng=rng),
     }
-    try:
-        from .multispa import MultiSPA
-    except ImportError:                       # pragma: no cover - module not present
-        return out
-    out["MultiSPA-KL"] = lambda rng: MultiSPA(refine="kl", rng=rng)
-    out["MultiSPA-EM"] = lambda rng: MultiSPA(refine="em", rng=rng)
+    out["MultiSPA-KL"] = lambda rng: MultiSPA(refine="kl")
+    out["MultiSPA-EM"] = lambda rng: MultiSPA(refine="em", confusion="one_coin")
+    out["MultiSPA-EM (full)"] = lambda rng: MultiSPA(refine="em")
     return out
 
 
@@ -124,6 +122,10 @@ PAPER_METHOD_NOTES: dict[str, str] = {
            "one-coin MLE (step size and start chosen here, see toptwo.pgd).",
     "M-MSR": "M-MSR iteration; signs from the leading eigenvector of sign(C) (the paper "
              "uses a graph construction).",
+    "MultiSPA-KL": "SPA on pairwise co-occurrences (permutations resolved by maximising "
+                   "the diagonal), then the KL fit of the co-occurrences by L-BFGS.",
+    "MultiSPA-EM": "MultiSPA matrices, then the same one-coin EM as 'MV-D&S'; "
+                   "'MultiSPA-EM (full)' runs the free K x K EM.",
     "EBCC": "mean-field VB with 10 subtypes per class, the authors' default priors.",
     "MACE": "EM (no variational Bayes), best of 10 random restarts.",
     "GLAD": "EM with an L-BFGS M-step, N(1, 1) priors on alpha and log beta.",
