@@ -4,6 +4,7 @@ Usage (from the repository root)::
 
     OMP_NUM_THREADS=1 python benchmarks/baselines.py accuracy [--reps 10] [--methods ...]
     OMP_NUM_THREADS=1 python benchmarks/baselines.py timing   [--methods ...]
+    OMP_NUM_THREADS=1 python benchmarks/baselines.py mvds     [--reps 10]
 
 accuracy
     The four Table 2 scenarios at (n, m, K) = (50, 500, 5) and sampling rates
@@ -15,6 +16,12 @@ timing
     One fit per method on ~2e6 responses: the hard scenario at (n, m, K) =
     (1000, 200000, 5), s = 0.01 (``rng=0`` / ``rng=1``); wall time of ``fit``
     (``time.perf_counter``), one run each. Run it only on an idle machine.
+
+mvds
+    The MV-D&S diagnosis: ``DawidSkene`` with the free K x K model ("full", the
+    estimator before the fix), per-class and one-coin worker models, at s in
+    {0.1, 0.2, 0.5, 1.0} on the four scenarios (same seeds as accuracy); pair error
+    minus the oracle's.
 
 Results are written to ``benchmarks/results/baselines_<mode>.json`` and printed as a
 Markdown table.
@@ -95,6 +102,31 @@ def timing(methods: list[str]) -> dict:
     return out
 
 
+def mvds(reps: int) -> dict:
+    from toptwo import DawidSkene
+    modes = ("full", "class", "one_coin")
+    rows = {}
+    for sc in SCENARIOS:
+        for k, s in enumerate((0.1, 0.2, 0.5, 1.0)):
+            gaps = {mode: [] for mode in modes}
+            oracle = []
+            for r in range(reps):
+                model = toptwo.TopTwoModel.scenario(sc, n_workers=50, n_tasks=500,
+                                                    n_labels=5, rng=1000 + r)
+                A = model.sample(s, rng=2000 + 10 * r + k)
+                o = toptwo.OracleMLE(model.reliability, model.confusion).fit(A)
+                eo = toptwo.top_two_errors(o.top_two_, model.top_two)["pair"]
+                oracle.append(eo)
+                for mode in modes:
+                    e = DawidSkene(confusion=mode).fit(A)
+                    gaps[mode].append(toptwo.top_two_errors(e.top_two_, model.top_two)["pair"] - eo)
+            rows[f"{sc}@{s}"] = {"oracle_pair": float(np.mean(oracle)),
+                                 **{mode: {"pair_minus_oracle": float(np.mean(g)),
+                                           "ci95": _ci(np.asarray(g))}
+                                    for mode, g in gaps.items()}}
+    return rows
+
+
 def _table_accuracy(rows: dict, methods: list[str]) -> str:
     head = "| scenario @ s | oracle pair | " + " | ".join(methods) + " |"
     sep = "|" + "---|" * (len(methods) + 2)
@@ -109,7 +141,7 @@ def _table_accuracy(rows: dict, methods: list[str]) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("mode", choices=("accuracy", "timing"))
+    ap.add_argument("mode", choices=("accuracy", "timing", "mvds"))
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--methods", nargs="*", default=list(PAPER_METHODS))
     args = ap.parse_args()
@@ -117,7 +149,12 @@ def main() -> None:
     if unknown:
         raise SystemExit(f"unknown methods {unknown}; choose from {list(PAPER_METHODS)}")
     OUT.mkdir(exist_ok=True)
-    if args.mode == "accuracy":
+    if args.mode == "mvds":
+        rows = mvds(args.reps)
+        (OUT / "baselines_mvds.json").write_text(json.dumps(
+            {"reps": args.reps, "rows": rows}, indent=1))
+        print(_table_accuracy(rows, ["full", "class", "one_coin"]))
+    elif args.mode == "accuracy":
         rows = accuracy(args.methods, args.reps)
         (OUT / "baselines_accuracy.json").write_text(json.dumps(
             {"reps": args.reps, "rows": rows}, indent=1))
