@@ -15,7 +15,8 @@ accuracy
 timing
     One fit per method on ~2e6 responses: the hard scenario at (n, m, K) =
     (1000, 200000, 5), s = 0.01 (``rng=0`` / ``rng=1``); wall time of ``fit``
-    (``time.perf_counter``), one run each. Run it only on an idle machine.
+    (``time.perf_counter``), one run each, with the 1-minute load average before each
+    fit recorded (the machine has 2 cores). Run it only on an idle machine.
 
 mvds
     The MV-D&S diagnosis: ``DawidSkene`` with the free K x K model ("full", the
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
@@ -92,13 +94,15 @@ def timing(methods: list[str]) -> dict:
     A = model.sample(0.01, rng=1)
     out = {"nnz": int(A.nnz)}
     for name in methods:
+        load = os.getloadavg()[0]
         t0 = time.perf_counter()
         est = PAPER_METHODS[name](np.random.default_rng(0)).fit(A)
         dt = time.perf_counter() - t0
         e = toptwo.top_two_errors(est.top_two_, model.top_two)
         out[name] = {"seconds": dt, "pair": e["pair"], "g": e["g"],
-                     "n_iter": int(getattr(est, "n_iter_", 0))}
-        print(name, round(dt, 2), "s", e, flush=True)
+                     "n_iter": int(getattr(est, "n_iter_", 0)), "loadavg_1min_before": load}
+        print(name, round(dt, 2), "s", e, "load before", load, flush=True)
+        (OUT / "baselines_timing.json").write_text(json.dumps(out, indent=1))
     return out
 
 
@@ -162,9 +166,10 @@ def main() -> None:
     else:
         res = timing(args.methods)
         (OUT / "baselines_timing.json").write_text(json.dumps(res, indent=1))
-        print("| method | seconds | pair error |\n|---|---|---|")
+        print("| method | seconds | pair error | load before |\n|---|---|---|---|")
         for m in args.methods:
-            print(f"| {m} | {res[m]['seconds']:.1f} | {res[m]['pair']:.3f} |")
+            print(f"| {m} | {res[m]['seconds']:.1f} | {res[m]['pair']:.3f} | "
+                  f"{res[m]['loadavg_1min_before']:.2f} |")
 
 
 if __name__ == "__main__":
