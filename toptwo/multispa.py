@@ -18,7 +18,8 @@ Ibrahim et al. estimate the A_i from these second-order statistics only:
 * **MultiSPA-KL** (their Sec. 4, eq. (12)): refine (A, d) by minimising
   ``sum_{i < l} N_il KL(R_hat_il || A_i diag(d) A_l^T)`` (N_il = common tasks), here by
   L-BFGS on a softmax parametrisation (columns of A_i and d on the simplex), from
-  MultiSPA.
+  MultiSPA; the objective is invariant to a common relabelling of the classes, so the
+  labels are fixed afterwards by maximising the diagonal of ``sum_i A_i``.
 * **MultiSPA-EM**: Dawid-Skene EM started from the MultiSPA matrices (their Sec. 5).
 
 Labels: the Dawid-Skene posterior at the estimated (A, d) (one E-step); for
@@ -155,7 +156,12 @@ def _kl_refine(N: np.ndarray, common: np.ndarray, A0: np.ndarray, d0: np.ndarray
                          np.log(np.maximum(d0, _FLOOR))])
     res = minimize(f, z0, jac=True, method="L-BFGS-B", options={"maxiter": max_iter})
     A, d = unpack(res.x)
-    return A, d, int(res.nit)
+    # The KL objective is invariant to one permutation of the classes applied to every
+    # A_i and to d; re-fix the class labels as SPA did (maximise the pooled diagonal).
+    rows, cols = linear_sum_assignment(-A.sum(axis=0))
+    perm = np.empty(K, dtype=np.int64)
+    perm[rows] = cols                    # class rows[k] <- current column cols[k]
+    return A[:, :, perm], d[perm], int(res.nit)
 
 
 class _DSFromMatrices(DawidSkene):
