@@ -11,9 +11,16 @@ Conventions (the paper's): the response matrix A has shape (n_workers, n_tasks),
 """
 
 from . import datasets, experiments, io, report, results, theory, viz
-from .baselines import MajorityVote
+from .baselines import PAPER_METHODS, MajorityVote
 from .datasets import DATASETS, Dataset, answer_shares, load_dataset
 from .dawid_skene import DawidSkene, OneCoinDawidSkene
+from .ebcc import EBCC
+from .glad import GLAD
+from .mace import MACE
+from .mmsr import MMSR
+from .multispa import MultiSPA
+from .opt_ds import OptDawidSkene
+from .pgd import PGD
 from .binary import binary_stack, from_binary, to_binary
 from .metrics import top_two_errors
 from .mle import OracleMLE, TopTwo2, best_pairs, estimate_reliability, plugin_mle
@@ -30,4 +37,5 @@ __all__ = [
     "TopTwoModel", "as_responses", "best_pairs", "binary_stack", "estimate_reliability",
     "from_binary", "label_distribution", "plugin_mle", "spectral_estimate",
     "spectral_from_matrices", "split_entries", "to_binary", "top_two_errors",
+    "EBCC", "GLAD", "MACE", "MMSR", "OptDawidSkene", "PGD", "MultiSPA", "PAPER_METHODS",
 ]

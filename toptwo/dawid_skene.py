@@ -65,11 +65,16 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import FittedAttributesMixin, check_int, check_positive
+from ._validation import FittedAttributesMixin, check_choice, check_int, check_positive
 from .responses import Responses, as_responses
 from .spectral import soft_labels
 
-__all__ = ["DawidSkene", "OneCoinDawidSkene", "top_two_from_log_scores"]
+__all__ = ["CONFUSION_MODES", "DawidSkene", "OneCoinDawidSkene", "top_two_from_log_scores"]
+
+#: Worker models of :class:`DawidSkene` (Zhang et al.'s reference code, ``AggregateCFG``
+#: modes 0, 2 and 1): a free K x K confusion matrix, one accuracy per (worker, true
+#: class), one accuracy per worker.
+CONFUSION_MODES = ("full", "class", "one_coin")
 
 #: Largest n_workers * K * K that DawidSkene allocates (one float64 copy: 2 GiB); beyond,
 #: fit refuses with a message instead of running out of memory.
@@ -172,10 +177,7 @@ class _DSBase(FittedAttributesMixin):
         alpha, tol, max_iter = self._check_params()
         R = as_responses(A, n_labels, owner=f"{self._name}.fit")
         self._setup(R, alpha)
-        # Initial E-step replaced by majority vote: T[j] = normalised vote counts.
-        counts = R.task_label_counts()
-        tot = counts.sum(axis=1, keepdims=True)
-        T = np.divide(counts, tot, out=np.zeros_like(counts), where=tot > 0)
+        T = self._initial_posteriors(R)
         history: list[float] = []
         converged = False
         it = 0
@@ -205,6 +207,12 @@ class _DSBase(FittedAttributesMixin):
         for name in ("_R", "_P_task", "_T_of"):
             self.__dict__.pop(name, None)
         return self
+
+    def _initial_posteriors(self, R: Responses) -> np.ndarray:
+        """Initial E-step replaced by majority vote: T[j] = normalised vote counts."""
+        counts = R.task_label_counts()
+        tot = counts.sum(axis=1, keepdims=True)
+        return np.divide(counts, tot, out=np.zeros_like(counts), where=tot > 0)
 
     def _setup(self, R: Responses, alpha: float) -> None:
         self._R = R
@@ -246,6 +254,14 @@ class DawidSkene(_DSBase):
 
     Parameters
     ----------
+    confusion : {"full", "class", "one_coin"}, default="full"
+        Worker model, as the modes of Zhang et al.'s reference code (``AggregateCFG``):
+        ``"full"`` is Dawid & Skene's free K x K matrix (mode 0); ``"class"`` keeps one
+        accuracy per (worker, true class) and spreads the rest uniformly over the other
+        K - 1 labels (mode 2); ``"one_coin"`` keeps one accuracy per worker (mode 1;
+        the same model as :class:`OneCoinDawidSkene`, whose accuracy is pooled over
+        classes in the same way). The M-step is the MAP one in each family (accuracy
+        ``(correct + alpha) / (total + 2 alpha)``).
     smoothing : float, default=0.01
         Pseudo-count alpha > 0 added to every confusion-matrix cell and class-prior count
         (additive/Laplace smoothing; MAP under a Dirichlet(1 + alpha) prior). See the
@@ -302,9 +318,36 @@ class DawidSkene(_DSBase):
     With very few responses per worker a full confusion matrix can overfit: on a
     3-task toy, EM may explain a 3-to-1 vote by relabelling a worker. Prefer
     :class:`OneCoinDawidSkene` on small data.
+
+    Notes
+    -----
+    **Full confusion matrices on top-two data drift away from the labels.** Under the
+    top-two model eq. (1) the most confusing answer h_j changes from task to task, so
+    the D&S model (one latent class per task) is misspecified, and its likelihood has
+    better optima than the one whose class k means "true label k". EM from majority
+    vote climbs to them: on ``TopTwoModel.scenario("hard", 50, 500, 5, rng=0)`` at
+    s = 1 (``sample(1.0, rng=100)``) the pair error is 0.372 after one iteration
+    (oracle 0.362), 0.770 after 10 and 0.894 at convergence (64 iterations; g error
+    0.544) while the log-likelihood rises from -38133 to -35976; the fitted confusion matrix of a p = 1 worker has rows like
+    (0.49, 0.27, 0, 0.01, 0.23), i.e. class 1 has come to mean "1, 2 or 5". More data
+    makes the misspecified optimum sharper, hence errors that *rise* with s on *hard*.
+    The restricted models (``confusion="class"`` or ``"one_coin"``) cannot represent
+    those label mixtures and stay within 0.00-0.03 (one-coin) of the oracle on the
+    easy, hard and high-variance scenarios, which is where the paper's MV-D&S curves
+    sit; ``toptwo.baselines.PAPER_METHODS["MV-D&S"]`` therefore uses
+    ``confusion="one_coin"``.
     """
 
     _name = "DawidSkene"
+
+    def __init__(self, *, confusion: str = "full", smoothing: float = 0.01,
+                 tol: float = 1e-7, max_iter: int = 100):
+        super().__init__(smoothing=smoothing, tol=tol, max_iter=max_iter)
+        self.confusion = confusion
+
+    def _check_params(self) -> tuple[float, float, int]:
+        check_choice(self.confusion, "confusion", CONFUSION_MODES, owner=self._name)
+        return super()._check_params()
 
     def _setup(self, R: Responses, alpha: float) -> None:
         K = R.n_labels
@@ -325,8 +368,29 @@ class DawidSkene(_DSBase):
     def _m_step(self, T: np.ndarray) -> None:
         R, K, a = self._R, self._K, self._alpha
         N = (self._P_wl @ T[R.tasks]).reshape(R.n_workers, K, K)   # [i, l, k]
-        N = N.transpose(0, 2, 1) + a                                  # [i, k, l]
-        self._C = N / N.sum(axis=2, keepdims=True)
+        N = N.transpose(0, 2, 1)                                      # [i, k, l]
+        if self.confusion == "full":
+            N = N + a
+            self._C = N / N.sum(axis=2, keepdims=True)
+            self._acc = None
+        else:
+            # Zhang et al.'s AggregateCFG: one accuracy per (worker, class) ("class",
+            # mode 2) or per worker ("one_coin", mode 1); errors uniform over the rest.
+            diag = np.einsum("ikk->ik", N)
+            tot = N.sum(axis=2)
+            if self.confusion == "one_coin":
+                diag = diag.sum(axis=1, keepdims=True)
+                tot = tot.sum(axis=1, keepdims=True)
+            acc = (diag + a) / (tot + 2 * a)
+            self._acc = acc
+            C = np.broadcast_to(((1.0 - acc) / (K - 1))[:, :, None],
+                                (R.n_workers, acc.shape[1], K)).copy()
+            if C.shape[1] == 1:
+                C = np.repeat(C, K, axis=1)
+                acc = np.repeat(acc, K, axis=1)
+            idx = np.arange(K)
+            C[:, idx, idx] = acc
+            self._C = C
         self._logC = np.log(self._C)
 
     def _log_scores(self) -> np.ndarray:
@@ -338,8 +402,11 @@ class DawidSkene(_DSBase):
 
     def _penalty(self) -> float:
         a = self._alpha
-        return a * (float(self._logC[self._active].sum())
-                    + float(np.log(self.class_prior_).sum()))
+        prior = float(np.log(self.class_prior_).sum())
+        if self._acc is None:
+            return a * (float(self._logC[self._active].sum()) + prior)
+        acc = self._acc[self._active]
+        return a * (float(np.log(acc).sum() + np.log1p(-acc).sum()) + prior)
 
     def _finalise_worker_params(self) -> None:
         C = self._C.copy()
@@ -347,7 +414,7 @@ class DawidSkene(_DSBase):
         self.confusion_matrices_ = C
         diag = np.einsum("ikk->ik", C)
         self.reliability_ = diag @ self.class_prior_
-        for name in ("_C", "_logC", "_wl", "_P_wl"):
+        for name in ("_C", "_logC", "_wl", "_P_wl", "_acc"):
             self.__dict__.pop(name, None)
 
 

@@ -1,0 +1,99 @@
+"""Shared output of the score-based baselines: top two from per-label log scores.
+
+Every baseline in :mod:`toptwo.mmsr`, :mod:`toptwo.mace`, :mod:`toptwo.glad`,
+:mod:`toptwo.ebcc` and :mod:`toptwo.opt_ds` ends with an (n_tasks, K) array of
+unnormalised log posteriors ("log scores"); this module turns it into the estimator
+surface the rest of ``toptwo`` uses (``top_two_``, ``posteriors_``, ``confusion_``,
+``fit_predict``, ``soft_labels``, ``n_*_in_``).
+
+Ties. Scores are sums of floating-point terms, so two labels with mathematically equal
+scores (e.g. the same number of votes from workers of the same weight) can differ by
+round-off. Labels whose score is within ``TIE_RTOL * max(1, |best|)`` of the best are
+treated as tied and the smallest label wins; likewise for the second label among the
+remaining ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .responses import Responses
+from .spectral import soft_labels as _soft_labels
+
+__all__ = ["TIE_RTOL", "top_two_with_ties", "ScoreOutputMixin"]
+
+#: Relative tolerance under which two label scores count as tied (smallest label wins).
+TIE_RTOL = 1e-9
+
+
+def _first_within(scores: np.ndarray, best: np.ndarray) -> np.ndarray:
+    tol = TIE_RTOL * np.maximum(1.0, np.abs(best))
+    return np.argmax(scores >= (best - tol)[:, None], axis=1)
+
+
+def top_two_with_ties(log_scores: np.ndarray, answered: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Posteriors, top two and confusion from (n_tasks, K) log scores.
+
+    Parameters
+    ----------
+    log_scores : ndarray of shape (n_tasks, K)
+        Unnormalised log posteriors (finite, or -inf for an impossible label) on
+        answered rows; other rows are ignored.
+    answered : ndarray of bool, shape (n_tasks,)
+
+    Returns
+    -------
+    posteriors : (n_tasks, K), NaN rows where not answered
+    top_two : int (n_tasks, 2), labels 1..K, (0, 0) where not answered; near-ties
+        (relative ``TIE_RTOL``) go to the smaller label.
+    confusion : (n_tasks,), ``post(g) / (post(g) + post(h))``, NaN where not answered.
+    """
+    S = np.asarray(log_scores, dtype=float)
+    m, K = S.shape
+    top = np.zeros((m, 2), dtype=np.int64)
+    post = np.full((m, K), np.nan)
+    conf = np.full(m, np.nan)
+    if not answered.any():
+        return post, top, conf
+    Sa = S[answered]
+    rows = np.arange(Sa.shape[0])
+    b1 = Sa.max(axis=1)
+    g = _first_within(Sa, b1)
+    rest = Sa.copy()
+    rest[rows, g] = -np.inf
+    b2 = rest.max(axis=1)
+    h = _first_within(rest, np.where(np.isfinite(b2), b2, b1))
+    h = np.where(h == g, (g + 1) % K, h)            # all others -inf: any other label
+    top[answered, 0] = g + 1
+    top[answered, 1] = h + 1
+    e = np.exp(Sa - b1[:, None])
+    post[answered] = e / e.sum(axis=1, keepdims=True)
+    conf[answered] = 1.0 / (1.0 + np.exp(Sa[rows, h] - Sa[rows, g]))
+    return post, top, conf
+
+
+class ScoreOutputMixin:
+    """``_store`` sets the common attributes; ``fit_predict`` and ``soft_labels``."""
+
+    def _store(self, R: Responses, log_scores: np.ndarray) -> None:
+        answered = R.task_counts() > 0
+        self.posteriors_, self.top_two_, self.confusion_ = top_two_with_ties(
+            log_scores, answered)
+        self.log_scores_ = np.where(answered[:, None], log_scores, np.nan)
+        self.top_ = self.top_two_
+        self.n_workers_in_, self.n_tasks_in_ = R.shape
+        self.n_labels_in_ = R.n_labels
+
+    def fit(self, A: Any, n_labels: int | None = None):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def fit_predict(self, A: Any, n_labels: int | None = None) -> np.ndarray:
+        """Fit and return g_hat, shape (n_tasks,) (0 for unanswered tasks)."""
+        return self.fit(A, n_labels).top_two_[:, 0]
+
+    def soft_labels(self) -> np.ndarray:
+        """Top-two soft labels: confusion_ on g_hat, 1 - confusion_ on h_hat (Sec. 6.3)."""
+        return _soft_labels(self.top_two_, self.confusion_, self.n_labels_in_)

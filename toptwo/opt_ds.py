@@ -1,0 +1,174 @@
+r"""OPT-D&S: spectral (three-view tensor) initialisation, then Dawid-Skene EM.
+
+Zhang, Chen, Zhou & Jordan (2014/2016), "Spectral Methods Meet EM", Algorithm 1
+("Estimating confusion matrices") followed by Algorithm 2's EM, the paper's **OPT-D&S**.
+
+Problem. Dawid-Skene: worker i answers l to a task of true class c with probability
+``C[i, c, l]``; classes have prior w. Splitting the workers into three groups G_1, G_2,
+G_3 and summing each group's one-hot answers per task gives three *views*
+``Z_g[:, j] in R^K`` that are conditionally independent given the true class, with
+``E[Z_g | y_j = c] = mu_g[:, c]`` (the group's aggregated confusion). Zhang et al.
+(Sec. 3.1, steps (a)-(c) of Algorithm 1) recover mu_g and w from second and third
+moments:
+
+(a) symmetrise two views onto the third:
+    ``Z1~ = (Z3 Z2^T)(Z1 Z2^T)^{-1} Z1``, ``Z2~ = (Z3 Z1^T)(Z2 Z1^T)^{-1} Z2``;
+(b) ``M2 = Z1~ Z2~^T / m``, ``M3 = (1/m) sum_j Z1~_j (x) Z2~_j (x) Z3_j``; whiten with
+    ``W = U S^{-1/2}`` from the SVD of M2 and decompose ``M3(W, W, W)`` by the robust
+    tensor power method (Anandkumar et al. 2014): K times, the best of 100 random
+    starts after 100 power iterations, then deflation;
+(c) each eigenpair (lambda, v) gives a column ``lambda (W^T)^+ v`` of mu_3 and a class
+    weight ``w = lambda^{-2}``; the column is assigned to the class of its largest
+    entry (diagonal dominance), or to the first free class if that one is taken;
+
+and then every worker's matrix from the other two groups' views (step (d)):
+``mu_i = (1/m) Z_i (Z_a + Z_b)^T (diag(w) (mu_a + mu_b)^T)^{-1}``, floored at 1e-6
+and normalised per class. This follows Zhang et al.'s released MATLAB code
+(``SolveCFG.m``, ``RobustPowerMethod.m``, ``MainProgram.m``), including its choices:
+groups by worker index mod 3, w averaged over the two other groups. The EM that follows
+is :class:`toptwo.DawidSkene` started from the E-step at these matrices (uniform class
+prior), instead of from majority vote; ``confusion`` selects the worker model of that
+EM as there (Zhang et al.'s ``AggregateCFG`` modes).
+
+Not implemented: the projection of step (d) onto the simplex with the ``delta``-floor
+of the theory (the code's 1e-6 floor is used), and the paper's sample-splitting
+variant. Cost: the moments are O(nnz K + m K^2) (m = tasks) and the tensor step is
+O(K^4) per power iteration; nothing of size n_workers x n_tasks is built.
+
+References
+----------
+.. [1] Y. Zhang, X. Chen, D. Zhou and M. I. Jordan, "Spectral Methods Meet EM: A
+   Provably Optimal Algorithm for Crowdsourcing", NeurIPS 2014; JMLR 17(102), 2016.
+.. [2] A. Anandkumar, R. Ge, D. Hsu, S. M. Kakade and M. Telgarsky, "Tensor
+   Decompositions for Learning Latent Variable Models", JMLR 15, 2014 (robust tensor
+   power method).
+.. [3] H. Jeong and H. W. Chung, "Recovering Top-Two Answers and Confusion Probability
+   in Multi-Choice Crowdsourcing", ICML 2023 (OPT-D&S baseline).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._validation import check_rng
+from .dawid_skene import DawidSkene
+from .responses import Responses
+
+__all__ = ["OptDawidSkene", "spectral_confusion"]
+
+_FLOOR = 1e-6
+
+
+def _robust_power(T: np.ndarray, gen: np.random.Generator, n_starts: int = 100,
+                  n_iter: int = 100) -> tuple[float, np.ndarray]:
+    """Best of ``n_starts`` power iterations ``v <- T(I, v, v) / ||.||`` on a K^3 tensor."""
+    d = T.shape[0]
+    V = gen.random((d, n_starts)) - 0.5
+    V /= np.linalg.norm(V, axis=0)
+    for _ in range(n_iter):
+        V = np.einsum("abc,bs,cs->as", T, V, V)
+        V /= np.maximum(np.linalg.norm(V, axis=0), 1e-300)
+    lam = np.einsum("abc,as,bs,cs->s", T, V, V, V)
+    s = int(np.argmax(lam))                  # first maximum: deterministic given gen
+    return float(lam[s]), V[:, s]
+
+
+def _solve_group(x1: np.ndarray, x2: np.ndarray, x3: np.ndarray,
+                 gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """mu_3 (K x K, columns = classes) and w (K,) from three views (K x m each)."""
+    K, m = x1.shape
+    x1t = (x3 @ x2.T / m) @ np.linalg.pinv(x1 @ x2.T / m) @ x1
+    x2t = (x3 @ x1.T / m) @ np.linalg.pinv(x2 @ x1.T / m) @ x2
+    M2 = x1t @ x2t.T / m
+    M3 = np.einsum("aj,bj,cj->abc", x1t, x2t, x3) / m
+    U, S, _ = np.linalg.svd(M2)
+    S = np.maximum(S, 1e-12 * max(S[0], 1e-300))
+    W = U / np.sqrt(S)[None, :]
+    T = np.einsum("abc,ai,bj,ck->ijk", M3, W, W, W)
+    mu = np.zeros((K, K))
+    w = np.zeros(K)
+    Wp = np.linalg.pinv(W.T)
+    for _ in range(K):
+        lam, v = _robust_power(T, gen)
+        T = T - lam * np.einsum("i,j,k->ijk", v, v, v)
+        col = lam * (Wp @ v)
+        idx = int(np.argmax(col))
+        if w[idx] != 0:
+            idx = int(np.flatnonzero(w == 0)[0])
+        mu[:, idx] = col
+        w[idx] = 1.0 / lam ** 2 if lam != 0 else 0.0
+    return mu, w
+
+
+def spectral_confusion(R: Responses, rng: Any = None) -> np.ndarray:
+    """Zhang et al.'s Algorithm 1 (see module doc): C[i, c, l], shape (n, K, K)."""
+    gen = check_rng(rng, owner="spectral_confusion")
+    n, m, K = R.n_workers, R.n_tasks, R.n_labels
+    group = np.arange(n) % 3
+    gl = group[R.workers].astype(np.int64) * K + R.labels - 1
+    Z = sp.csr_array((np.ones(R.nnz), (gl, R.tasks)), shape=(3 * K, m)).toarray()
+    Z = Z.reshape(3, K, m)                                 # K x m per group: O(m K)
+    views = [(1, 2, 0), (2, 0, 1), (0, 1, 2)]              # (x1, x2, x3) -> mu of x3
+    mus = np.zeros((3, K, K))
+    ws = np.zeros((3, K))
+    for a, b, c in views:
+        mus[c], ws[c] = _solve_group(Z[a], Z[b], Z[c], gen)
+    total = Z.sum(axis=0)
+    C = np.zeros((n, K, K))
+    # (1/m) Z_i (Z_alt)^T for every worker: response (i, j, l) adds e_l (x) Z_alt[:, j]
+    wl = R.workers.astype(np.int64) * K + R.labels - 1
+    P = sp.csr_array((np.ones(R.nnz), (wl, np.arange(R.nnz))), shape=(n * K, R.nnz))
+    alt = total[:, R.tasks] - Z[group[R.workers], :, R.tasks].T      # (K, nnz)
+    XX = (P @ alt.T).reshape(n, K, K) / m                            # [i, l, l']
+    for g in range(3):
+        others = [h for h in range(3) if h != g]
+        mu_alt = mus[others].sum(axis=0)
+        w_alt = ws[others].sum(axis=0) / 2.0
+        D = np.linalg.pinv(np.diag(w_alt) @ mu_alt.T)
+        idx = np.flatnonzero(group == g)
+        mu_i = np.maximum(XX[idx] @ D, _FLOOR)                       # [i, l, c]
+        mu_i /= mu_i.sum(axis=1, keepdims=True)
+        C[idx] = mu_i.transpose(0, 2, 1)
+    return C
+
+
+class OptDawidSkene(DawidSkene):
+    """OPT-D&S: Zhang et al.'s spectral confusion matrices, then Dawid-Skene EM.
+
+    Parameters
+    ----------
+    confusion, smoothing, tol, max_iter
+        As in :class:`toptwo.DawidSkene` (the EM stage).
+    rng : None, int or numpy.random.Generator
+        Random starts of the robust tensor power method.
+
+    Attributes
+    ----------
+    spectral_confusion_ : ndarray (n_workers, K, K)
+        The initial matrices of Algorithm 1.
+    All attributes of :class:`toptwo.DawidSkene`.
+    """
+
+    _name = "OptDawidSkene"
+
+    def __init__(self, *, confusion: str = "full", smoothing: float = 0.01,
+                 tol: float = 1e-7, max_iter: int = 100, rng: Any = None):
+        super().__init__(confusion=confusion, smoothing=smoothing, tol=tol,
+                         max_iter=max_iter)
+        self.rng = rng
+
+    def _initial_posteriors(self, R: Responses) -> np.ndarray:
+        C = spectral_confusion(R, check_rng(self.rng, owner=self._name))
+        self.spectral_confusion_ = C
+        K = R.n_labels
+        self._logC = np.log(C)
+        self.class_prior_ = np.full(K, 1.0 / K)
+        S = self._log_scores()
+        T = np.zeros_like(S)
+        Sa = S[self._answered]
+        E = np.exp(Sa - Sa.max(axis=1, keepdims=True))
+        T[self._answered] = E / E.sum(axis=1, keepdims=True)
+        return T
