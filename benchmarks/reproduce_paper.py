@@ -27,6 +27,11 @@ Parts (each writes ``benchmarks/results/reproduce_<part>.json``, read by noteboo
     truth). Duplicate (worker, task) pairs: the last line is kept (the paper's loaders).
 ``topt``
     Appendix `subsec:top_T`: T = 3 recovery at (50, 500, 5), 20 replicates.
+``baselines``
+    Every baseline of the paper's comparison (``toptwo.paper_experiments.BASELINE_NAMES``:
+    MV-D&S, OPT-D&S, PGD, M-MSR, MultiSPA-KL/-EM, EBCC, MACE, GLAD, ...) on the four
+    scenarios at n s = 2, 4, ..., 10, 10 replicates (the slow methods make 30 replicates a
+    20-minute run), and on the seven datasets.
 
 Seeding: :func:`toptwo.paper_experiments.sweep_rates` (prefix-stable per rate), so a
 notebook re-running a few rates with fewer replicates reproduces the first replicates
@@ -58,8 +63,8 @@ SYN_RATES = tuple(round(0.02 * k, 2) for k in range(1, 11))
 SYN_REPLICATES = 30
 SYN_METHODS = pe.METHOD_NAMES
 METRICS3 = ("err_pair", "err_g", "err_h")
-ROB_METHODS = ("MV", "MV-D&S", "OneCoinDS", "TopTwo1", "TopTwo2", "TopTwo2 refine3", "Oracle")
-REAL_METHODS = ("MV", "MV-D&S", "OneCoinDS", "TopTwo1", "TopTwo2", "TopTwo2 split",
+ROB_METHODS = ("MV", "MV-D&S (full)", "OneCoinDS", "TopTwo1", "TopTwo2", "TopTwo2 refine3", "Oracle")
+REAL_METHODS = ("MV", "MV-D&S (full)", "OneCoinDS", "TopTwo1", "TopTwo2", "TopTwo2 split",
                 "TopTwo2 refine3")
 COLOR_BUDGETS = (2, 4, 6, 8, 10, 12, 14, 16, 18, 20)
 DUPLICATES = "last"   # the paper's MATLAB loaders keep the last answer read
@@ -105,7 +110,7 @@ def part_synthetic(replicates):
                 first.setdefault(key, []).append([rec[m] for m in METRICS3])
         gaps = {}
         for meth in ("TopTwo2", "TopTwo2 split", "TopTwo2 refine3", "TopTwo1", "MV",
-                     "MV-D&S", "OneCoinDS"):
+                     "MV-D&S (full)", "OneCoinDS"):
             g = pe.paired_gap(recs, meth, "Oracle", "err_pair")
             gaps[meth] = {k: r4(g[k]) for k in ("mean", "sem", "ci_low", "ci_high")}
             gaps[meth]["per_x"] = {str(k): r4(v) for k, v in g["per_x"].items()}
@@ -237,9 +242,73 @@ def part_topt(replicates):
             "first_replicates": first}
 
 
+BASE_RATES = (0.04, 0.08, 0.12, 0.16, 0.2)         # n s = 2, 4, 6, 8, 10
+
+
+def _baseline_scenario(c_name):
+    """One scenario of the baselines part (a worker process; returns its records)."""
+    c, name = c_name
+    methods = pe.method_factories(pe.BASELINE_NAMES)
+    t0 = time.perf_counter()
+    recs = pe.sweep_rates(scenario_factory(name), methods, BASE_RATES, _BASE_REPS[0],
+                          seed=SEED + 1, key=(c,), tags={"scenario": name})
+    return name, recs, round(time.perf_counter() - t0, 1)
+
+
+_BASE_REPS = [10]
+
+
+def part_baselines(replicates):
+    """Every baseline of the paper's comparison on Table 2's scenarios and the real data.
+
+    The four scenarios at (50, 500, 5), n s = 2, 4, ..., 10, ``replicates`` fresh
+    instances per rate (prefix-stable seeding, as in ``synthetic``), methods
+    ``pe.BASELINE_NAMES``; per scenario the mean pair error with its 95% CI, the paired
+    gap of every method to the oracle and of TopTwo2 to every method; and the g error of
+    every method on the seven datasets. The scenarios run in two processes.
+    """
+    from concurrent.futures import ProcessPoolExecutor
+
+    _BASE_REPS[0] = replicates
+    out = {"config": {"n": 50, "m": 500, "K": 5, "rates": BASE_RATES,
+                      "replicates": replicates, "methods": list(pe.BASELINE_NAMES),
+                      "seed": SEED + 1, "notes": dict(toptwo.baselines.PAPER_METHOD_NOTES)},
+           "scenarios": {}, "datasets": {}}
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        done = list(pool.map(_baseline_scenario, list(enumerate(SCENARIOS))))
+    for name, recs, seconds in done:
+        gaps, vs = {}, {}
+        for meth in pe.BASELINE_NAMES:
+            if meth != "Oracle":
+                g = pe.paired_gap(recs, meth, "Oracle", "err_pair")
+                gaps[meth] = {k: r4(g[k]) for k in ("mean", "sem", "ci_low", "ci_high")}
+            if meth != "TopTwo2":
+                g = pe.paired_gap(recs, "TopTwo2", meth, "err_pair")
+                vs[meth] = [[r4(k), r4(v[0]), r4(v[1])] for k, v in g["per_x"].items()]
+        first = {f'{r["method"]}|{r["sampling_rate"]}': [r[m] for m in METRICS3]
+                 for r in recs if r["replicate"] == 0}
+        out["scenarios"][name] = {"summary": summarise(recs, METRICS3),
+                                  "gap_to_oracle": gaps, "toptwo2_minus": vs,
+                                  "first_replicate": first, "seconds": seconds}
+        print(f"baselines {name}: {seconds} s", flush=True)
+    names = [m for m in pe.BASELINE_NAMES if m != "Oracle"]
+    methods = pe.method_factories(names)
+    for dname in DATASETS:
+        dset = load_dataset(dname, duplicates=DUPLICATES)
+        has = dset.has_truth
+        row = {}
+        for name, make in methods.items():
+            est = make(None, np.random.default_rng(np.random.SeedSequence(SEED, spawn_key=(
+                401, DATASETS.index(dname))))).fit(dset.responses)
+            row[name] = r4(np.mean(est.top_two_[has, 0] != dset.truth[has]))
+        out["datasets"][dname] = row
+        print(f"baselines {dname}: done", flush=True)
+    return out
+
+
 PARTS = {"synthetic": (part_synthetic, SYN_REPLICATES), "robustness": (part_robustness, 20),
          "estimation": (part_estimation, 20), "real": (part_real, 10),
-         "topt": (part_topt, 20)}
+         "topt": (part_topt, 20), "baselines": (part_baselines, 10)}
 
 
 def main(argv=None):

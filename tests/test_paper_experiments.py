@@ -23,8 +23,8 @@ def test_method_factories_build_every_method():
 
 
 def test_method_factories_rejects_unknown_name():
-    with pytest.raises(ValueError, match="must hold names from .*got 'PGD' instead"):
-        pe.method_factories(["MV", "PGD"])
+    with pytest.raises(ValueError, match="must hold names from .*got 'Snorkel' instead"):
+        pe.method_factories(["MV", "Snorkel"])
 
 
 def test_method_factories_refuses_refinement_for_top_t():

@@ -174,7 +174,10 @@ class _DSFromMatrices(DawidSkene):
         self._C0 = C0
 
     def _initial_posteriors(self, R: Responses) -> np.ndarray:
-        self._logC = np.log(self._C0)
+        # an entry 0 of a recovered confusion matrix is an impossible answer: log 0 = -inf,
+        # exactly what the E-step needs (exp(-inf) = 0), without the warning
+        with np.errstate(divide="ignore"):
+            self._logC = np.log(self._C0)
         self.class_prior_ = np.full(R.n_labels, 1.0 / R.n_labels)
         S = self._log_scores()
         T = np.zeros_like(S)

@@ -48,12 +48,13 @@ __all__ = ["METHOD_NAMES", "MajorityVoteTopT", "method_factories", "sweep_rates"
            "vote_ratio", "top_t_errors"]
 
 #: Every method :func:`method_factories` knows, in plotting order.
-METHOD_NAMES = ("MV", "MV-D&S", "OneCoinDS", "TopTwo1", "TopTwo2", "TopTwo2 split",
+METHOD_NAMES = ("MV", "MV-D&S (full)", "OneCoinDS", "TopTwo1", "TopTwo2", "TopTwo2 split",
                 "TopTwo2 refine3", "Oracle")
 
 _BUILDERS: dict[str, Callable[[TopTwoModel | None, np.random.Generator, int], Any]] = {
     "MV": lambda model, rng, T: MajorityVote(rng=rng),
-    "MV-D&S": lambda model, rng, T: DawidSkene(),
+    "MV-D&S": lambda model, rng, T: DawidSkene(confusion="one_coin"),
+    "MV-D&S (full)": lambda model, rng, T: DawidSkene(),
     "OneCoinDS": lambda model, rng, T: OneCoinDawidSkene(),
     "TopTwo1": lambda model, rng, T: TopTwo1(n_top=T, rng=rng),
     "TopTwo2": lambda model, rng, T: TopTwo2(n_top=T, rng=rng),
@@ -62,6 +63,28 @@ _BUILDERS: dict[str, Callable[[TopTwoModel | None, np.random.Generator, int], An
     "Oracle": lambda model, rng, T: OracleMLE(model.reliability,
                                               model.confusion if T == 2 else model.weights),
 }
+
+def _registry_builder(name: str) -> Callable[[TopTwoModel | None, np.random.Generator, int], Any]:
+    from .baselines import PAPER_METHODS
+
+    return lambda model, rng, T: PAPER_METHODS[name](rng)
+
+
+def _add_registry() -> None:
+    """Every method of :data:`toptwo.baselines.PAPER_METHODS` under its display name."""
+    from .baselines import PAPER_METHODS
+
+    for name in PAPER_METHODS:
+        _BUILDERS.setdefault(name, _registry_builder(name))
+
+
+_add_registry()
+
+#: The baselines of the paper's comparison beyond :data:`METHOD_NAMES` (Sec. 6.1, Fig. 1,
+#: the appendix): run by ``benchmarks/reproduce_paper.py baselines``.
+BASELINE_NAMES = ("MV", "MV-D&S", "MV-D&S (full)", "OPT-D&S", "PGD", "M-MSR",
+                  "MultiSPA-KL", "MultiSPA-EM", "EBCC", "MACE", "GLAD", "TopTwo1",
+                  "TopTwo2", "Oracle")
 
 
 def method_factories(names: Sequence[str] = METHOD_NAMES, *, n_top: int = 2
@@ -73,7 +96,8 @@ def method_factories(names: Sequence[str] = METHOD_NAMES, *, n_top: int = 2
     ============== ==========================================================
     MV             :class:`~toptwo.MajorityVote` (seeded tie-breaking)
     MV-D&S         :class:`~toptwo.dawid_skene.DawidSkene` (EM from majority
-                   vote; the paper's MV-D&S)
+                   vote, one-coin worker model: the paper's MV-D&S as read from its
+                   figures; ``"MV-D&S (full)"`` is the free K x K model)
     OneCoinDS      :class:`~toptwo.dawid_skene.OneCoinDawidSkene` (the single-
                    coin model that PGD assumes, fitted by EM)
     TopTwo1        Algorithm 1 (``TopTwo1``)
@@ -96,7 +120,7 @@ def method_factories(names: Sequence[str] = METHOD_NAMES, *, n_top: int = 2
     for name in names:
         if name not in _BUILDERS:
             raise ValueError(f"The 'names' parameter of method_factories must hold names "
-                             f"from {list(METHOD_NAMES)}; got {name!r} instead.")
+                             f"from {sorted(_BUILDERS)}; got {name!r} instead.")
         if T != 2 and name == "TopTwo2 refine3":
             raise ValueError("method_factories: 'TopTwo2 refine3' needs n_top=2 (the "
                              f"refinement is implemented for the top-two model); got n_top={T}.")

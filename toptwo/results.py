@@ -29,6 +29,8 @@ RESULT_NAMES = {
     "reproduce_estimation": "benchmarks/reproduce_paper.py estimation",
     "reproduce_real": "benchmarks/reproduce_paper.py real",
     "reproduce_topt": "benchmarks/reproduce_paper.py topt",
+    "reproduce_baselines": "benchmarks/reproduce_paper.py baselines",
+    "theorems_mc": "benchmarks/theorems_mc.py",
     "sample_complexity": "benchmarks/sample_complexity.py",
     "splitting": "benchmarks/splitting.py",
     "core": "benchmarks/bench_core.py",
