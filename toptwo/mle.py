@@ -210,6 +210,7 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
     Parameters
     ----------
     A : Responses
+        The responses (or anything :func:`toptwo.as_responses` accepts).
     reliability : ndarray of shape (n_workers,)
         p_i in [0, 1); NaN is treated as 0 (the worker's answers get weight 0).
     confusion : ndarray of shape (n_tasks,) or (n_tasks, T)

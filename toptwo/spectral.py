@@ -215,7 +215,7 @@ LANCZOS_MAX_STEPS = 80
 
 
 def _joint_leading_left(blocks: _LabelBlocks, shifts: np.ndarray
-                        ) -> tuple[np.ndarray, np.ndarray, int]:
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Top left singular pairs of X^(k) = A^(k) - shifts[k] 1 1^T for all k at once.
 
     Lanczos with full re-orthogonalisation on the K - 1 Gram operators X^(k) X^(k)T,
@@ -392,6 +392,8 @@ def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | 
     groups : int ndarray of shape (m,), optional
         Connected component of every task; l (step 5) is then averaged per component and
         eq. (4) divides by the task's own component's l.
+    return_l_task : bool, default=False
+        Also return the l that each task's eq. (4) divided by.
 
     Returns
     -------
@@ -454,7 +456,9 @@ def spectral_from_matrices(X: list[np.ndarray], Y: list[np.ndarray], s_prime: fl
         u_all, s_all, _ = np.linalg.svd(np.asarray(Xk, float), full_matrices=False)
         u = _fix_sign(_clean(u_all[:, 0]), sign_rule)
         ut = _trim(u, eta)
-        U.append(u), Ut.append(ut), sv.append(s_all[0])
+        U.append(u)
+        Ut.append(ut)
+        sv.append(s_all[0])
         V.append(np.asarray(Yk, float).T @ ut / (2.0 * s_prime))   # step 3
     v = np.column_stack(V)
     d = (np.abs(np.asarray(Y[0], float)) > 0).sum(axis=0)
@@ -608,7 +612,7 @@ def _leading_vectors(B: Responses, off: np.ndarray, rank_one: np.ndarray, solver
         todo = np.flatnonzero(~done) + 1
         if todo.size:
             PB = _SignedPattern(B)
-            for k in todo:
+            for k in map(int, todo):
                 U[k - 1], sv[k - 1] = _leading_left(PB.binary(k, off[k - 1]),
                                                     PB.binary_t(k, off[k - 1]),
                                                     rank_one[k - 1],
@@ -658,7 +662,7 @@ def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
     ``n_eff`` is the n of the trimming threshold (the block's workers with responses
     when idle rows are kept in B; default: all rows of B).
     """
-    n, m, K = B.n_workers, B.n_tasks, B.n_labels
+    n, K = B.n_workers, B.n_labels
     shifts = (K - 2 * np.arange(1, K)) / K
     observed = centering == "observed"
     # "paper": X = B^(k) - s'(K-2k)/K 1 1^T (rank-one correction inside the products);
@@ -945,8 +949,9 @@ def confusion_at(res: SpectralResult, top: np.ndarray) -> np.ndarray:
     top = np.asarray(top)
     K = res.delta_v.shape[1]
     idx = np.clip(top - 1, 0, K - 1)
+    l_task = res.l_task if res.l_task is not None else np.full(top.shape[0], res.norm_p)
     with np.errstate(invalid="ignore", divide="ignore"):      # NaN l: no estimate
-        q = 1.0 / K - np.take_along_axis(res.delta_v, idx, axis=1) / res.l_task[:, None]
+        q = 1.0 / K - np.take_along_axis(res.delta_v, idx, axis=1) / l_task[:, None]
     return np.where(top > 0, q, np.nan)
 
 
