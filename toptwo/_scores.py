@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from ._base import BaseEstimator
+
 from .responses import Responses
 from .spectral import soft_labels as _soft_labels
 
@@ -75,7 +77,7 @@ def top_two_with_ties(log_scores: np.ndarray, answered: np.ndarray
     return post, top, conf
 
 
-class ScoreOutputMixin:
+class ScoreOutputMixin(BaseEstimator):
     """``_store`` sets the common attributes; ``fit_predict`` and ``soft_labels``."""
 
     def _store(self, R: Responses, log_scores: np.ndarray) -> None:

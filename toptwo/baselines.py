@@ -12,14 +12,14 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._validation import FittedAttributesMixin, check_rng
+from ._base import BaseEstimator
+from ._validation import check_rng
 from .responses import as_responses
-from .spectral import soft_labels
 
 __all__ = ["MajorityVote", "PAPER_METHODS", "PAPER_METHOD_NOTES"]
 
 
-class MajorityVote(FittedAttributesMixin):
+class MajorityVote(BaseEstimator):
     """Majority vote top two: the most and second most frequent answers of each task.
 
     Ties are broken uniformly at random with the estimator's ``rng`` (a random jitter in
@@ -63,14 +63,8 @@ class MajorityVote(FittedAttributesMixin):
         self.top_two_ = top.astype(np.int64)
         self.top_ = self.top_two_
         self.confusion_ = conf
-        self.n_labels_in_ = R.n_labels
+        self._record_input(R)
         return self
-
-    def fit_predict(self, A: Any, n_labels: int | None = None) -> np.ndarray:
-        return self.fit(A, n_labels).top_two_[:, 0]
-
-    def soft_labels(self) -> np.ndarray:
-        return soft_labels(self.top_two_, self.confusion_, self.n_labels_in_)
 
 
 def _paper_methods() -> dict[str, Callable[[Any], Any]]:

@@ -65,7 +65,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import FittedAttributesMixin, check_choice, check_int, check_positive
+from ._base import BaseEstimator
+from ._validation import check_choice, check_int, check_positive
 from .responses import Responses, as_responses
 from .spectral import soft_labels
 
@@ -123,7 +124,7 @@ def _logsumexp_rows(x: np.ndarray) -> np.ndarray:
     return mx + np.log(np.exp(x - mx[:, None]).sum(axis=1))
 
 
-class _DSBase(FittedAttributesMixin):
+class _DSBase(BaseEstimator):
     """Shared EM loop, validation and attributes of the Dawid-Skene baselines."""
 
     _name = "DawidSkene"
