@@ -159,14 +159,11 @@ def best_pairs(Sa: np.ndarray, Sb: np.ndarray, tol: np.ndarray | float = 0.0
     m, K = Sa.shape
     rows = np.arange(m)
     tol = np.broadcast_to(np.asarray(tol, float), (m,))
-    # best b for every a: argmax Sb unless it is a itself, then the runner-up
+    # best b for every a: the largest Sb unless it sits at a itself, then the runner-up
     b1 = Sb.argmax(axis=1)
-    Sb2 = Sb.copy()
-    Sb2[rows, b1] = -np.inf
-    b2 = Sb2.argmax(axis=1)
-    best_b = np.where(np.arange(K)[None, :] == b1[:, None], Sb[rows, b2][:, None],
-                      Sb[rows, b1][:, None])
-    pair_best = Sa + best_b                                   # (m, K): best pair starting at a
+    top2 = np.partition(Sb, K - 2, axis=1)[:, K - 2:]         # (second, first) largest
+    pair_best = Sa + top2[:, 1:2]                             # (m, K): best pair starting at a
+    pair_best[rows, b1] = Sa[rows, b1] + top2[:, 0]
     M = pair_best.max(axis=1)
     floor = (M - tol)[:, None]
     a = np.argmax(pair_best >= floor, axis=1)                 # smallest a within tol

@@ -229,7 +229,11 @@ def _joint_leading_left(blocks: _LabelBlocks, shifts: np.ndarray
 
     n, nk = blocks.n, blocks.K - 1
 
+    centred = bool(np.any(shifts != 0))
+
     def gram(V):
+        if not centred:                                           # X = B^(k) - offsets
+            return blocks.forward(blocks.backward(V))
         W = blocks.backward(V) - shifts * V.sum(axis=0)          # X^T v
         return blocks.forward(W) - shifts * W.sum(axis=0)        # X w
 
