@@ -123,6 +123,12 @@ def _child_measure(case: str, size: str, datadir: str, repeats: int) -> dict:
             run = lambda: toptwo.TopTwo2(sample_splitting=True, rng=0).fit(fresh())  # noqa: E731
         elif case == "majority":
             run = lambda: toptwo.MajorityVote(rng=0).fit(fresh())  # noqa: E731
+        elif case.startswith("paper:"):      # a baseline of the paper's comparison, once
+            name = case[len("paper:"):]
+            run = lambda: toptwo.PAPER_METHODS[name](0).fit(fresh())  # noqa: E731
+            repeats = 1
+        elif case == "em":
+            run = lambda: toptwo.TopTwoEM(rng=0).fit(fresh())  # noqa: E731
         elif case == "matvec":
             X = fresh().tocsr().astype(float)
             x = np.random.default_rng(0).random(shape[1])
@@ -232,6 +238,9 @@ def main(argv=None) -> int:
                         help="a Python with crowd-kit installed, used at the medium size "
                              "(default: %(default)s; skipped if missing; '' to skip)")
     parser.add_argument("--output", default=str(RESULTS), help="JSON file to merge into")
+    parser.add_argument("--baselines", action="store_true",
+                        help="also time every baseline of toptwo.PAPER_METHODS once (and "
+                             "TopTwoEM when present) at the medium size (several minutes)")
     parser.add_argument("--_child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
@@ -277,6 +286,12 @@ def main(argv=None) -> int:
             entry = {"config": cfg, "nnz": nnz, "seed": args.seed,
                      "load_average": os.getloadavg(), "cases": {}}
             cases = list(CASES)
+            if args.baselines and size == "medium":
+                import toptwo
+                cases += [f"paper:{name}" for name in toptwo.PAPER_METHODS
+                          if name not in ("MV", "TopTwo2")]
+                if hasattr(toptwo, "TopTwoEM"):
+                    cases.append("em")
             if size == "medium":
                 if ck_python:
                     cases.append("crowdkit_majority")
