@@ -447,10 +447,15 @@ def plot_error_curves(summary: Mapping[Any, Mapping[str, np.ndarray]], *,
         fig, ax = plt.subplots(figsize=(6, 4))
     else:
         fig = ax.figure
-    for name, s in summary.items():
+    markers = ("o", "s", "^", "v", "D", "x", "+", "*")
+    styles = ("-", "--", "-.", ":")
+    for i, (name, s) in enumerate(summary.items()):
         x = np.asarray(s["x"], float)
         mean = np.asarray(s["mean"], float)
-        line, = ax.plot(x, mean, marker="o", ms=3, label=str(name))
+        # marker and line style vary too, so curves that coincide stay visible
+        line, = ax.plot(x, mean, marker=markers[i % len(markers)], ms=3,
+                        ls=styles[i // len(markers) % len(styles)] if i >= len(markers) else "-",
+                        label=str(name), zorder=3 + i % 3)
         lo = np.asarray(s.get("ci_low", mean), float)
         hi = np.asarray(s.get("ci_high", mean), float)
         if logy:
@@ -508,6 +513,10 @@ def plot_estimates(panels: Mapping[str, tuple[Any, Any]], *, ncols: int = 3) -> 
         lo = float(min(t[ok].min(), e[ok].min())) if ok.any() else 0.0
         hi = float(max(t[ok].max(), e[ok].max())) if ok.any() else 1.0
         ax.plot([lo, hi], [lo, hi], "k--", lw=1)
+        if ok.any():                  # the x axis spans the truth (q <= 1), not the estimates
+            t_lo, t_hi = float(t[ok].min()), float(t[ok].max())
+            pad = 0.05 * max(t_hi - t_lo, 1e-9)
+            ax.set_xlim(t_lo - pad, t_hi + pad)
         ax.set_title(str(title), fontsize=9)
         ax.set_xlabel("truth")
         ax.set_ylabel("estimate")
