@@ -13,6 +13,7 @@ Conventions (the paper's): the response matrix A has shape (n_workers, n_tasks),
 from . import datasets, experiments, io, viz
 from .baselines import MajorityVote
 from .datasets import DATASETS, Dataset, answer_shares, load_dataset
+from .em import TopTwoEM
 from .dawid_skene import DawidSkene, OneCoinDawidSkene
 from .binary import binary_stack, from_binary, to_binary
 from .metrics import top_two_errors
@@ -25,7 +26,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DATASETS", "Dataset", "answer_shares", "DawidSkene", "OneCoinDawidSkene", "load_dataset", "datasets", "experiments",
-    "io", "viz", "MajorityVote", "OracleMLE", "Responses", "SCENARIOS", "TopTwo1", "TopTwo2",
+    "io", "viz", "MajorityVote", "OracleMLE", "Responses", "SCENARIOS", "TopTwo1", "TopTwo2", "TopTwoEM",
     "TopTwoModel", "as_responses", "best_pairs", "binary_stack", "estimate_reliability",
     "from_binary", "label_distribution", "plugin_mle", "spectral_estimate",
     "spectral_from_matrices", "split_entries", "to_binary", "top_two_errors",
