@@ -161,10 +161,12 @@ def _newton(deriv, x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Root of a decreasing derivative on (lo, hi), vectorised: safeguarded Newton.
 
     ``deriv(x)`` returns (f'(x), f''(x)) with f'' < 0, f'(lo+) > 0 > f'(hi-). Keeps a
-    bracket [lo, hi] of the root; takes the Newton step when it lands inside the bracket,
-    else bisects. Stops when every step is below _NEWTON_TOL (relative to 1).
+    bracket [lo, hi] of the root; takes the Newton step when it lands inside the bracket
+    (or is below _NEWTON_TOL), else bisects. Stops when every Newton step is below
+    _NEWTON_TOL.
     """
     x = np.clip(x, lo, hi).copy()
+    lo0, hi0 = lo, hi
     lo, hi = lo.copy(), hi.copy()
     for _ in range(_NEWTON_MAX):
         d1, d2 = deriv(x)
@@ -172,13 +174,18 @@ def _newton(deriv, x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         lo = np.where(up, x, lo)
         hi = np.where(up, hi, x)
         with np.errstate(divide="ignore", invalid="ignore"):
-            x_new = x - d1 / d2
-        bad = ~np.isfinite(x_new) | (x_new <= lo) | (x_new >= hi)
+            delta = -d1 / d2
+        x_new = x + delta
+        # a Newton step below the tolerance is taken even if it does not move x in
+        # floating point (x then sits on the bracket's end): bisecting there would jump
+        # away from a converged root
+        small = np.abs(delta) <= _NEWTON_TOL
+        bad = ~np.isfinite(x_new) | (((x_new <= lo) | (x_new >= hi)) & ~small)
         x_new = np.where(bad, 0.5 * (lo + hi), x_new)
-        x_new = np.where(d1 == 0, x, x_new)
-        step = np.abs(x_new - x)
+        x_new = np.clip(x_new, lo0, hi0)
+        done = not (~small | bad).any()
         x = x_new
-        if not step.size or step.max() <= _NEWTON_TOL:
+        if done:
             break
     return x
 
