@@ -81,6 +81,27 @@ def test_log_posterior_is_monotone_and_recomputed(name, seed, s):
     assert got == pytest.approx(ll[-1], rel=1e-10)
 
 
+@pytest.mark.parametrize("name, seed, s", [("hard", 1, 0.1), ("few_smart", 2, 0.2)])
+def test_grid_variant_monotone_and_consistent(name, seed, s):
+    model, A = _scenario(name, seed, s=s)
+    em = toptwo.TopTwoEM(confusion="grid", max_iter=40).fit(A)
+    ll = em.log_likelihood_
+    assert np.diff(ll).min() >= -1e-9 * np.abs(ll).max() and ll[-1] > ll[0]
+    w = em.confusion_weights_
+    assert w.shape == em.confusion_grid_.shape == (toptwo.em.GRID_NODES,)
+    assert w.sum() == pytest.approx(1.0) and (w > 0).all()
+    ok = np.isfinite(em.pair_proba_)
+    assert np.all(em.pair_proba_[ok] <= em.g_proba_[ok] + 1e-12)
+    assert np.all((em.confusion_[ok] > 0.5) & (em.confusion_[ok] < 1.0))
+    assert np.isnan(em.confusion_prior_mode_)
+    # the estimated distribution of q matches the scenario: hard has q in (0.5, 0.6]
+    mean_q = float(w @ em.confusion_grid_)
+    if name == "hard":
+        assert mean_q < 0.65
+    t2 = toptwo.TopTwo2().fit(A)
+    assert _pair_error(em, model) <= _pair_error(t2, model) + 0.02
+
+
 def test_fixed_point_is_a_stationary_point_of_the_log_posterior():
     """At convergence the gradient of the observed log-posterior vanishes (checked by
     central differences); a perturbed point has a clearly non-zero gradient."""
@@ -183,9 +204,10 @@ def test_g_proba_bounds_and_soft_labels():
     np.testing.assert_array_equal(em.fit_predict(A), em.top_two_[:, 0])
 
 
-def test_unanswered_tasks_and_idle_workers():
+@pytest.mark.parametrize("confusion", ["map", "grid"])
+def test_unanswered_tasks_and_idle_workers(confusion):
     A = np.array([[1, 2, 0, 1], [1, 1, 0, 3], [2, 1, 0, 1], [0, 0, 0, 0]])
-    em = toptwo.TopTwoEM().fit(A, n_labels=3)
+    em = toptwo.TopTwoEM(confusion=confusion).fit(A, n_labels=3)
     assert em.top_two_[2].tolist() == [0, 0]
     assert np.isnan(em.pair_proba_[2]) and np.isnan(em.g_proba_[2]) and np.isnan(em.confusion_[2])
     assert np.isnan(em.reliability_[3]) and np.isfinite(em.reliability_[:3]).all()
@@ -207,13 +229,15 @@ def test_uncertain_tasks_order_and_ties():
 
 
 # ------------------------------------------------------------------ symmetries
-def test_worker_and_task_order_do_not_matter():
+@pytest.mark.parametrize("confusion", ["map", "grid"])
+def test_worker_and_task_order_do_not_matter(confusion):
     _, A = _scenario("hard", 9)
     rng = np.random.default_rng(1)
     pw, pt = rng.permutation(A.n_workers), rng.permutation(A.n_tasks)
     B = toptwo.Responses.from_triples(pw[A.workers], pt[A.tasks], A.labels,
                                       n_workers=A.n_workers, n_tasks=A.n_tasks, n_labels=5)
-    em, em2 = toptwo.TopTwoEM().fit(A), toptwo.TopTwoEM().fit(B)
+    em = toptwo.TopTwoEM(confusion=confusion, max_iter=30).fit(A)
+    em2 = toptwo.TopTwoEM(confusion=confusion, max_iter=30).fit(B)
     np.testing.assert_array_equal(em2.top_two_[pt], em.top_two_)
     np.testing.assert_allclose(em2.pair_proba_[pt], em.pair_proba_, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(em2.reliability_[pw], em.reliability_, rtol=1e-9)
@@ -256,6 +280,8 @@ def test_sparse_input_with_huge_shape():
      "'confusion_prior_strength' parameter of TopTwoEM must be a float > 0; got -1.0"),
     (dict(reliability_prior_strength=0), ValueError,
      "'reliability_prior_strength' parameter of TopTwoEM must be a float > 0"),
+    (dict(confusion="beta"), ValueError,
+     "'confusion' parameter of TopTwoEM must be one of 'map', 'grid'; got 'beta'"),
     (dict(init="TopTwo2"), TypeError, "'init' parameter of TopTwoEM must be None or a toptwo.TopTwo2"),
     (dict(init=toptwo.TopTwo2(n_top=3)), ValueError, "TopTwo2 with n_top=2; got n_top=3"),
 ])
