@@ -58,6 +58,8 @@ NEGATIVE_TWINS = {
     "em_estep_decomposition": dict(other_weight=lambda K: 1 - sp.Symbol("G")),  # forgets H in gamma^o
     "em_mstep_derivatives": dict(  # sign slip in the second derivative of log(1 - p)
         p_terms=lambda K: {**em_p_term_derivatives(K), "o": (-1 / (1 - p), 1 / (1 - p) ** 2)}),
+    "em_grid_weights_update": dict(  # the pseudo-count left out of the denominator
+        update=lambda N, d: [(Nk + d) / sum(N) for Nk in N]),
 }
 
 

@@ -17,6 +17,8 @@ from ._core import check, pairs, require, require_zero
 __all__ = [
     "check_em_estep_decomposition",
     "check_em_mstep_derivatives",
+    "check_em_grid_weights_update",
+    "em_grid_weights",
     "em_p_term_derivatives",
     "em_q_term_derivatives",
     "em_prior_derivatives",
@@ -173,3 +175,41 @@ def _negative_on(expr: sp.Expr, x: sp.Symbol, lo, hi) -> bool:
     """True if SymPy proves ``expr`` < 0 for every x in (lo, hi) (x = lo + (hi - lo) u/(1 + u), u > 0)."""
     u = sp.Symbol("u", positive=True)
     return bool(sp.simplify(expr.subs(x, lo + (hi - lo) * u / (1 + u))).is_negative)
+
+
+def em_grid_weights(N: list[sp.Expr], delta: sp.Expr) -> list[sp.Expr]:
+    """pi_k = (N_k + delta)/(sum N + G delta): the update of ``confusion="grid"``."""
+    total = sum(N) + len(N) * delta
+    return [(Nk + delta) / total for Nk in N]
+
+
+@check(
+    "em_grid_weights_update",
+    statement=(
+        "pi_k = (N_k + delta)/(sum_l N_l + G delta) maximises sum_k (N_k + delta) log pi_k on the simplex "
+        "(expected node counts N_k plus a Dirichlet(1 + delta) prior): the Lagrange conditions "
+        "(N_k + delta)/pi_k = lambda hold with one lambda, the weights sum to 1, and the Hessian is negative"
+    ),
+    reference="toptwo/em.py, confusion='grid' M-step (beyond the paper)",
+    method="cancel((N_k+delta)/pi_k - lambda)==0 for all k; cancel(sum pi - 1)==0",
+    scope="G=2..6 nodes, symbolic N_k > 0, delta > 0",
+)
+def check_em_grid_weights_update(update: Callable = em_grid_weights):
+    """The closed-form update of the grid weights.
+
+    Parameters
+    ----------
+    update
+        Claimed ``update(N, delta) -> [pi_k]``.
+    """
+    delta = sp.Symbol("delta", positive=True)
+    for G in range(2, 7):
+        N = list(sp.symbols(f"N1:{G + 1}", positive=True))
+        pi = update(N, delta)
+        require_zero(sum(pi) - 1, f"weights sum to 1 at G={G}")
+        lam = (N[0] + delta) / pi[0]
+        for k in range(1, G):
+            require_zero((N[k] + delta) / pi[k] - lam, f"Lagrange condition for node {k + 1} at G={G}")
+        # concave objective: second derivative -(N_k + delta)/pi_k^2 < 0 at every k
+        require(all(sp.simplify(-(N[k] + delta) / pi[k] ** 2).is_negative for k in range(G)),
+                f"Hessian sign at G={G}")

@@ -96,6 +96,7 @@ GRID_NODES). The labels are the mode of the pair posterior with q_j integrated o
 Bayes decision for the pair error), ``pair_proba_`` its probability and ``confusion_``
 the posterior mean of q_j. The weights pi converge slowly (EM for mixing weights), so
 it usually runs to ``max_iter``; 50 iterations gave the same errors as 200.
+``theory_checks.checks_em`` checks the pi update (Lagrange conditions) with SymPy.
 
 Labels. (g_j, h_j) is the posterior mode: the argmax of S^a_j(a) + S^b_j(b) at the final
 (p, q), by :func:`toptwo.mle.best_pairs`. Pair scores within a tolerance are ties and go
