@@ -204,6 +204,19 @@ def test_g_proba_bounds_and_soft_labels():
     np.testing.assert_array_equal(em.fit_predict(A), em.top_two_[:, 0])
 
 
+def test_init_is_copied_and_split_init_works():
+    """A TopTwo2 with sample splitting leaves some tasks without a stage-1 q (NaN): EM
+    starts them at the prior's mode. The init object passed is not fitted in place."""
+    model, A = _scenario("hard", 12, s=0.1)
+    init = toptwo.TopTwo2(sample_splitting=True, rng=3)
+    em = toptwo.TopTwoEM(init=init).fit(A)
+    assert not hasattr(init, "top_two_") and hasattr(em.init_, "top_two_")
+    assert np.isnan(em.init_.confusion_).any()
+    answered = A.task_counts() > 0
+    assert np.isfinite(em.confusion_[answered]).all() and (em.top_two_[answered] > 0).all()
+    assert _pair_error(em, model) <= _pair_error(em.init_, model) + 0.01
+
+
 @pytest.mark.parametrize("confusion", ["map", "grid"])
 def test_unanswered_tasks_and_idle_workers(confusion):
     A = np.array([[1, 2, 0, 1], [1, 1, 0, 3], [2, 1, 0, 1], [0, 0, 0, 0]])

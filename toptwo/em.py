@@ -108,6 +108,7 @@ scores can move that much when round-off makes EM stop one iteration earlier or 
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -278,8 +279,8 @@ class TopTwoEM:
         ``pair_proba_`` is calibrated (ECE <= 0.03 on Table 2's scenarios, against
         0.06-0.13 for "map"), at about GRID_NODES times the cost per iteration.
     init : TopTwo2, optional
-        The initial estimator (unfitted; it is fitted on the same data). Default
-        ``TopTwo2(rng=rng)``.
+        The initial estimator; a copy of it is fitted on the same data (the object
+        passed is left unchanged). Default ``TopTwo2(rng=rng)``.
     rng : None, int or numpy.random.Generator
         Passed to the default TopTwo2 (its sample splits, if any).
 
@@ -347,7 +348,8 @@ class TopTwoEM:
         max_iter, tol, nu_q, nu_p = self._check_params(owner)
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
         check_spectral_labels(R.n_labels, 2, owner)
-        init = TopTwo2(rng=self.rng) if self.init is None else self.init
+        # a copy: fitting must not change the user's parameter object
+        init = TopTwo2(rng=self.rng) if self.init is None else copy.deepcopy(self.init)
         if getattr(init, "n_top", 2) != 2:
             raise ValueError(f"The 'init' parameter of {owner} must be a TopTwo2 with "
                              f"n_top=2; got n_top={init.n_top!r}.")
