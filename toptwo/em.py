@@ -76,9 +76,10 @@ checks these formulas (gradients, second derivatives, concavity) with SymPy.
 Monotonicity and stopping. E-step then the two exact conditional maximisations never
 decrease the log-posterior, log L(p, q) + log pi(p) + log pi(q) (recorded in
 ``log_likelihood_``; the Newton solves stop at a relative step of 1e-12, so a decrease
-can only be round-off). EM stops when the largest change of any p_i or q_j is below
-``tol`` (one criterion, on the parameters: the labels depend on them), or after
-``max_iter`` iterations.
+can only be round-off). EM stops when the largest change of any p_i or q_j (of pi_k with
+``confusion="grid"``) is below ``tol``, or when an iteration raised the log-posterior by
+at most LL_RTOL = 1e-9 of its magnitude (far above its round-off), or after ``max_iter``
+iterations.
 
 Option ``confusion="grid"`` (q_j integrated out). With about 10 answers per task the MAP
 of q_j is far from q_j (measured mean bias -0.2 on ``easy``, +0.12 on ``hard``), and
@@ -264,7 +265,8 @@ class TopTwoEM:
         Largest number of EM iterations.
     tol : float, default=1e-6
         Stop when the largest change of any p_i (of a worker with answers) or q_j (of
-        an answered task) in one iteration is below ``tol``.
+        an answered task; of a grid weight with ``confusion="grid"``) in one iteration is
+        below ``tol`` (or the log-posterior rose by at most ``LL_RTOL`` of its magnitude).
     confusion_prior_strength : float, default=4.0
         nu > 0: pseudo-answers of the Beta prior on t_j = 2 q_j - 1 (mode at the mean of
         TopTwo2's t over answered tasks, clipped to [0.1, 0.9]).
