@@ -93,7 +93,10 @@ of the E-step above). M-step: pi_k = (sum_j P(node k | A_.j) + delta)/(m_answere
 GRID_NODES delta) (the MAP under a Dirichlet(1 + delta) prior, delta = GRID_PSEUDO); p_i
 maximises the same concave 1-D function as above with q_k in place of q_j, whose
 per-response terms aggregate into (worker, node) sums, so its Newton steps cost O(n
-GRID_NODES). The labels are the mode of the pair posterior with q_j integrated out (the
+GRID_NODES). The per-node scores are one sparse product: the weight log(1 + K p_i q_k/
+(1 - p_i)) depends on the worker and the node only, so S^a for all nodes is the (task,
+label) x worker incidence matrix times an (n, GRID_NODES) table; the (worker, node) sums
+of the M-step are the transposed product. The labels are the mode of the pair posterior with q_j integrated out (the
 Bayes decision for the pair error), ``pair_proba_`` its probability and ``confusion_``
 the posterior mean of q_j. The weights pi converge slowly (EM for mixing weights), so
 it usually runs to ``max_iter``; 50 iterations gave the same errors as 200.
@@ -113,6 +116,7 @@ import copy
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._validation import _check_real, check_choice, check_int
 from .mle import TopTwo2, best_pairs
@@ -172,10 +176,10 @@ def em_posteriors(Sa: np.ndarray, Sb: np.ndarray
         M = L.max(axis=(1, 2))
         np.subtract(L, M[:, None, None], out=L)
         np.exp(L, out=L)
-        Z = L.sum(axis=(1, 2))
-        L /= Z[:, None, None]
-        G[lo:hi] = L.sum(axis=2)
-        H[lo:hi] = L.sum(axis=1)
+        g = L.sum(axis=2)
+        Z = g.sum(axis=1)
+        G[lo:hi] = g / Z[:, None]
+        H[lo:hi] = L.sum(axis=1) / Z[:, None]
         logZ[lo:hi] = M + np.log(Z)
     return G, H, logZ
 
@@ -242,12 +246,13 @@ def _grid_posteriors(Sa: np.ndarray, Sb: np.ndarray, log_pi: np.ndarray):
         M = L.max(axis=(0, 2, 3))
         L -= M[None, :, None, None]
         np.exp(L, out=L)
-        Z = L.sum(axis=(0, 2, 3))
-        L /= Z[None, :, None, None]
-        Gk[:, lo:hi] = L.sum(axis=3)
-        Hk[:, lo:hi] = L.sum(axis=2)
-        pair[lo:hi] = L.sum(axis=0)
-        node[lo:hi] = L.sum(axis=(2, 3)).T
+        g = L.sum(axis=3)                       # unnormalised marginals; L is not rescaled
+        Z = g.sum(axis=(0, 2))
+        inv = 1.0 / Z
+        Gk[:, lo:hi] = g * inv[None, :, None]
+        Hk[:, lo:hi] = L.sum(axis=2) * inv[None, :, None]
+        pair[lo:hi] = L.sum(axis=0) * inv[:, None, None]
+        node[lo:hi] = Gk[:, lo:hi].sum(axis=2).T
         logZ[lo:hi] = M + np.log(Z)
     return Gk, Hk, pair, node, logZ
 
@@ -502,14 +507,17 @@ class TopTwoEM:
         pi = (np.bincount(bins, minlength=Gn) + 1.0) / (bins.size + Gn)
         Nw = R.worker_counts().astype(float)
 
+        # (task, label) x worker incidence: S^a for every node is one sparse product with
+        # the (worker, node) weights log(1 + K p_i q_k/(1 - p_i)), which depend on the
+        # worker and the node only
+        inc = sp.csr_array((np.ones(flat.size), (flat, workers_tm)), shape=(m * K, n))
+        inc_t = inc.T.tocsr()
+
         def e_step(p, pi):
             pw = p[workers_tm]
-            cw = K * pw / (1.0 - pw)
-            Sa = np.empty((Gn, m, K))
-            Sb = np.empty((Gn, m, K))
-            for k, qk in enumerate(q_nodes):
-                Sa[k] = R.task_label_counts_task_major(np.log1p(cw * qk))
-                Sb[k] = R.task_label_counts_task_major(np.log1p(cw * (1.0 - qk)))
+            cw = (K * p / (1.0 - p))[:, None]
+            Sa = (inc @ np.log1p(cw * q_nodes[None, :])).T.reshape(Gn, m, K)
+            Sb = (inc @ np.log1p(cw * (1.0 - q_nodes)[None, :])).T.reshape(Gn, m, K)
             C = np.bincount(tasks_tm, weights=np.log((1.0 - pw) / K), minlength=m)
             post = _grid_posteriors(Sa, Sb, np.log(pi))
             pa = p[active]
@@ -526,10 +534,8 @@ class TopTwoEM:
             Gk, Hk, _, node, _ = post
             # p_i: the same concave 1-D problem as for confusion="map", with the node's
             # q_k in place of q_j, so the responses aggregate per (worker, node)
-            Wg = np.stack([np.bincount(workers_tm, weights=Gk[k].ravel()[flat], minlength=n)
-                           for k in range(Gn)])
-            Wh = np.stack([np.bincount(workers_tm, weights=Hk[k].ravel()[flat], minlength=n)
-                           for k in range(Gn)])
+            Wg = (inc_t @ Gk.reshape(Gn, m * K).T).T          # (node, worker) sums
+            Wh = (inc_t @ Hk.reshape(Gn, m * K).T).T
             Wo = np.clip(Nw - Wg.sum(axis=0) - Wh.sum(axis=0), 0.0, None)
             x = (q_nodes - 1.0 / K)[:, None]
             y = (1.0 - q_nodes - 1.0 / K)[:, None]
