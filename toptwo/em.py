@@ -553,6 +553,8 @@ class TopTwoEM:
             change = max(float(np.abs(p_new - p)[active].max(initial=0.0)),
                          float(np.abs(pi_new - pi).max()))
             p, pi = p_new, pi_new
+            del Gk, Hk, node, Wg, Wh
+            post = None                       # free the old posterior before the new one
             post, lp = e_step(p, pi)
             rise = lp - history[-1]
             history.append(lp)
