@@ -12,6 +12,7 @@ from theory_checks import ClaimFailed
 from theory_checks.checks_algorithm import paper_p_hat_variance
 from theory_checks.checks_converse import check_theorem3a_inequality
 from theory_checks.checks_divergence import X, Y, paper_closed_forms
+from theory_checks.checks_em import em_p_term_derivatives, em_prior_derivatives
 from theory_checks.checks_model import paper_eq1_probabilities
 from theory_checks.checks_top_t import paper_delta_r_other, printed_other_prob
 from theory_checks.model import p, paper_delta_r, q, s, symbolic_delta_r, symbolic_r
@@ -61,6 +62,11 @@ NEGATIVE_TWINS = {
     "footnote_spammers": dict(spammer_bound=lambda n, eta: sp.sqrt(n)),  # "o(n) spammers"
     "top_t_distribution": dict(other_prob=printed_other_prob),  # the model as printed
     "top_t_delta_r_and_algorithm": dict(delta_r_other=paper_delta_r_other),  # "1/K otherwise" as printed
+    "em_estep_decomposition": dict(other_weight=lambda K: 1 - sp.Symbol("G")),  # forgets H in gamma^o
+    "em_mstep_derivatives": dict(  # sign slip in the second derivative of log(1 - p)
+        p_terms=lambda K: {**em_p_term_derivatives(K), "o": (-1 / (1 - p), 1 / (1 - p) ** 2)}),
+    "em_grid_weights_update": dict(  # the pseudo-count left out of the denominator
+        update=lambda N, d: [(Nk + d) / sum(N) for Nk in N]),
 }
 
 
@@ -90,6 +96,9 @@ def test_negative_twin_rejected(name: str) -> None:
         (tc.check_theorem3b_arithmetic, dict(coefficient=sp.Integer(0), bound=sp.Rational(1, 2))),
         (tc.check_theorem3b_arithmetic, dict(coefficient=sp.Rational(1, 4), bound=sp.Rational(3, 8))),
         (tc.check_algorithm1_population, dict(q_hat=lambda K, dv, l: 1 / K + dv / l)),
+        (tc.check_em_mstep_derivatives, dict(priors=lambda: {  # a convex prior on p
+            **em_prior_derivatives(),
+            "p": (sp.log(p) - sp.log(1 - p), 1 / p + 1 / (1 - p), -1 / p ** 2 + 1 / (1 - p) ** 2)})),
     ],
 )
 def test_more_negative_twins(fn, kwargs) -> None:

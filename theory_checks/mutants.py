@@ -250,7 +250,41 @@ _M: list[Mutant] = [
     Mutant("top_t_delta_r_and_algorithm", "1/K + lam/(K-T)", "wrong sign", _top_t_dr(lambda K, T, lam: 1 / sp.Integer(K) + lam / (K - T))),
     Mutant("top_t_delta_r_and_algorithm", "1/K - lam/(K-T+1)", "wrong constant",
            _top_t_dr(lambda K, T, lam: 1 / sp.Integer(K) - lam / (K - T + 1))),
+    # ---------------------------------------------------------------- TopTwoEM (toptwo/em.py)
+    Mutant("em_estep_decomposition", "gamma^o = 1 - G (H forgotten)", "dropped factor",
+           lambda: {"other_weight": lambda K: 1 - sp.Symbol("G")}),
+    Mutant("em_estep_decomposition", "q and 1-q swapped in the weights", "q <-> 1-q",
+           lambda: {"weights": lambda K: (K * p * (1 - q) / (1 - p) + 1, K * p * q / (1 - p) + 1)}),
+    Mutant("em_estep_decomposition", "weight K p q/(1-p) without the + 1", "wrong constant",
+           lambda: {"weights": lambda K: (K * p * q / (1 - p), K * p * (1 - q) / (1 - p) + 1)}),
+    Mutant("em_mstep_derivatives", "sign slip in d2/dp2 of log(1-p)", "wrong sign",
+           lambda: {"p_terms": lambda K: {**_em_p(K), "o": (-1 / (1 - p), 1 / (1 - p) ** 2)}}),
+    Mutant("em_mstep_derivatives", "x = q instead of q - 1/K", "wrong constant",
+           lambda: {"p_terms": lambda K: {**_em_p(K), "g": (q / (1 / K + p * q),
+                                                            -(q / (1 / K + p * q)) ** 2)}}),
+    Mutant("em_mstep_derivatives", "d/dq of the h-term with the wrong sign", "q <-> 1-q",
+           lambda: {"q_terms": lambda K: {**_em_q(K), "h": tuple(-v for v in _em_q(K)["h"])}}),
+    Mutant("em_grid_weights_update", "pseudo-count left out of the denominator", "dropped factor",
+           lambda: {"update": lambda N, d: [(Nk + d) / sum(N) for Nk in N]}),
+    Mutant("em_grid_weights_update", "pi_k proportional to N_k (prior ignored in one node)",
+           "wrong case boundary",
+           lambda: {"update": lambda N, d: [(N[0]) / (sum(N) + (len(N) - 1) * d)]
+                    + [(Nk + d) / (sum(N) + (len(N) - 1) * d) for Nk in N[1:]]}),
+    Mutant("em_grid_weights_update", "2 delta pseudo-counts", "wrong constant",
+           lambda: {"update": lambda N, d: [(Nk + 2 * d) / (sum(N) + len(N) * d) for Nk in N]}),
 ]
+
+def _em_p(K):
+    from .checks_em import em_p_term_derivatives
+
+    return em_p_term_derivatives(K)
+
+
+def _em_q(K):
+    from .checks_em import em_q_term_derivatives
+
+    return em_q_term_derivatives(K)
+
 
 #: check name -> its mutants, in registry order.
 MUTANTS: dict[str, list[Mutant]] = {}

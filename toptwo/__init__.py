@@ -13,6 +13,7 @@ Conventions (the paper's): the response matrix A has shape (n_workers, n_tasks),
 from . import datasets, experiments, io, report, results, theory, viz
 from .baselines import PAPER_METHODS, MajorityVote
 from .datasets import DATASETS, Dataset, answer_shares, load_dataset
+from .em import TopTwoEM
 from .dawid_skene import DawidSkene, OneCoinDawidSkene
 from .ebcc import EBCC
 from .glad import GLAD
@@ -33,7 +34,7 @@ __version__ = "0.1.0"
 __all__ = [
     "DATASETS", "Dataset", "answer_shares", "DawidSkene", "OneCoinDawidSkene", "load_dataset", "datasets", "experiments",
     "io", "report", "results", "theory", "viz", "MajorityVote", "OracleMLE", "Responses", "SCENARIOS",
-    "TopTwo1", "TopTwo2",
+    "TopTwo1", "TopTwo2", "TopTwoEM",
     "TopTwoModel", "as_responses", "best_pairs", "binary_stack", "estimate_reliability",
     "from_binary", "label_distribution", "plugin_mle", "spectral_estimate",
     "spectral_from_matrices", "split_entries", "to_binary", "top_two_errors",
