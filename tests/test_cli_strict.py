@@ -257,3 +257,22 @@ def test_memory_error_is_one_line(monkeypatch, capsys, good):
     monkeypatch.setattr(toptwo.__main__, "read_triples_csv", boom)
     cap = _run(capsys, ["infer", good])
     assert cap.err == "python -m toptwo infer: error: MemoryError\n"
+
+
+def test_infer_em_lists_uncertain_tasks(tmp_path, capsys):
+    from toptwo.__main__ import main
+
+    model = toptwo.TopTwoModel.scenario("hard", n_workers=20, n_tasks=60, n_labels=5, rng=0)
+    R = model.sample(0.3, rng=1)
+    path = tmp_path / "answers.csv"
+    path.write_text("worker,task,label\n" + "".join(
+        f"w{w},t{t},{lab}\n" for w, t, lab in zip(R.workers, R.tasks, R.labels)))
+    assert main(["infer", str(path), "--method", "em", "--uncertain", "3"]) == 0
+    out = capsys.readouterr()
+    lines = out.err.strip().splitlines()
+    assert lines[0] == "task,pair_probability" and len(lines) == 4
+    probs = [float(line.split(",")[1]) for line in lines[1:]]
+    assert probs == sorted(probs) and all(0 <= v <= 1 for v in probs)
+    assert out.out.startswith("task,g,h,confusion")
+    assert main(["infer", str(path), "--uncertain", "3"]) == 2
+    assert "--uncertain needs --method em" in capsys.readouterr().err

@@ -17,6 +17,7 @@ ESTIMATORS.update({
     "OneCoinDawidSkene": lambda: toptwo.OneCoinDawidSkene(),
     "OracleMLE": lambda: toptwo.OracleMLE(MODEL.reliability, MODEL.confusion),
     "TopTwo2 split": lambda: toptwo.TopTwo2(sample_splitting=True, rng=3),
+    "TopTwoEM": lambda: toptwo.TopTwoEM(max_iter=20),
 })
 
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from .baselines import MajorityVote
 from .dawid_skene import OneCoinDawidSkene
+from .em import TopTwoEM
 from .io import read_triples_csv, write_reliability_csv, write_results_csv
 from .metrics import top_two_errors
 from .mle import OracleMLE, TopTwo2
@@ -37,7 +38,7 @@ __all__ = ["main", "run_demo", "build_parser"]
 #: The embedded demo instance: (n_workers, n_tasks, n_labels), as in the paper's Sec. 6.1.
 DEMO_SHAPE = (50, 500, 5)
 
-_METHODS = ("toptwo2", "toptwo1", "majority", "onecoin")
+_METHODS = ("toptwo2", "toptwo1", "em", "majority", "onecoin")
 
 #: Decimal places of the floats written by ``infer`` (trailing zeros dropped), so that
 #: output files are identical across machines whatever the last bits of the estimate.
@@ -120,7 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "row: refuse (default), keep the first or the last row")
     infer.add_argument("--method", choices=_METHODS, default="toptwo2",
                        help="toptwo2: spectral + plug-in MLE (Algorithm 2, default); "
-                            "toptwo1: spectral only (Algorithm 1); majority: majority vote; "
+                            "toptwo1: spectral only (Algorithm 1); em: EM on the full top-two "
+                            "likelihood from TopTwo2 (slower; calibrated posteriors); "
+                            "majority: majority vote; "
                             "onecoin: one-coin Dawid-Skene (EM; also for binary tasks, K = 2)")
     infer.add_argument("--label-base", type=int, choices=(0, 1), default=1,
                        help="smallest label in the file: 1 for labels 1..K (default), 0 "
@@ -134,6 +137,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also write per-worker reliabilities (worker,reliability; "
                             "eq. (5), unclipped) to this file; needs --method toptwo2 or "
                             "onecoin")
+    infer.add_argument("--uncertain", type=_positive_int, default=None, metavar="N",
+                       help="with --method em: also print to standard error the N tasks "
+                            "whose pair is least certain (lowest posterior), which need more "
+                            "answers first")
     infer.add_argument("--force", action="store_true",
                        help="overwrite existing output files (refused without it)")
     return parser
@@ -185,10 +192,11 @@ def run_demo(scenario: str = "hard", queries_per_task: int = 10, seed: int = 0
 _ESTIMATORS = {"toptwo2": ("TopTwo2", lambda seed: TopTwo2(rng=seed)),
                "toptwo1": ("TopTwo1", lambda seed: TopTwo1(rng=seed)),
                "majority": ("MajorityVote", lambda seed: MajorityVote(rng=seed)),
-               "onecoin": ("OneCoinDawidSkene", lambda seed: OneCoinDawidSkene())}
+               "onecoin": ("OneCoinDawidSkene", lambda seed: OneCoinDawidSkene()),
+               "em": ("TopTwoEM", lambda seed: TopTwoEM(rng=seed))}
 
 #: Methods that estimate worker reliabilities (--workers-output).
-_RELIABILITY_METHODS = ("toptwo2", "onecoin")
+_RELIABILITY_METHODS = ("toptwo2", "onecoin", "em")
 
 
 def _check_output(path: str, flag: str, force: bool, others: dict[str, str]) -> str:
@@ -249,9 +257,12 @@ def _write_atomically(outputs: list[tuple[str, Callable[[IO[str]], None]]]) -> N
 
 def _run_infer(args: argparse.Namespace) -> None:
     if args.workers_output is not None and args.method not in _RELIABILITY_METHODS:
-        raise _UsageError(f"--workers-output needs --method toptwo2 or --method onecoin "
-                          f"(only TopTwo2, eq. (5), and one-coin Dawid-Skene estimate "
-                          f"worker reliabilities); got --method {args.method}.")
+        raise _UsageError(f"--workers-output needs --method toptwo2, em or onecoin "
+                          f"(only TopTwo2, eq. (5), TopTwoEM and one-coin Dawid-Skene "
+                          f"estimate worker reliabilities); got --method {args.method}.")
+    if args.uncertain is not None and args.method != "em":
+        raise _UsageError(f"--uncertain needs --method em (the posterior of each pair comes "
+                          f"from TopTwoEM); got --method {args.method}.")
     # Every output is checked before the (possibly long) run and before any is written.
     others = {"FILE.csv": args.file}
     if args.output is not None:
@@ -263,7 +274,7 @@ def _run_infer(args: argparse.Namespace) -> None:
                          label_base=args.label_base)
     name, make = _ESTIMATORS[args.method]
     try:
-        if args.method in ("toptwo1", "toptwo2"):
+        if args.method in ("toptwo1", "toptwo2", "em"):
             if R.n_labels == 2:
                 raise ValueError(binary_labels_message(name, cli=True))
             check_labels_used(R, name, cli=True)
@@ -287,6 +298,12 @@ def _run_infer(args: argparse.Namespace) -> None:
     if args.output is None:
         results(sys.stdout)
         sys.stdout.flush()
+    if args.uncertain is not None:
+        order = est.uncertain_tasks(args.uncertain)
+        ids = R.task_ids if R.task_ids is not None else np.arange(R.n_tasks)
+        print("task,pair_probability", file=sys.stderr)
+        for j in order:
+            print(f"{ids[j]},{round(float(est.pair_proba_[j]), DECIMALS)}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -118,6 +118,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ._base import BaseEstimator
 from ._validation import _check_real, check_choice, check_int
 from .mle import TopTwo2, best_pairs
 from .responses import Responses, as_responses
@@ -257,7 +258,7 @@ def _grid_posteriors(Sa: np.ndarray, Sb: np.ndarray, log_pi: np.ndarray):
     return Gk, Hk, pair, node, logZ
 
 
-class TopTwoEM:
+class TopTwoEM(BaseEstimator):
     r"""Top-two answers by EM on the full likelihood of eq. (1) (beyond the paper).
 
     Starts from TopTwo2 (Algorithm 2) and runs ECM on the log-posterior of (p, q) with the
