@@ -372,3 +372,19 @@ def test_sampler_large_path_matches_eq1_frequencies(monkeypatch):
     assert np.all(np.diff(key) > 0)
     # negative twin: the same bound rejects a sampler that ignored s (rate 0.2)
     assert not np.all(np.abs(2 * counts - 200) <= 6 * 13.42)
+
+
+def test_add_answers_draws_new_workers_from_eq1():
+    model = TopTwoModel.scenario("hard", n_workers=6, n_tasks=10, n_labels=5, rng=0)
+    R = model.sample(0.3, rng=1)
+    more = model.add_answers(R, np.array([0, 0, 3, 9]), rng=2)
+    assert more.nnz == R.nnz + 4 and more.task_counts()[0] == R.task_counts()[0] + 2
+    pairs = set(zip(more.workers.tolist(), more.tasks.tolist()))
+    assert len(pairs) == more.nnz                       # nobody answers a task twice
+    full = model.sample(1.0, rng=3)
+    assert model.add_answers(full, np.array([1]), rng=0).nnz == full.nnz   # no free worker
+    with pytest.raises(ValueError, match=r"`tasks` of TopTwoModel.add_answers must hold indices "
+                                         r"in 0..9; found 10"):
+        model.add_answers(R, np.array([10]))
+    with pytest.raises(TypeError, match=r"1-D array of task indices"):
+        model.add_answers(R, np.array([0.5]))

@@ -302,6 +302,55 @@ class TopTwoModel:
         return Responses(w.astype(np.int32), t.astype(np.int32), labels.astype(np.int32),
                          shape=(n, m), n_labels=K)
 
+    def add_answers(self, responses: Responses, tasks: Any, rng: Any = None) -> Responses:
+        """One more answer for each listed task, as an adaptive-labelling platform asks.
+
+        For every task in ``tasks`` (in order; a task may appear more than once) a worker
+        who has not answered it yet is drawn uniformly, and the answer is drawn from
+        eq. (1): with probability p_i the task's signal (g w.p. q_j, h otherwise), else a
+        uniform label. A task every worker has answered is skipped. Returns new
+        :class:`~toptwo.Responses` (the input is not changed). For teaching-sized
+        simulations (a Python loop over the requested tasks).
+        """
+        owner = "TopTwoModel.add_answers"
+        gen = check_rng(rng, owner=owner)
+        if responses.shape != (self.n_workers, self.n_tasks):
+            raise ValueError(f"{owner}: responses of shape {responses.shape} do not match the "
+                             f"model's (n_workers, n_tasks) = {(self.n_workers, self.n_tasks)}.")
+        todo = np.asarray(tasks)
+        if todo.ndim != 1 or not np.issubdtype(todo.dtype, np.integer):
+            raise TypeError(f"`tasks` of {owner} must be a 1-D array of task indices; got "
+                            f"{todo.dtype} with shape {todo.shape}.")
+        if todo.size and (todo.min() < 0 or todo.max() >= self.n_tasks):
+            bad = int(todo[(todo < 0) | (todo >= self.n_tasks)][0])
+            raise ValueError(f"`tasks` of {owner} must hold indices in 0..{self.n_tasks - 1}; "
+                             f"found {bad}.")
+        answered: dict[int, set[int]] = {}
+        for w, t in zip(responses.workers.tolist(), responses.tasks.tolist()):
+            answered.setdefault(t, set()).add(w)
+        K = self.n_labels
+        new_w, new_t, new_l = [], [], []
+        for t in todo.tolist():
+            have = answered.setdefault(t, set())
+            free = np.setdiff1d(np.arange(self.n_workers), np.fromiter(have, int, len(have)))
+            if free.size == 0:
+                continue
+            i = int(gen.choice(free))
+            have.add(i)
+            if gen.random() < self.reliability[i]:
+                pick = int((gen.random() < np.cumsum(self.weights[t])).argmax())
+                label = int(self.top_two[t, pick])
+            else:
+                label = int(gen.integers(1, K + 1))
+            new_w.append(i)
+            new_t.append(t)
+            new_l.append(label)
+        return Responses.from_triples(
+            np.concatenate([responses.workers, np.asarray(new_w, dtype=np.int64)]),
+            np.concatenate([responses.tasks, np.asarray(new_t, dtype=np.int64)]),
+            np.concatenate([responses.labels, np.asarray(new_l, dtype=np.int64)]),
+            n_workers=self.n_workers, n_tasks=self.n_tasks, n_labels=K)
+
     # ------------------------------------------------------ theory quantities
     @property
     def norm_p(self) -> float:

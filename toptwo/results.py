@@ -31,6 +31,7 @@ RESULT_NAMES = {
     "reproduce_topt": "benchmarks/reproduce_paper.py topt",
     "reproduce_baselines": "benchmarks/reproduce_paper.py baselines",
     "theorems_mc": "benchmarks/theorems_mc.py",
+    "em": "benchmarks/em.py --replicates 30 --timing",
     "sample_complexity": "benchmarks/sample_complexity.py",
     "splitting": "benchmarks/splitting.py",
     "core": "benchmarks/bench_core.py",
