@@ -534,13 +534,20 @@ def _propagate_min_label(R: Responses) -> tuple[np.ndarray, np.ndarray] | None:
     t_start = t_indptr[:-1][t_has]
     lw = np.arange(n, dtype=np.int32)          # int32: half the memory traffic per pass
     lt = np.full(m, -1, dtype=np.int32)
+    first = int(np.argmax(w_has)) if w_has.any() else 0
     for _ in range(_PROPAGATION_ROUNDS):
         lt[t_has] = np.minimum.reduceat(lw[t_workers], t_start)
         best = np.minimum.reduceat(lt[csr.indices], w_start)
-        if np.array_equal(best, lw[w_has]) or (best >= lw[w_has]).all():
+        if (best >= lw[w_has]).all():                      # no label moved: settled
             lw[~w_has] = -1
             return lw.astype(np.int64), lt.astype(np.int64)
         lw[w_has] = np.minimum(lw[w_has], best)
+        if (lw[w_has] == first).all():
+            # every active worker reached the smallest one: a single component, and every
+            # task (answered by some of them) belongs to it; no confirming round needed
+            lt[t_has] = first
+            lw[~w_has] = -1
+            return lw.astype(np.int64), lt.astype(np.int64)
     return None
 
 
