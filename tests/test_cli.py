@@ -242,14 +242,14 @@ def test_infer_workers_output_needs_toptwo2(tmp_path, capsys, instance):
     path = _triples_csv(tmp_path, R)
     assert main(["infer", str(path), "--method", "majority", "--workers-output",
                  str(tmp_path / "w.csv")]) == 2
-    assert ("--workers-output needs --method toptwo2 or --method onecoin (only TopTwo2, eq. "
-            "(5), and one-coin Dawid-Skene estimate worker reliabilities); got --method "
+    assert ("--workers-output needs --method toptwo2, em or onecoin (only TopTwo2, eq. (5), "
+            "TopTwoEM and one-coin Dawid-Skene estimate worker reliabilities); got --method "
             "majority." in capsys.readouterr().err)
     assert not (tmp_path / "w.csv").exists()
 
 
 @pytest.mark.parametrize("argv, msg", [
-    (["infer", "f.csv", "--method", "em"], "argument --method: invalid choice: 'em'"),
+    (["infer", "f.csv", "--method", "glad"], "argument --method: invalid choice: 'glad'"),
     (["infer", "f.csv", "--duplicates", "keep"], "argument --duplicates: invalid choice: 'keep'"),
     (["infer", "f.csv", "--n-labels", "x"], "argument --n-labels: must be an integer; got 'x'"),
     (["infer"], "the following arguments are required: FILE.csv"),
