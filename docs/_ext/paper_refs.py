@@ -51,6 +51,18 @@ def _split(printed: str) -> tuple[str, str]:
     return kind, number
 
 
+def _merge_text(parent: nodes.Element) -> None:
+    """Join adjacent Text children (the Markdown parser splits text at "[" and "]")."""
+    i = 0
+    while i + 1 < len(parent.children):
+        a, b = parent.children[i], parent.children[i + 1]
+        if isinstance(a, nodes.Text) and isinstance(b, nodes.Text):
+            parent.replace(a, nodes.Text(a.astext() + b.astext()))
+            parent.remove(b)
+        else:
+            i += 1
+
+
 class PaperRefs(SphinxTransform):
     default_priority = 700
 
@@ -67,21 +79,38 @@ class PaperRefs(SphinxTransform):
             printed = labels[text]
             kind, number = _split(printed)
             parent = lit.parent
+            _merge_text(parent)
             idx = parent.index(lit)
             prev = parent[idx - 1] if idx > 0 else None
             nxt = parent[idx + 1] if idx + 1 < len(parent) else None
             prev_text = prev.astext() if isinstance(prev, nodes.Text) else ""
+            # what a reader sees before the label (bold, line breaks included)
+            before = re.sub(r"\s+", " ", "".join(n.astext() for n in parent[:idx]))
             next_text = nxt.astext() if isinstance(nxt, nodes.Text) else ""
-            # "eq. (1) [`eqn:A_dist`]": the bracket repeats what is printed before it.
-            if (prev_text.endswith(printed + " [") or prev_text.endswith(number + " [")) \
-                    and next_text.startswith("]"):
-                cut = len(" [")
-                parent.replace(prev, nodes.Text(prev_text[:-cut]))
+            bare = number.strip("()")  # "(1)" -> "1"
+            compact = bare.replace("(", "").replace(")", "")  # "2(a)" -> "2a"
+            words = KIND_WORDS.get(kind, ())
+            # "eq. (1) [`eqn:A_dist`]", "Fig. 2a [`fig:color_error`]": the bracket
+            # repeats what is printed just before it -> drop the bracket.
+            said = (printed, number, bare, compact, f"{kind} {compact}")
+            if next_text.startswith("]") and any(before.endswith(x + " [") for x in said):
+                parent.replace(prev, nodes.Text(prev_text.rstrip()[:-1].rstrip()))
                 parent.replace(nxt, nodes.Text(next_text[1:]))
                 parent.remove(lit)
                 continue
-            words = KIND_WORDS.get(kind, ())
-            shown = number if any(prev_text.endswith(w) for w in words) else printed
+            # "Lemma [`lem:x`]" -> "Lemma 3";  "eq. (`eqn:x`)" -> "eq. (23)".
+            for opener, closer in (("[", "]"), ("(", ")")):
+                if next_text.startswith(closer) and any(
+                        before.endswith(w + opener) for w in words):
+                    if opener == "[":
+                        parent.replace(prev, nodes.Text(prev_text.rstrip()[:-1]))
+                        parent.replace(nxt, nodes.Text(next_text[1:]))
+                        shown = number
+                    else:
+                        shown = bare
+                    break
+            else:
+                shown = number if any(before.endswith(w) for w in words) else printed
             parent.replace(lit, nodes.inline(text, shown, classes=["paper-ref"],
                                              title=f"paper label {text}"))
 
