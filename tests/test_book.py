@@ -359,3 +359,9 @@ def test_book_is_documented():
     cmd = "python -m sphinx -W --keep-going -b html docs docs/_build/html"
     assert "## Book" in readme and cmd in readme
     assert cmd in (DOCS / "README.md").read_text(encoding="utf-8")
+
+
+def test_without_the_paper_the_committed_json_is_used(tmp_path):
+    labels, source = paper_labels.load(paper=tmp_path / "absent.tex")
+    assert source == str(paper_labels.JSON)
+    assert labels["eqn:A_dist"] == "eq. (1)" and labels["subsec:top_T"] == "Appendix A.2"
