@@ -365,3 +365,27 @@ def test_without_the_paper_the_committed_json_is_used(tmp_path):
     labels, source = paper_labels.load(paper=tmp_path / "absent.tex")
     assert source == str(paper_labels.JSON)
     assert labels["eqn:A_dist"] == "eq. (1)" and labels["subsec:top_T"] == "Appendix A.2"
+
+
+@needs_sphinx
+def test_an_unknown_paper_label_fails_the_build(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(DOCS / '_ext')!r})\n"
+        "extensions = ['myst_parser', 'paper_refs']\n", encoding="utf-8")
+    (src / "index.md").write_text(
+        "# T\n\nSee Appendix `subsec:top_T` and eq. (1) [`eqn:A_dist`].\n",
+        encoding="utf-8")
+    run = lambda: subprocess.run(  # noqa: E731
+        [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(src),
+         str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+    ok = run()
+    assert ok.returncode == 0, ok.stderr
+    prose = _Prose()
+    prose.feed((tmp_path / "out" / "index.html").read_text(encoding="utf-8"))
+    page = re.sub(r"\s+", " ", "".join(prose.text))
+    assert "Appendix A.2" in page and "eq. (1)." in page and "[eq. (1)]" not in page
+    (src / "index.md").write_text("# T\n\nSee `eqn:no_such_label`.\n", encoding="utf-8")
+    bad = run()
+    assert bad.returncode != 0 and "eqn:no_such_label" in bad.stderr, bad.stderr
