@@ -1,0 +1,176 @@
+"""Map the paper's LaTeX labels to the numbers printed in the PDF.
+
+The notebooks cite the paper by its LaTeX labels (``eqn:A_dist``, ``fig:estm_pq``,
+``subsec:top_T``).  Readers of the book see the PDF, so the book shows the printed
+numbers instead ("eq. (1)", "Fig. 7", "Appendix A.2").  This module computes them by
+replaying LaTeX's counters over the source, in order:
+
+* ``equation`` (and the paper's ``\\beq``/``\\eeq`` shorthand): one number per
+  environment unless it is starred or contains ``\\nonumber``/``\\notag``; a ``split``
+  inside does not add numbers.  ``align``/``gather``/``eqnarray``/``multline``: one
+  number per row (rows end at a top-level ``\\\\``) unless the row has ``\\nonumber``.
+  Numbering runs through the whole document (``article`` class; the appendix does not
+  reset it).
+* ``figure``/``figure*``: the counter steps at ``\\caption``; ``\\subfloat`` labels get
+  the figure's number plus a letter, "Fig. 3(b)".  ``table``: own counter at ``\\caption``.
+  ``algorithm``: own counter at ``\\caption``.
+* ``thm``/``cor``/``lem``/``prop``/``rem``: one counter each (``\\newtheorem`` without a
+  parent counter), stepped at ``\\begin``.
+* ``\\section``/``\\subsection``: arabic before ``\\appendix``, letters after (A, A.1, ...);
+  starred forms are unnumbered.
+
+A ``\\label`` takes the innermost numbered thing open at that point, as in LaTeX.
+The result is a small ``{label: printed reference}`` dictionary; ``paper_labels.json``
+next to this file is a committed copy for builds without the paper's source.
+"""
+from __future__ import annotations
+
+import json
+import re
+import string
+from pathlib import Path
+
+_MATH_ROWS = {"align", "gather", "eqnarray", "multline", "flalign", "alignat"}
+_THEOREMS = {"thm": "Theorem", "cor": "Corollary", "lem": "Lemma", "prop": "Proposition",
+             "rem": "Remark"}
+_TOKEN = re.compile(
+    r"\\begin\{(?P<begin>[A-Za-z*]+)\}"
+    r"|\\end\{(?P<end>[A-Za-z*]+)\}"
+    r"|\\label\{(?P<label>[^}]+)\}"
+    r"|\\(?P<sec>section|subsection|subsubsection)(?P<secstar>\*?)\s*[\[{]"
+    r"|\\(?P<appendix>appendix)\b"
+    r"|\\(?P<nonumber>nonumber|notag)\b"
+    r"|\\(?P<caption>caption)\b"
+    r"|\\(?P<subfloat>subfloat)\b"
+    r"|(?P<newline>\\\\)"
+)
+
+
+def _strip_comments(tex: str) -> str:
+    return re.sub(r"(?<!\\)%.*", "", tex)
+
+
+def parse(tex: str) -> dict[str, str]:
+    """Return ``{label: printed reference}`` for every numbered label in ``tex``."""
+    tex = _strip_comments(tex)
+    # The preamble defines \beq as \begin{equation}: count only the document body.
+    start = tex.find("\\begin{document}")
+    tex = tex[start:] if start >= 0 else tex
+    tex = re.sub(r"\\beq\b", r"\\begin{equation}", tex)
+    tex = re.sub(r"\\eeq\b", r"\\end{equation}", tex)
+    counters = {"equation": 0, "figure": 0, "table": 0, "algorithm": 0, "section": 0,
+                "subsection": 0, "subsubsection": 0, **{k: 0 for k in _THEOREMS}}
+    appendix = False
+    out: dict[str, str] = {}
+    stack: list[dict] = []  # open environments that own labels
+    current: str | None = None  # printed reference of the last stepped counter
+
+    def section_number(level: str) -> str:
+        top = counters["section"]
+        head = string.ascii_uppercase[top - 1] if appendix else str(top)
+        parts = [head]
+        if level in ("subsection", "subsubsection"):
+            parts.append(str(counters["subsection"]))
+        if level == "subsubsection":
+            parts.append(str(counters["subsubsection"]))
+        return ".".join(parts)
+
+    def finish_row(frame: dict) -> None:
+        if not frame["nonumber"]:
+            counters["equation"] += 1
+            for lab in frame["labels"]:
+                out[lab] = f"eq. ({counters['equation']})"
+        frame["labels"], frame["nonumber"] = [], False
+
+    for m in _TOKEN.finditer(tex):
+        if m["begin"]:
+            env = m["begin"]
+            base = env.rstrip("*")
+            starred = env.endswith("*")
+            if base == "equation" and not any(f["kind"] == "math" for f in stack):
+                stack.append({"kind": "math", "env": env, "rows": False,
+                              "nonumber": starred, "labels": []})
+            elif base in _MATH_ROWS:
+                stack.append({"kind": "math", "env": env, "rows": True,
+                              "nonumber": starred, "starred": starred, "labels": []})
+            elif base in ("figure", "table", "algorithm"):
+                stack.append({"kind": "float", "env": env, "counter": base,
+                              "number": None, "sub": 0, "pending": [], "last_sub": None})
+            elif base in _THEOREMS:
+                counters[base] += 1
+                current = f"{_THEOREMS[base]} {counters[base]}"
+        elif m["end"]:
+            env = m["end"]
+            if stack and stack[-1]["env"] == env:
+                frame = stack.pop()
+                if frame["kind"] == "math":
+                    if frame["rows"] and frame.get("starred"):
+                        frame["nonumber"] = True
+                    finish_row(frame)
+                elif frame["kind"] == "float" and frame["number"] is not None:
+                    for lab, letter in frame["pending"]:
+                        out[lab] = f"Fig. {frame['number']}({letter})"
+        elif m["label"]:
+            lab = m["label"].strip()
+            frame = stack[-1] if stack else None
+            if frame and frame["kind"] == "math":
+                frame["labels"].append(lab)
+            elif frame and frame["kind"] == "float":
+                if frame["last_sub"] is not None and frame["number"] is None:
+                    frame["pending"].append((lab, frame["last_sub"]))
+                    frame["last_sub"] = None
+                elif frame["number"] is not None:
+                    word = {"figure": "Fig.", "table": "Table", "algorithm": "Algorithm"}
+                    out[lab] = f"{word[frame['counter']]} {frame['number']}"
+            elif current is not None:
+                out[lab] = current
+        elif m["sec"]:
+            level = m["sec"]
+            if m["secstar"]:
+                current = None
+                continue
+            counters[level] += 1
+            if level == "section":
+                counters["subsection"] = counters["subsubsection"] = 0
+            elif level == "subsection":
+                counters["subsubsection"] = 0
+            number = section_number(level)
+            current = f"Appendix {number}" if appendix else f"Sec. {number}"
+        elif m["appendix"]:
+            appendix = True
+            counters["section"] = counters["subsection"] = counters["subsubsection"] = 0
+        elif m["nonumber"]:
+            if stack and stack[-1]["kind"] == "math":
+                stack[-1]["nonumber"] = True
+        elif m["newline"]:
+            if stack and stack[-1]["kind"] == "math" and stack[-1]["rows"]:
+                finish_row(stack[-1])
+        elif m["caption"]:
+            frame = next((f for f in reversed(stack) if f["kind"] == "float"), None)
+            if frame is not None and frame["number"] is None:
+                counters[frame["counter"]] += 1
+                frame["number"] = counters[frame["counter"]]
+        elif m["subfloat"]:
+            frame = next((f for f in reversed(stack) if f["kind"] == "float"), None)
+            if frame is not None:
+                frame["last_sub"] = string.ascii_lowercase[frame["sub"]]
+                frame["sub"] += 1
+    return out
+
+
+HERE = Path(__file__).resolve().parent
+PAPER = HERE.parent.parent / "shared" / "paper" / "jeong-chung-2023-top-two.tex"
+JSON = HERE / "paper_labels.json"
+
+
+def load(paper: Path = PAPER, fallback: Path = JSON) -> tuple[dict[str, str], str]:
+    """Labels from the paper's source if present, else from the committed JSON copy."""
+    if paper.is_file():
+        return parse(paper.read_text(encoding="utf-8")), str(paper)
+    return json.loads(fallback.read_text(encoding="utf-8")), str(fallback)
+
+
+if __name__ == "__main__":  # regenerate the committed copy: python docs/paper_labels.py
+    labels = parse(PAPER.read_text(encoding="utf-8"))
+    JSON.write_text(json.dumps(labels, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"wrote {len(labels)} labels to {JSON}")
