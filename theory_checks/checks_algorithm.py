@@ -55,6 +55,8 @@ def check_algorithm1_population(
         Claimed factor of step 5 as a function of K (default K/(K−2)).
     q_hat
         Claimed ``q_hat(K, Δv^(g), l)`` (default eq. (4)).
+    Ks
+        The numbers of choices K checked exhaustively.
     """
     for K in Ks:
         for g, h in pairs(K):

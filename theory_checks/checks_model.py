@@ -227,6 +227,8 @@ def check_eq2_delta_r_and_ordering(
         Claimed ``Δr(K, g, h, k)``; default eq. (2).
     gaps
         Claimed ``(Δr^(h) − Δr^(g), Δr^(c) − Δr^(h))``.
+    Ks
+        The numbers of choices K checked exhaustively.
     """
     gap_gh, gap_hc = gaps()
     for K in Ks:

@@ -282,14 +282,18 @@ def _run_infer(args: argparse.Namespace) -> None:
         est.fit(R)
     except ValueError as exc:
         raise ValueError(f"{args.file}: {exc}") from None
+    # the CSV reader always keeps the ids as written
+    task_ids = R.task_ids if R.task_ids is not None else np.arange(R.n_tasks)
+    worker_ids = R.worker_ids if R.worker_ids is not None else np.arange(R.n_workers)
+
     def results(fh: IO[str]) -> None:
-        write_results_csv(fh, R.task_ids, est.top_two_, est.confusion_,
+        write_results_csv(fh, task_ids, est.top_two_, est.confusion_,
                           label_base=args.label_base, decimals=DECIMALS)
 
     def reliabilities(fh: IO[str]) -> None:
-        write_reliability_csv(fh, R.worker_ids, est.reliability_, decimals=DECIMALS)
+        write_reliability_csv(fh, worker_ids, est.reliability_, decimals=DECIMALS)
 
-    files = []
+    files: list[tuple[str, Callable[[IO[str]], None]]] = []
     if args.output is not None:
         files.append((args.output, results))
     if args.workers_output is not None:

@@ -45,6 +45,7 @@ def top_two_with_ties(log_scores: np.ndarray, answered: np.ndarray
         Unnormalised log posteriors (finite, or -inf for an impossible label) on
         answered rows; other rows are ignored.
     answered : ndarray of bool, shape (n_tasks,)
+        Bool array of shape (n_tasks,): tasks with at least one response.
 
     Returns
     -------

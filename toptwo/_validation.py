@@ -174,6 +174,7 @@ def check_is_fitted(estimator: Any, attribute: str, owner: str | None = None) ->
     Parameters
     ----------
     estimator : object
+        The estimator whose fitted attribute is read.
     attribute : str
         An attribute set by ``fit`` (e.g. ``"top_two_"``).
     owner : str, optional

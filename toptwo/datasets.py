@@ -314,6 +314,7 @@ def load_dataset(name: str, data_dir: str | os.PathLike | None = None, *,
     Parameters
     ----------
     name : {"adult2", "flag", "food", "plot", "color", "dog", "web"}
+        One of ``DATASETS`` (adult2, flag, food, plot, color, dog, web).
     data_dir : path-like, optional
         Folder with the files; defaults to ``$TOPTWO_DATA``, else ``shared/datasets``
         beside the repository checkout (see :func:`resolve_data_dir`).
@@ -366,7 +367,8 @@ def load_dataset(name: str, data_dir: str | os.PathLike | None = None, *,
             f"or duplicates='last' to keep one answer per pair (the paper's MATLAB loaders "
             f"keep the last).")
     responses = Responses.from_triples(w, t, lab, n_workers=n_workers, n_tasks=n_tasks,
-                                       n_labels=K, duplicates=duplicates)
+                                       n_labels=K,
+                                       duplicates=duplicates)  # type: ignore[arg-type]
 
     tpath = folder / truth_file
     tarr = _parse(_read(tpath, verify=verify, dataset=name), tpath, 2, name)
@@ -400,6 +402,7 @@ def answer_shares(dataset: Dataset | Responses, n_top: int = 3, *,
     dataset : Dataset or Responses
         Responses after the duplicate policy (``duplicates="last"`` reproduces the paper).
     n_top : int, default=3
+        How many of the most frequent answers per task to report.
     restrict_to_truth : bool, default=False
         Average only over tasks with a known ground truth (needs a Dataset).
 

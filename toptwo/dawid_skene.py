@@ -92,6 +92,7 @@ def top_two_from_log_scores(log_scores: np.ndarray,
     log_scores : ndarray of shape (n_tasks, K)
         ``log pi_k + sum_e log P(A_e | true label k)``, finite on answered rows.
     answered : ndarray of bool, shape (n_tasks,)
+        Bool array of shape (n_tasks,): tasks with at least one response.
 
     Returns
     -------

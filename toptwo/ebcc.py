@@ -129,7 +129,7 @@ class EBCC(ScoreOutputMixin):
         r[~answered] = 0.0
         converged = False
         it = 0
-        for it in range(1, max_iter + 1):
+        for it in range(1, max_iter + 1):  # noqa: B007 - its last value is read after the loop
             eta = a_pi / M + r.sum(axis=0)                                   # (K, M)
             nu = alpha + z.sum(axis=0)                                        # (K,)
             N = (XT @ r.reshape(m, K * M)).reshape(n, K, K, M)                # [i, l, k, m]

@@ -412,7 +412,7 @@ class TopTwoEM(BaseEstimator):
         n_iter = 0
         lo_p, hi_p = np.full(n, _EDGE), np.full(n, 1.0 - _EDGE)
         lo_q, hi_q = np.full(m, 0.5 + _EDGE), np.full(m, 1.0 - _EDGE)
-        for n_iter in range(1, max_iter + 1):
+        for n_iter in range(1, max_iter + 1):  # noqa: B007 - its last value is read after the loop
             gg = G.ravel()[flat]                     # gamma^g, gamma^h, gamma^o per response
             gh = H.ravel()[flat]
             go = np.clip(1.0 - gg - gh, 0.0, None)
@@ -536,7 +536,7 @@ class TopTwoEM(BaseEstimator):
         history = [lp]
         converged = False
         n_iter = 0
-        for n_iter in range(1, max_iter + 1):
+        for n_iter in range(1, max_iter + 1):  # noqa: B007 - its last value is read after the loop
             Gk, Hk, _, node, _ = post
             # p_i: the same concave 1-D problem as for confusion="map", with the node's
             # q_k in place of q_j, so the responses aggregate per (worker, node)
@@ -559,7 +559,7 @@ class TopTwoEM(BaseEstimator):
             change = max(float(np.abs(p_new - p)[active].max(initial=0.0)),
                          float(np.abs(pi_new - pi).max()))
             p, pi = p_new, pi_new
-            del Gk, Hk, node, Wg, Wh
+            del Gk, Hk, node
             post = None                       # free the old posterior before the new one
             post, lp = e_step(p, pi)
             rise = lp - history[-1]

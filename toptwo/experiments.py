@@ -151,7 +151,9 @@ def run_sweep(model_factory: TopTwoModel | Callable[[np.random.Generator], TopTw
         Generator private to (rate, replicate, method): pass it to the estimator's
         ``rng`` (majority vote's tie-breaking, TopTwo2's sample splits).
     sampling_rates : iterable of float in (0, 1]
+        The sampling rates s of the sweep.
     n_replicates : int >= 1
+        Replicates per sampling rate (a fresh instance and A each).
     rng : int, Generator or SeedSequence
         Root of every random draw (see the module docstring). ``None`` is refused.
     tags : mapping, optional
@@ -202,7 +204,8 @@ def run_sweep(model_factory: TopTwoModel | Callable[[np.random.Generator], TopTw
     for a, s in enumerate(rates):
         for r, child in enumerate(children[a].spawn(R)):
             seed_model, seed_sample = child.spawn(2)
-            model = model_factory if fixed else model_factory(np.random.default_rng(seed_model))
+            model = (model_factory if fixed else
+                     model_factory(np.random.default_rng(seed_model)))  # type: ignore[operator]
             if not isinstance(model, TopTwoModel):
                 raise TypeError(f"{owner}: model_factory returned {type(model).__name__}; "
                                 f"a TopTwoModel is required.")
@@ -289,8 +292,11 @@ def queries_needed(x: Any, error: Any, target: float) -> float:
     Parameters
     ----------
     x : array-like, increasing, > 0
+        Increasing grid of queries per task (n s).
     error : array-like, same length
+        Mean error at each grid point.
     target : float > 0
+        The error level epsilon to reach.
     """
     xs = np.asarray(x, float)
     ys = np.asarray(error, float)
@@ -330,8 +336,11 @@ def minimax_lower_bound_g(n_labels: int, p_bar: float, queries_per_task: Any, *,
     Parameters
     ----------
     n_labels : int >= 2
+        K, the number of choices.
     p_bar : float in [0, 1]
+        ||p||_2^2 / n, in [0, 1].
     queries_per_task : float or array of n s, 0 <= n s <= s* n
+        n s, scalar or array.
     n_workers : int >= 1, keyword-only
         n, to turn n s into the sampling rate s.
 
@@ -341,7 +350,7 @@ def minimax_lower_bound_g(n_labels: int, p_bar: float, queries_per_task: Any, *,
         When some s = queries_per_task / n_workers exceeds s* (the bound is then not
         implied by the proof: e.g. at s = 0.9, (1 - s) = 0.1 < exp(-1.8) = 0.165).
     """
-    from .theory import THEOREM3A_MAX_SAMPLING_RATE as s_star
+    from .theory import THEOREM3A_MAX_SAMPLING_RATE as S_STAR
 
     owner = "minimax_lower_bound_g"
     K = check_int(n_labels, "n_labels", owner=owner, minimum=2)
@@ -354,10 +363,10 @@ def minimax_lower_bound_g(n_labels: int, p_bar: float, queries_per_task: Any, *,
     if np.any(ns < 0) or not np.all(np.isfinite(ns)):
         raise ValueError(f"{owner}: `queries_per_task` must be finite and >= 0.")
     s = ns / n
-    if np.any(s > s_star):
+    if np.any(s > S_STAR):
         bad = float(np.max(s))
         raise ValueError(f"{owner}: the sampling rate s = queries_per_task / n_workers must be "
-                         f"<= s* = {s_star:.5f} (the root of -log(1-s) = 2s; Theorem 3(a)'s "
+                         f"<= s* = {S_STAR:.5f} (the root of -log(1-s) = 2s; Theorem 3(a)'s "
                          f"bound needs (1-s) >= exp(-2s)); got s = {bad!r} "
                          f"(n s = {bad * n!r}, n_workers = {n}).")
     return (K - 1) / K * np.exp(-2.0 * pb * ns)
@@ -429,11 +438,21 @@ def plot_error_curves(summary: Mapping[Any, Mapping[str, np.ndarray]], *,
     Parameters
     ----------
     summary : dict name -> dict with ``x``, ``mean``, ``ci_low``, ``ci_high``
+        Method -> {x, mean, ci_low, ci_high} (from :func:`aggregate`).
     lower_bound : (x, y), optional
         A bound to draw as a dashed black curve.
     logy : bool, default=True
         Log scale on the error axis (non-positive values are masked).
     ax : matplotlib Axes, optional
+        Axes to draw on (a new figure when None).
+    title
+        Axes title.
+    xlabel
+        X-axis label.
+    ylabel
+        Y-axis label.
+    lower_bound_label
+        Legend entry of the lower bound.
 
     Returns
     -------
@@ -486,6 +505,7 @@ def plot_estimates(panels: Mapping[str, tuple[Any, Any]], *, ncols: int = 3) -> 
         e.g. ``{"p_hat (eq. (5))": (model.reliability, est.reliability_)}``. Pairs with a
         non-finite value are left out.
     ncols : int, default=3
+        Panels per row.
 
     Returns
     -------

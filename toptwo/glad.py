@@ -125,7 +125,7 @@ class GLAD(ScoreOutputMixin):
         b = np.ones(m)
         converged = False
         it = 0
-        for it in range(1, max_iter + 1):
+        for it in range(1, max_iter + 1):  # noqa: B007 - its last value is read after the loop
             S = self._log_scores(R, alpha, b)
             Sa = S[answered]
             T = np.zeros((m, K))

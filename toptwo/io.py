@@ -55,7 +55,7 @@ def _fail(path: str, line: int | None, message: str) -> ValueError:
     return ValueError(f"{where}: {message}")
 
 
-def read_triples_csv(path: str | os.PathLike, *, n_labels: int | None = None,
+def read_triples_csv(path: str | os.PathLike, *, n_labels: int | None = None,  # noqa: C901 - one pass over the file with a check per field
                      duplicates: str = "error", label_base: int = 1) -> Responses:
     """Read ``worker,task,label`` triples from a CSV file with a header row.
 
@@ -222,7 +222,8 @@ def read_triples_csv(path: str | os.PathLike, *, n_labels: int | None = None,
     try:
         return Responses.from_triples(workers, tasks, labels, n_workers=len(worker_index),
                                       n_tasks=len(task_index), n_labels=K_given,
-                                      duplicates=duplicates, worker_ids=worker_ids,
+                                      duplicates=duplicates,  # type: ignore[arg-type]
+                                      worker_ids=worker_ids,
                                       task_ids=task_ids)
     except ValueError as exc:
         lines = np.asarray(line_list)
@@ -306,7 +307,7 @@ def _open_out(dest: str | os.PathLike | IO[str]):
     return open(os.fspath(dest), "w", newline="", encoding="utf-8"), True
 
 
-def write_results_csv(dest: str | os.PathLike | IO[str], task_ids: Sequence[Any],
+def write_results_csv(dest: str | os.PathLike | IO[str], task_ids: Sequence[Any] | np.ndarray,
                       top_two: np.ndarray, confusion: np.ndarray, *,
                       label_base: int = 1, decimals: int | None = None) -> None:
     """Write per-task results as CSV with the header ``task,g,h,confusion``.
@@ -352,7 +353,7 @@ def write_results_csv(dest: str | os.PathLike | IO[str], task_ids: Sequence[Any]
             fh.close()
 
 
-def write_reliability_csv(dest: str | os.PathLike | IO[str], worker_ids: Sequence[Any],
+def write_reliability_csv(dest: str | os.PathLike | IO[str], worker_ids: Sequence[Any] | np.ndarray,
                           reliability: np.ndarray, *, decimals: int | None = None) -> None:
     """Write per-worker reliabilities p_hat_i (eq. (5) [`eqn:hatpi`]) as ``worker,reliability``.
 

@@ -121,6 +121,7 @@ class MACE(ScoreOutputMixin):
             lls.append(run[0])
             if best is None or run[0] > best[0]:
                 best = run
+        assert best is not None                  # max_restarts >= 1 (checked)
         ll, S, theta, xi, it, conv = best
         self._store(R, S)
         active = R.worker_counts() > 0
@@ -157,7 +158,7 @@ class MACE(ScoreOutputMixin):
         xi /= xi.sum(axis=1, keepdims=True)
         converged = False
         it = 0
-        for it in range(1, max_iter + 1):
+        for it in range(1, max_iter + 1):  # noqa: B007 - its last value is read after the loop
             S, know = self._scores(R, theta, xi)
             Sa = S[answered]
             T = np.zeros_like(S)

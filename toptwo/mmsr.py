@@ -172,7 +172,7 @@ class MMSR(ScoreOutputMixin):
         x_prev = np.zeros(n)
         converged = False
         it = 0
-        for it in range(1, max_iter + 1):
+        for it in range(1, max_iter + 1):  # noqa: B007 - its last value is read after the loop
             with np.errstate(divide="ignore", invalid="ignore"):
                 v = _trimmed_means(X / u[:, None], obs, v, F, m_ans)
                 u = _trimmed_means(X.T / v[:, None], obs.T, u, F, m_ans)

@@ -291,7 +291,7 @@ class TopTwoModel:
         if n * m <= DENSE_MASK_MAX_PAIRS:
             w, t = np.nonzero(gen.random((n, m)) < s)
         else:  # never materialise n x m: per-worker counts, then distinct tasks
-            counts = gen.binomial(m, s, size=n)
+            counts = np.asarray(gen.binomial(m, s, size=n))
             w = np.repeat(np.arange(n), counts)
             t = np.concatenate([np.sort(gen.choice(m, c, replace=False)) for c in counts])
         nnz = w.shape[0]

@@ -56,7 +56,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment, minimize
-from scipy.special import logsumexp, softmax
+from scipy.special import softmax
 
 from ._scores import ScoreOutputMixin
 from ._validation import check_choice, check_int

@@ -51,6 +51,13 @@ __all__ = ["METHOD_NAMES", "MajorityVoteTopT", "method_factories", "sweep_rates"
 METHOD_NAMES = ("MV", "MV-D&S (full)", "OneCoinDS", "TopTwo1", "TopTwo2", "TopTwo2 split",
                 "TopTwo2 refine3", "Oracle")
 
+def _oracle(model: TopTwoModel | None, T: int) -> OracleMLE:
+    """The oracle MLE of ``model`` (it needs the true p and q)."""
+    if model is None:
+        raise ValueError("the oracle MLE needs the true model (p, q); none was given.")
+    return OracleMLE(model.reliability, model.confusion if T == 2 else model.weights)
+
+
 _BUILDERS: dict[str, Callable[[TopTwoModel | None, np.random.Generator, int], Any]] = {
     "MV": lambda model, rng, T: MajorityVote(rng=rng),
     "MV-D&S": lambda model, rng, T: DawidSkene(confusion="one_coin"),
@@ -60,8 +67,7 @@ _BUILDERS: dict[str, Callable[[TopTwoModel | None, np.random.Generator, int], An
     "TopTwo2": lambda model, rng, T: TopTwo2(n_top=T, rng=rng),
     "TopTwo2 split": lambda model, rng, T: TopTwo2(sample_splitting=True, n_top=T, rng=rng),
     "TopTwo2 refine3": lambda model, rng, T: TopTwo2(n_refinements=3, rng=rng),
-    "Oracle": lambda model, rng, T: OracleMLE(model.reliability,
-                                              model.confusion if T == 2 else model.weights),
+    "Oracle": lambda model, rng, T: _oracle(model, T),
 }
 
 def _registry_builder(name: str) -> Callable[[TopTwoModel | None, np.random.Generator, int], Any]:
@@ -112,6 +118,7 @@ def method_factories(names: Sequence[str] = METHOD_NAMES, *, n_top: int = 2
     Parameters
     ----------
     names : sequence of str, default=METHOD_NAMES
+        Display names of the methods (keys of the builder table).
     n_top : int, default=2
         T passed to TopTwo1/TopTwo2 (and which weights the oracle gets).
     """
@@ -147,9 +154,13 @@ def sweep_rates(model_factory: Any, methods: Mapping[str, Callable[..., Any]],
     Parameters
     ----------
     model_factory, methods, tags : as in ``run_sweep``
+        ``rng -> TopTwoModel``, a fresh instance per replicate.
     sampling_rates : sequence of float in (0, 1]
+        The sampling rates s.
     n_replicates : int >= 1
+        Replicates per rate.
     seed : int >= 0
+        Root seed; replicate r at rate s is the same draw whatever the grid.
     key : sequence of int >= 0
         Distinguishes sweeps sharing a seed (e.g. the scenario's index).
     """
@@ -182,10 +193,13 @@ def paired_gap(records: Sequence[Mapping[str, Any]], method: str, reference: str
     Parameters
     ----------
     records : output of :func:`sweep_rates` / ``run_sweep``
+        Records of :func:`sweep_rates`.
     method, reference : str
         Values of the ``method`` key.
     metric : str, default="err_pair"
+        The record field compared (e.g. ``err_pair``).
     x : str, default="queries_per_task"
+        The record field that indexes the grid.
     where : mapping, optional
         Keep only records whose keys equal these values (e.g. ``{"scenario": "hard"}``).
 
@@ -231,9 +245,11 @@ def subsample_per_task(A: Any, d: int, rng: Any) -> Responses:
     Parameters
     ----------
     A : Responses, array or sparse matrix
+        Responses (anything :func:`toptwo.as_responses` accepts).
     d : int >= 1
         Responses kept per task.
     rng : int or numpy.random.Generator
+        Source of the subsample.
     """
     owner = "subsample_per_task"
     R = as_responses(A, owner=owner)
@@ -360,7 +376,7 @@ def top_t_sweep(model_factory: Callable[[np.random.Generator], TopTwoModel],
             s_model, s_sample, s_mv, s_t1, s_t2 = ss.spawn(5)
             model = model_factory(np.random.default_rng(s_model))
             A = model.sample(s, rng=np.random.default_rng(s_sample))
-            ests = {
+            ests: dict[str, Any] = {
                 "MV": MajorityVoteTopT(n_top=T, rng=np.random.default_rng(s_mv)),
                 "TopTwo1": TopTwo1(n_top=T, rng=np.random.default_rng(s_t1)),
                 "TopTwo2": TopTwo2(n_top=T, rng=np.random.default_rng(s_t2)),
@@ -396,14 +412,18 @@ def subsample_sweep(responses: Any, truth: Any, methods: Mapping[str, Callable[.
     Parameters
     ----------
     responses : Responses
+        The full responses.
     truth : int array of shape (n_tasks, 2) or (n_tasks,)
         (g, h) per task, or g only (then only ``err_g`` is meaningful); 0 = unknown
         (such tasks take part in the inference but not in the score).
     methods : mapping name -> callable(model, rng)
         As from :func:`method_factories` (called with ``model=None``: no oracle).
     budgets : sequence of int >= 1
+        Responses kept per task.
     n_replicates : int >= 1
+        Subsamples per budget.
     seed : int >= 0
+        Root seed of the subsamples.
 
     Returns
     -------
@@ -459,9 +479,15 @@ def plot_grid(panels: Sequence[Sequence[tuple[str, Mapping[str, Mapping[str, Any
         (output of :func:`toptwo.experiments.aggregate`, or the same with lists, as
         stored in ``benchmarks/results/reproduce_*.json``).
     xlabel, ylabel : str
+        X-axis label of every panel.
     logy : bool, default=False
+        Logarithmic y axes.
     legend : {"first", "all"}, default="first"
         Keep the legend on the first panel only, or on every panel.
+    width
+        Width of one panel (inches).
+    height
+        Height of one panel (inches).
 
     Returns
     -------

@@ -69,7 +69,7 @@ def rank_one_pgd(C: np.ndarray, observed: np.ndarray, n_labels: int, *, step: fl
     x = np.where(active, 0.5, 0.0)
     converged = False
     it = 0
-    for it in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007 - its last value is read after the loop
         grad = -4.0 * (obs * (C - np.outer(x, x))) @ x
         new = np.where(active, np.clip(x - eta * grad, lo, hi), 0.0)
         change = float(np.max(np.abs(new - x)))
@@ -128,7 +128,7 @@ class PGD(ScoreOutputMixin):
         tol = check_positive(self.tol, "tol", owner=owner)
         max_iter = check_int(self.max_iter, "max_iter", owner=owner, minimum=1)
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
-        n, K = R.n_workers, R.n_labels
+        K = R.n_labels
         m_ans = max(int((R.task_counts() > 0).sum()), 1)
         C, common = worker_covariance(R)
         obs = (common > 0).astype(float)

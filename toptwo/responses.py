@@ -85,13 +85,13 @@ class Responses:
         self.n_labels = int(n_labels)
         self.worker_ids = worker_ids
         self.task_ids = task_ids
-        self._csr = None
-        self._tl_index = None
-        self._tcounts = None
-        self._wcounts = None
-        self._tmajor = None
-        self._tl_index_tm = None
-        self._tasks_tm = None
+        self._csr: Any = None
+        self._tl_index: Any = None
+        self._tcounts: Any = None
+        self._wcounts: Any = None
+        self._tmajor: Any = None
+        self._tl_index_tm: Any = None
+        self._tasks_tm: Any = None
 
     # ------------------------------------------------------------------ basics
     @property
@@ -216,7 +216,7 @@ class Responses:
 
     # ------------------------------------------------------------ construction
     @classmethod
-    def from_triples(cls, workers: Any, tasks: Any = None, labels: Any = None, *,
+    def from_triples(cls, workers: Any, tasks: Any = None, labels: Any = None, *,  # noqa: C901 - every accepted input form in one gate
                      n_workers: int | None = None, n_tasks: int | None = None,
                      n_labels: int | None = None, duplicates: Duplicates = "error",
                      worker_ids: Any = None, task_ids: Any = None) -> "Responses":
@@ -296,7 +296,7 @@ class Responses:
         if n_tasks is None and t_ids is not None:
             n_tasks = len(t_ids)
         w0, t0 = w, t                                  # ids as given, for messages
-        compact = {}
+        compact: dict[str, Any] = {}
         for name, a, size in (("worker", w, n_workers), ("task", t, n_tasks)):
             if a.min() < 0:
                 e = int(np.argmax(a < 0))
@@ -492,7 +492,7 @@ def _object_to_int(arr: np.ndarray, name: str, *, owner: str, where, nan_hint: s
         if isinstance(v, numbers.Integral):
             iv = int(v)
         elif isinstance(v, numbers.Real) and math.isfinite(v) and float(v).is_integer():
-            iv = int(v)
+            iv = int(float(v))
         else:
             kind = "number" if isinstance(v, numbers.Number) else type(v).__name__
             exc = ValueError if isinstance(v, numbers.Number) else TypeError
@@ -568,6 +568,7 @@ def check_labels_used(R: "Responses", owner: str, *, cli: bool = False,
     Parameters
     ----------
     R : Responses
+        The responses to check.
     owner : str
         Name used in the message (e.g. ``"TopTwo2.fit"``).
     cli : bool, default=False
@@ -607,7 +608,7 @@ def binary_labels_message(owner: str, *, cli: bool = False) -> str:
             f"for binary tasks use {alt}.")
 
 
-def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> Responses:
+def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> Responses:  # noqa: C901 - every accepted input kind in one gate
     """Validate a response matrix and return it as :class:`Responses`.
 
     Parameters

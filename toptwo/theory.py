@@ -65,8 +65,11 @@ def spammer_hammer_error_g(n_labels: int, n_hammers: int, sampling_rate: Any) ->
     Parameters
     ----------
     n_labels : int >= 2
+        K.
     n_hammers : int >= 0
+        Number of workers with p_i = 1.
     sampling_rate : float or array of s in [0, 1]
+        S, scalar or array in [0, 1].
     """
     owner = "spammer_hammer_error_g"
     K = check_int(n_labels, "n_labels", owner=owner, minimum=2)
@@ -166,7 +169,9 @@ def binomial_ci(successes: Any, trials: Any, confidence: float = 0.95) -> tuple[
     Parameters
     ----------
     successes, trials : int or arrays of int, 0 <= successes <= trials, trials >= 1
+        Number of successes (array-like).
     confidence : float in (0, 1)
+        Confidence level of the Clopper-Pearson interval.
     """
     from scipy.stats import binomtest
 
@@ -404,7 +409,7 @@ def every_task_recovery(n_workers: int = 60, n_tasks_list: tuple[int, ...] = (20
     base = _fixed_q_model(gen, n, max(ms), K, reliability_range, confusion, owner)
     d_bar = float(kl_divergence_per_task(base).min())
     xs = np.asarray(x_grid, dtype=float)
-    res: dict[str, Any] = {"d_bar": d_bar, "x": xs, "n_workers": n}
+    res: dict[Any, Any] = {"d_bar": d_bar, "x": xs, "n_workers": n}
     for m in ms:
         model = TopTwoModel(base.reliability, base.confusion[:m], base.top_two[:m], K)
         all_ok = np.zeros(xs.size, dtype=np.int64)

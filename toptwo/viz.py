@@ -132,7 +132,7 @@ def sin_theta(a: Any, b: Any) -> float:
                          f"instead.")
     ua, ub = av / na, bv / nb
     # ||ua - (ua . ub) ub||: accurate for small angles, unlike sqrt(1 - cos^2).
-    return float(min(1.0, np.linalg.norm(ua - (ua @ ub) * ub)))
+    return min(1.0, float(np.linalg.norm(ua - (ua @ ub) * ub)))
 
 
 def _check_task(task: Any, n_tasks: int, owner: str) -> int:
@@ -205,6 +205,8 @@ def plot_singular_values(series: Mapping[str, Any], *, n_show: int | None = None
         Singular values of each matrix (any order; they are sorted, largest first).
     n_show : int, optional
         Plot only the first ``n_show`` of each (default: all).
+    title
+        Axes title.
 
     Returns
     -------
@@ -242,6 +244,12 @@ def plot_rate(x: Any, y: Any, fit: tuple[float, float] | bool = True, *,
         Line exp(intercept) x^slope to draw; True fits it with :func:`fit_loglog_slope`.
     reference : (slope, intercept), optional
         A theoretical rate exp(intercept) x^slope, drawn dashed (e.g. a bound).
+    title
+        Axes title.
+    xlabel
+        X-axis label.
+    ylabel
+        Y-axis label.
 
     Returns
     -------

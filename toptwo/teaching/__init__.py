@@ -476,6 +476,7 @@ def check_expected_binary(student: Any, g: int, h: int, K: int = 3) -> CheckResu
     g, h : int
         The configuration the student derived (distinct labels in 1..K).
     K : int, default=3
+        The number of choices used in the check.
 
     The reference is computed from eq. (1) directly and compared with
     ``sympy.expand(student - reference) == 0``. Diagnoses: the -s(K-2k)/K shift left out
