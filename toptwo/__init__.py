@@ -10,7 +10,7 @@ Conventions (the paper's): the response matrix A has shape (n_workers, n_tasks),
 (g, h) = ground truth and most confusing answer.
 """
 
-from . import datasets, experiments, io, report, results, theory, viz
+from . import datasets, experiments, io, report, results, softlabels, theory, viz
 from .baselines import PAPER_METHODS, MajorityVote
 from .datasets import DATASETS, Dataset, answer_shares, load_dataset
 from .em import TopTwoEM
