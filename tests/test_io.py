@@ -8,6 +8,8 @@ import re
 import numpy as np
 import pytest
 
+import toptwo
+
 from toptwo import Responses
 from toptwo.io import read_triples_csv, write_reliability_csv, write_results_csv
 
@@ -308,3 +310,13 @@ def test_read_write_roundtrip_through_estimator(tmp_path):
     first = lines[1].split(",")
     assert first[0] == R.task_ids[0]
     assert (int(first[1]), int(first[2])) == tuple(est.top_two_[0])
+
+
+@pytest.mark.parametrize("bad", ["1_0", "+3", "2.0", " 3x"])
+def test_csv_labels_must_be_plain_integers(tmp_path, bad):
+    f = tmp_path / "a.csv"
+    f.write_text(f"worker,task,label\na,t1,1\nb,t1,{bad}\n")
+    with pytest.raises(ValueError, match=r"a\.csv, line 3: the label must be"):
+        read_triples_csv(f)
+    f.write_text("worker,task,label\na,t1,1\nb,t1,3\n")          # the valid twin passes
+    assert read_triples_csv(f).nnz == 2

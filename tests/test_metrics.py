@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pytest
 
+import toptwo
+
 from toptwo import top_two_errors
 
 
@@ -59,3 +61,10 @@ def test_non_integer_labels():
     with pytest.raises(TypeError, match=r"top_two_errors needs integer labels; got dtypes "
                                         r"float64 and int64"):
         top_two_errors(np.ones((2, 2)), np.ones((2, 2), dtype=np.int64))
+
+
+def test_top_two_errors_always_has_h_and_pair():
+    out = toptwo.top_two_errors(np.array([1, 2]), np.array([[1, 3], [1, 2]]))
+    assert out["g"] == 0.5 and np.isnan(out["h"]) and np.isnan(out["pair"])
+    out2 = toptwo.top_two_errors(np.array([[1, 3], [2, 1]]), np.array([[1, 3], [1, 2]]))
+    assert out2 == {"g": 0.5, "h": 0.5, "pair": 0.5, "n_scored": 2}

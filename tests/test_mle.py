@@ -411,3 +411,63 @@ def test_oracle_top_t_weights_must_sum_to_one():
         toptwo.OracleMLE(model.reliability, W).fit(A)
     W[:, 2] = 0.2
     toptwo.OracleMLE(model.reliability, W).fit(A)
+
+
+A_SMALL = np.array([[1, 2, 3], [1, 2, 2]])
+
+
+@pytest.mark.parametrize("bad, exc", [("a", TypeError), (None, TypeError),
+                                      (-1.0, ValueError), (float("nan"), ValueError)])
+def test_refinement_shrinkage_message(bad, exc):
+    with pytest.raises(exc, match=r"'refinement_shrinkage' parameter of TopTwo2"):
+        toptwo.TopTwo2(refinement_shrinkage=bad).fit(np.array([[1, 2, 3], [1, 2, 2]]))
+
+
+def test_oracle_refuses_scalar_confusion():
+    with pytest.raises(ValueError, match=r"`confusion` of OracleMLE.*shape \(3,\) or "
+                                         r"\(3, T\).*got shape \(\)"):
+        toptwo.OracleMLE([0.5, 0.5], 0.7).fit(A_SMALL)
+
+
+def test_oracle_refuses_one_column_confusion():
+    # used to return a (3, 1) "top_two_"
+    with pytest.raises(ValueError, match=r"2 <= T < K=3.*got shape \(3, 1\)"):
+        toptwo.OracleMLE([0.5, 0.5], np.ones((3, 1))).fit(A_SMALL)
+
+
+def test_oracle_refuses_out_of_range_weights():
+    with pytest.raises(ValueError, match=r"`confusion` of OracleMLE.*\[0, 1\].*1.5"):
+        toptwo.OracleMLE([0.5, 0.5], np.array([[1.5, -0.5]] * 3)).fit(A_SMALL)
+
+
+def test_plugin_mle_validates_reliability_length():
+    R = toptwo.as_responses(A_SMALL)
+    with pytest.raises(ValueError, match=r"`reliability` of plugin_mle must have length 2"):
+        toptwo.plugin_mle(R, np.array([0.5, 0.5, 0.5]), np.full(3, 0.7))
+    with pytest.raises(ValueError, match=r"`reliability` of plugin_mle.*\[0, 1\).*1.0"):
+        toptwo.plugin_mle(R, np.array([1.0, 0.5]), np.full(3, 0.7))
+
+
+def test_plugin_mle_accepts_dense_input_like_every_entry_point():
+    R = toptwo.as_responses(A_SMALL)
+    p, q = np.array([0.5, 0.4]), np.full(3, 0.7)
+    assert np.array_equal(toptwo.plugin_mle(A_SMALL, p, q), toptwo.plugin_mle(R, p, q))
+    # NaN reliabilities stay allowed (documented: weight 0)
+    toptwo.plugin_mle(R, np.array([np.nan, 0.4]), q)
+
+
+def test_estimate_reliability_validates_top_shape():
+    R = toptwo.as_responses(A_SMALL)
+    with pytest.raises(ValueError, match=r"`top` of estimate_reliability must have shape "
+                                         r"\(n_tasks, T\) = \(3, T\).*got shape \(1, 2\)"):
+        toptwo.estimate_reliability(R, np.array([[1, 2]]))
+
+
+def test_top_t_confusion_clipped_to_the_models_range():
+    model = toptwo.TopTwoModel.random(60, 300, 5, n_top=3, rng=5)
+    A = model.sample(0.3, rng=6)
+    for est in (toptwo.TopTwo1(n_top=3).fit(A), toptwo.TopTwo2(n_top=3).fit(A)):
+        q = est.confusion_[np.isfinite(est.confusion_)]
+        assert q.min() >= 1 / 3 and q.max() <= 1
+        # the first weight of a top-3 task can be below 1/2: not clipped up to 1/2
+        assert (q < 0.5).any()

@@ -388,3 +388,15 @@ def test_add_answers_draws_new_workers_from_eq1():
         model.add_answers(R, np.array([10]))
     with pytest.raises(TypeError, match=r"1-D array of task indices"):
         model.add_answers(R, np.array([0.5]))
+
+
+@pytest.mark.parametrize("kw", [{"spammer_fraction": "a"}])
+def test_model_random_fraction_message(kw):
+    with pytest.raises(TypeError, match=r"'spammer_fraction' parameter of TopTwoModel.random"):
+        toptwo.TopTwoModel.random(5, 5, 3, rng=0, **kw)
+
+
+def test_spammer_hammer_fraction_message():
+    with pytest.raises(TypeError, match=r"'hammer_fraction' parameter of "
+                                        r"TopTwoModel.spammer_hammer"):
+        toptwo.TopTwoModel.spammer_hammer(5, 5, 3, hammer_fraction="a", rng=0)

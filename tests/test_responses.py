@@ -350,3 +350,30 @@ def test_duplicates_first_last_match_python_dict(data, rnd):
         for (a, b), c in ref.items():
             assert A[a, b] == c
         assert np.count_nonzero(A) == len(ref)
+
+
+def test_label_above_int32_is_refused_not_wrapped():
+    big = 2**33                      # stored as int32 this used to become label 0
+    with pytest.raises(ValueError, match=r"8589934592.*worker 0, task 1"):
+        toptwo.as_responses(np.array([[1, big]]))
+    with pytest.raises(ValueError, match=r"8589934592.*triple 1"):
+        toptwo.Responses.from_triples([0, 1], [0, 0], [1, big])
+
+
+def test_index_above_int32_is_refused_not_wrapped():
+    with pytest.raises(ValueError, match=r"worker index 4294967296 in triple 1"):
+        toptwo.Responses.from_triples([0, 2**32], [0, 0], [1, 2], n_workers=3)
+    # without n_workers the ids are relabelled compactly: accepted, 2 rows
+    R = toptwo.Responses.from_triples([0, 2**32], [0, 0], [1, 2])
+    assert R.shape == (2, 1) and list(R.worker_ids) == [0, 2**32]
+    with pytest.raises(ValueError, match=r"n_tasks=4294967297"):
+        toptwo.Responses.from_triples([0, 0], [0, 1], [1, 2], n_tasks=2**32 + 1)
+
+
+def test_inferred_n_labels_refuses_a_stray_huge_label():
+    A = np.array([[1, 2], [3, 1_000_000]])
+    with pytest.raises(ValueError, match=r"largest label in the data is 1000000 \(at worker "
+                                         r"1, task 1\).*pass n_labels=K explicitly"):
+        toptwo.as_responses(A)
+    assert toptwo.as_responses(A, n_labels=1_000_000).n_labels == 1_000_000
+    assert toptwo.as_responses(np.array([[1, 2], [3, 1000]])).n_labels == 1000
