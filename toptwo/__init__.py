@@ -33,7 +33,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DATASETS", "Dataset", "answer_shares", "DawidSkene", "OneCoinDawidSkene", "load_dataset", "datasets", "experiments",
-    "io", "report", "results", "theory", "viz", "MajorityVote", "OracleMLE", "Responses", "SCENARIOS",
+    "io", "report", "results", "softlabels", "theory", "viz", "MajorityVote", "OracleMLE", "Responses", "SCENARIOS",
     "TopTwo1", "TopTwo2", "TopTwoEM",
     "TopTwoModel", "as_responses", "best_pairs", "binary_stack", "estimate_reliability",
     "from_binary", "label_distribution", "plugin_mle", "spectral_estimate",
