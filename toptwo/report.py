@@ -54,7 +54,8 @@ def brief(x: Any, digits: int = 4) -> str:
     return repr(x)[:200]
 
 
-def failed(claim: str, left: Any = _MISSING, right: Any = _MISSING) -> str:
+def failed(claim: str, left: Any = _MISSING, right: Any = _MISSING, *,
+           note: str | None = None) -> str:
     """The message of a failed ``assert``: the claim and the values it compared.
 
     Parameters
@@ -63,13 +64,23 @@ def failed(claim: str, left: Any = _MISSING, right: Any = _MISSING) -> str:
         The asserted expression, as written.
     left, right : optional
         The two sides of the comparison (measured value and bound), when there are two.
+    note : str, optional
+        What a reader who changed a parameter should know: for which setting the tolerance
+        was derived and how the claim is expected to move with that parameter.
+
+    Examples
+    --------
+    >>> print(failed("err < 0.1", 0.25, 0.1, note="derived for s = 0.3"))
+    claim `err < 0.1` does not hold; left side = 0.25; right side = 0.1; derived for s = 0.3
     """
     parts = [f"claim `{claim}` does not hold"]
     if left is not _MISSING:
         parts.append(f"left side = {brief(left)}")
     if right is not _MISSING:
         parts.append(f"right side = {brief(right)}")
-    if left is _MISSING and right is _MISSING:
+    if note is not None:
+        parts.append(note)
+    elif left is _MISSING and right is _MISSING:
         parts.append("(see the values printed above; a changed parameter may need the "
                      "tolerance re-derived, as the text explains)")
     return "; ".join(parts)
