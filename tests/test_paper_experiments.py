@@ -150,17 +150,6 @@ def test_top_t_errors_validates_shapes():
         pe.top_t_errors(np.zeros((3, 2)), np.zeros((3, 2), int))
 
 
-def test_majority_vote_top_t_counts():
-    A = toptwo.Responses.from_triples([0, 1, 2, 3, 4, 5], [0] * 6, [2, 2, 2, 4, 4, 1],
-                                      n_labels=5)
-    mv = pe.MajorityVoteTopT(n_top=3, rng=0).fit(A)
-    np.testing.assert_array_equal(mv.top_, [[2, 4, 1]])
-    np.testing.assert_allclose(mv.confusions_, [[0.5, 1 / 3, 1 / 6]])
-    with pytest.raises(ValueError, match="'n_top' parameter of MajorityVoteTopT must be "
-                                         "<= n_labels=5; got 6 instead"):
-        pe.MajorityVoteTopT(n_top=6).fit(A)
-
-
 def test_top_t_sweep_oracle_exact_when_noise_free_enough():
     # s = 1 with hammers only (p = 1): every worker answers from the top-T weights; the
     # oracle recovers the ordered tuple when the weights are well separated -- here we
