@@ -73,7 +73,7 @@ def test_responses_passthrough_is_identity():
 
 
 def test_n_labels_checked_the_same_for_every_input_kind():
-    # a Responses used to accept n_labels=4.0 (int(4.0) == 4) where a dense array refused it
+    # n_labels=4.0 is refused for a Responses exactly as for a dense array (no int(4.0))
     for A in (TOY_A, as_responses(TOY_A)):
         with pytest.raises(TypeError, match=r"The 'n_labels' parameter of fit must be an int "
                                             r">= 2; got float 4.0 instead"):
@@ -353,7 +353,7 @@ def test_duplicates_first_last_match_python_dict(data, rnd):
 
 
 def test_label_above_int32_is_refused_not_wrapped():
-    big = 2**33                      # stored as int32 this used to become label 0
+    big = 2**33                      # cast to int32 it would wrap around to label 0
     with pytest.raises(ValueError, match=r"8589934592.*worker 0, task 1"):
         toptwo.as_responses(np.array([[1, big]]))
     with pytest.raises(ValueError, match=r"8589934592.*triple 1"):

@@ -16,7 +16,7 @@ def check_rng(rng: Any, *, owner: str) -> np.random.Generator:
     """Resolve ``rng`` (None, a non-negative int, or a Generator) to a Generator.
 
     ``numpy.random.RandomState`` and the global seed are refused on purpose
-    (SPEC 7): every random draw in ``toptwo`` comes from an explicit Generator.
+    (Scientific Python SPEC 7): every random draw in ``toptwo`` comes from an explicit Generator.
     """
     if rng is None or isinstance(rng, np.random.Generator):
         return np.random.default_rng(rng)

@@ -22,9 +22,9 @@ reproduction notebooks 06-09 and ``benchmarks/reproduce_paper.py`` share:
 * :func:`subsample_sweep` -- errors against responses per task on real data.
 * :func:`plot_grid` -- a grid of error-curve panels (returns the Figure).
 
-Algorithm 1 with the shift subtracted on observed entries only (the diagnostic notebook 08
-used for uneven workloads) is now the core's default: ``TopTwo1(centering="observed")``;
-the paper's centring is ``centering="paper"``.
+Algorithm 1 subtracts the shift on observed entries only by default
+(``TopTwo1(centering="observed")``, suited to uneven workloads as in notebook 08); the
+paper's centring is ``centering="paper"``.
 """
 
 from __future__ import annotations
