@@ -204,8 +204,8 @@ def test_dense_ids_keep_their_positions():
 
 
 def test_duplicate_message_shows_original_ids():
-    with pytest.raises(ValueError, match=r"e.g. worker 100000000 answered task 99 in triples "
-                                         r"0 and 2 \(labels 1 and 2\)"):
+    with pytest.raises(ValueError, match=r"e.g. worker 100000000 answered task 99 in triple "
+                                         r"0 \(label 1\) and in triple 2 \(label 2\)"):
         T([10**8, 3, 10**8], [99, 99, 99], [1, 2, 2])
 
 

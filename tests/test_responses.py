@@ -190,9 +190,11 @@ def test_k_below_two():
 def test_coo_duplicate_coordinates():
     M = sp.coo_array((np.array([1, 2, 3]), (np.array([0, 1, 1]), np.array([2, 0, 0]))),
                      shape=(2, 3))
-    with pytest.raises(ValueError, match=r"The sparse matrix passed to fit stores entry "
-                                         r"\(worker 1, task 0\) more than once; scipy would add "
-                                         r"the labels"):
+    with pytest.raises(ValueError, match=r"The sparse matrix passed to fit: 1 \(worker, task\) "
+                                         r"pair\(s\) occur more than once \(1 extra stored "
+                                         r"entries out of 3\); e.g. worker 1 answered task 0 in "
+                                         r"stored entry 1 \(label 2\) and in stored entry 2 "
+                                         r"\(label 3\)\. scipy would add the labels"):
         as_responses(M)
 
 
@@ -281,9 +283,10 @@ DUP_L = [1, 2, 3, 1, 3, 2]   # (0, 0) answered 1, 3, 2 in that order; (1, 0) ans
 
 
 def test_duplicates_error_counts_and_shows_one():
-    with pytest.raises(ValueError, match=r"^2 \(worker, task\) pair\(s\) occur more than once "
-                                         r"\(3 extra responses\); e.g. worker 0 answered task 0 "
-                                         r"in triples 0 and 2 \(labels 1 and 3\)\. Pass "
+    with pytest.raises(ValueError, match=r"^Responses.from_triples: 2 \(worker, task\) pair\(s\) "
+                                         r"occur more than once \(3 extra triples out of 6\); "
+                                         r"e.g. worker 0 answered task 0 in triple 0 \(label 1\) "
+                                         r"and in triple 2 \(label 3\)\. Pass "
                                          r"duplicates='first' or duplicates='last'"):
         Responses.from_triples(DUP_W, DUP_T, DUP_L, n_labels=3)
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -34,6 +34,8 @@ __all__ = ["Responses", "as_responses", "check_labels_used", "check_n_labels_bou
            "binary_labels_message"]
 
 Duplicates = Literal["error", "first", "last"]
+#: The policies for a (worker, task) pair given more than once.
+DUPLICATE_POLICIES = ("error", "first", "last")
 
 #: Largest K inferred from the data without an explicit ``n_labels`` (the estimators
 #: allocate n_tasks x K arrays, so one stray label of 10^6 must not set K silently).
@@ -258,7 +260,7 @@ class Responses:
             ids, to the original ids (int64 arrays, sorted).
         """
         owner = "Responses.from_triples"
-        check_choice(duplicates, "duplicates", ("error", "first", "last"), owner=owner)
+        check_choice(duplicates, "duplicates", DUPLICATE_POLICIES, owner=owner)
         if tasks is None and labels is None:
             arr = _as_int_array(workers, "triples", owner=owner, masked="refuse")
             if arr.ndim != 2 or arr.shape[1] != 3:
@@ -338,30 +340,72 @@ class Responses:
                              f"{where(e)}. In triples every row is an answer: leave "
                              f"unanswered pairs out.")
         K = _resolve_n_labels(lab, n_labels, owner=owner, where=where)
-        # Sort by (worker, task), stable so that input order survives among duplicates.
-        key = w.astype(np.int64) * nt + t
-        order = np.argsort(key, kind="stable")
-        key = key[order]
-        dup_next = key[1:] == key[:-1]          # entry e+1 repeats entry e
-        if dup_next.any():
+        dups = _find_duplicates(w, t, nt)
+        order = dups.order
+        if dups.n_pairs:
             if duplicates == "error":
-                first = int(np.argmax(dup_next))
-                e1, e2 = int(order[first]), int(order[first + 1])
-                n_pairs = _count_dup_pairs(dup_next)
-                raise ValueError(
-                    f"{n_pairs} (worker, task) pair(s) occur more than once "
-                    f"({int(dup_next.sum())} extra responses); e.g. worker {int(w0[e1])} "
-                    f"answered task {int(t0[e1])} in triples {e1} and {e2} (labels "
-                    f"{int(lab[e1])} and {int(lab[e2])}). Pass duplicates='first' or "
-                    f"duplicates='last' to keep one answer per pair.")
-            if duplicates == "first":
-                keep = np.r_[True, ~dup_next]
-            else:
-                keep = np.r_[~dup_next, True]
-            order = order[keep]
+                raise _duplicates_error(
+                    dups, source=owner, unit="triples", where=lambda e: f"in triple {e}",
+                    show=lambda e: (int(w0[e]), int(t0[e]), int(lab[e])))
+            order = dups.kept(duplicates)
         return cls(w[order].astype(np.int32), t[order].astype(np.int32),
                    lab[order].astype(np.int32), shape=(nw, nt), n_labels=K,
                    worker_ids=w_ids, task_ids=t_ids)
+
+
+class _DuplicatePairs(NamedTuple):
+    """Repeated (worker, task) pairs among N responses, from :func:`_find_duplicates`."""
+
+    order: np.ndarray      #: stable sort of the responses by (worker, task)
+    repeats: np.ndarray    #: repeats[e]: sorted response e + 1 has the pair of response e
+    n_pairs: int           #: distinct pairs that occur more than once
+    n_extra: int           #: responses beyond the first of their pair
+    example: tuple[int, int]  #: (first, second) input positions of the first repeat
+
+    def kept(self, policy: str) -> np.ndarray:
+        """Sorted positions of the responses kept by ``policy`` ("first" or "last")."""
+        if policy == "first":
+            return self.order[np.r_[True, ~self.repeats]]
+        return self.order[np.r_[~self.repeats, True]]
+
+
+def _find_duplicates(workers: np.ndarray, tasks: np.ndarray, n_tasks: int) -> _DuplicatePairs:
+    """Sort responses by (worker, task), stably, and find the repeated pairs.
+
+    The one place that detects repeated (worker, task) pairs: triples, CSV files, the
+    real datasets and sparse matrices all go through it. O(N log N) time, O(N) memory.
+    The example is the repeat that comes first in input order, with its pair's first
+    occurrence.
+    """
+    key = np.asarray(workers, dtype=np.int64) * int(n_tasks) + tasks
+    order = np.argsort(key, kind="stable")
+    sk = key[order]
+    repeats = sk[1:] == sk[:-1]
+    if not repeats.any():
+        return _DuplicatePairs(order, repeats, 0, 0, (-1, -1))
+    starts = repeats & ~np.r_[False, repeats[:-1]]
+    second = order[1:][repeats]
+    e2 = int(second.min())
+    e1 = int(order[np.searchsorted(sk, key[e2], side="left")])
+    return _DuplicatePairs(order, repeats, int(np.count_nonzero(starts)),
+                      int(np.count_nonzero(repeats)), (e1, e2))
+
+
+def _duplicates_error(dups: _DuplicatePairs, *, source: str, unit: str, where, show,
+                     fix: str = "Pass duplicates='first' or duplicates='last' to keep one "
+                                "answer per pair.") -> ValueError:
+    """The one message refusing repeated (worker, task) pairs.
+
+    ``where(e)`` locates input position e ("in triple 3", "on line 5"); ``show(e)`` gives
+    the (worker, task, label) of position e as the caller's input spells them.
+    """
+    e1, e2 = dups.example
+    w, t, l1 = show(e1)
+    l2 = show(e2)[2]
+    return ValueError(
+        f"{source}: {dups.n_pairs} (worker, task) pair(s) occur more than once "
+        f"({dups.n_extra} extra {unit} out of {dups.order.size}); e.g. worker {w} answered "
+        f"task {t} {where(e1)} (label {l1}) and {where(e2)} (label {l2}). {fix}")
 
 
 def _check_names(ids: Any, name: str, size: Any, size_name: str, owner: str):
@@ -383,12 +427,6 @@ def _check_names(ids: Any, name: str, size: Any, size_name: str, owner: str):
         raise ValueError(f"`{name}` passed to {owner} has length {n} but {size_name}={size}; "
                          f"there must be one id per row/column.")
     return ids
-
-
-def _count_dup_pairs(dup_next: np.ndarray) -> int:
-    """Number of distinct keys that occur more than once, given the sorted-run mask."""
-    starts = dup_next & ~np.r_[False, dup_next[:-1]]
-    return int(np.count_nonzero(starts))
 
 
 _INT64_LIMIT = 2 ** 63
@@ -541,6 +579,11 @@ def _resolve_n_labels(labels: np.ndarray, n_labels: Any, *, owner: str, where) -
     return K
 
 
+def exceeds_label_bound(K: int, top: int) -> bool:
+    """True if K is refused for data whose largest label is ``top`` (see below)."""
+    return K > max(MAX_INFERRED_LABELS, top)
+
+
 def check_n_labels_bound(K: int, top: int, *, owner: str, name: str = "n_labels") -> None:
     """Refuse an explicit K far beyond the data: K > max(MAX_INFERRED_LABELS, top).
 
@@ -549,7 +592,7 @@ def check_n_labels_bound(K: int, top: int, *, owner: str, name: str = "n_labels"
     memory or run for hours. Up to :data:`MAX_INFERRED_LABELS` choices are accepted
     whatever the data; beyond, K must equal the largest label present.
     """
-    if K > max(MAX_INFERRED_LABELS, top):
+    if exceeds_label_bound(K, top):
         raise ValueError(f"The '{name}' parameter of {owner} is {K}, but the largest label in "
                          f"the data is {top}; a K above {MAX_INFERRED_LABELS} is accepted "
                          f"only when the data contain a label that large (the estimators "
@@ -660,20 +703,19 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
                              where=lambda pos: f"worker {int(rows[pos[0]])}, task "
                                                f"{int(cols[pos[0]])}",
                              nan_hint=" Leave unanswered entries unstored (or store 0).")
-        keep = data != 0
-        rows, cols, data = rows[keep], cols[keep], data[keep]
+        stored = np.flatnonzero(data != 0)
+        rows, cols, data = rows[stored], cols[stored], data[stored]
         shape = coo.shape
-        key = rows * shape[1] + cols
-        order = np.argsort(key, kind="stable")
-        key = key[order]
-        if key.size > 1 and (key[1:] == key[:-1]).any():
-            e = int(np.argmax(key[1:] == key[:-1]))
-            i, j = divmod(int(key[e]), shape[1])
-            raise ValueError(f"The sparse matrix passed to {owner} stores entry (worker {i}, "
-                             f"task {j}) more than once; scipy would add the labels. Build it "
-                             f"from deduplicated triples (Responses.from_triples with "
-                             f"duplicates='first' or 'last').")
-        rows, cols, data = rows[order], cols[order], data[order]
+        dups = _find_duplicates(rows, cols, shape[1])
+        if dups.n_pairs:
+            raise _duplicates_error(
+                dups, source=f"The sparse matrix passed to {owner}", unit="stored entries",
+                where=lambda e: f"in stored entry {int(stored[e])}",
+                show=lambda e: (int(rows[e]), int(cols[e]), int(data[e])),
+                fix="scipy would add the labels of a repeated pair; build the responses "
+                    "from triples instead (Responses.from_triples with duplicates='first' "
+                    "or 'last').")
+        rows, cols, data = rows[dups.order], cols[dups.order], data[dups.order]
     else:
         if isinstance(A, (list, tuple)) and len(A) == 0:
             raise ValueError(f"`A` passed to {owner} is empty; it must be a 2-D array of shape "
