@@ -20,15 +20,14 @@ what is allowed. :meth:`Responses.from_triples` builds responses from
 
 from __future__ import annotations
 
-import math
-import numbers
 import warnings
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_choice, check_int
+from ._validation import (as_int_array, check_choice, check_id_names, check_int,
+                          default_where)
 
 __all__ = ["Responses", "as_responses", "check_labels_used", "check_n_labels_bound",
            "binary_labels_message"]
@@ -262,7 +261,7 @@ class Responses:
         owner = "Responses.from_triples"
         check_choice(duplicates, "duplicates", DUPLICATE_POLICIES, owner=owner)
         if tasks is None and labels is None:
-            arr = _as_int_array(workers, "triples", owner=owner, masked="refuse")
+            arr = as_int_array(workers, "triples", owner=owner, masked="refuse")
             if arr.ndim != 2 or arr.shape[1] != 3:
                 raise ValueError(f"`triples` passed to {owner} must have shape (N, 3) with "
                                  f"columns worker, task, label; got shape {arr.shape} instead.")
@@ -271,9 +270,9 @@ class Responses:
             raise TypeError(f"{owner} takes either one (N, 3) array or three arrays "
                             f"(workers, tasks, labels); got only two of them.")
         else:
-            w = _as_int_array(workers, "workers", owner=owner, masked="refuse")
-            t = _as_int_array(tasks, "tasks", owner=owner, masked="refuse")
-            lab = _as_int_array(labels, "labels", owner=owner, masked="refuse",
+            w = as_int_array(workers, "workers", owner=owner, masked="refuse")
+            t = as_int_array(tasks, "tasks", owner=owner, masked="refuse")
+            lab = as_int_array(labels, "labels", owner=owner, masked="refuse",
                                 nan_hint=" In triples every row is an answer: leave "
                                          "unanswered pairs out.")
             for name, a in (("workers", w), ("tasks", t), ("labels", lab)):
@@ -291,8 +290,8 @@ class Responses:
             n_workers = check_int(n_workers, "n_workers", owner=owner, minimum=1)
         if n_tasks is not None:
             n_tasks = check_int(n_tasks, "n_tasks", owner=owner, minimum=1)
-        w_ids = _check_names(worker_ids, "worker_ids", n_workers, "n_workers", owner)
-        t_ids = _check_names(task_ids, "task_ids", n_tasks, "n_tasks", owner)
+        w_ids = check_id_names(worker_ids, "worker_ids", n_workers, "n_workers", owner)
+        t_ids = check_id_names(task_ids, "task_ids", n_tasks, "n_tasks", owner)
         if n_workers is None and w_ids is not None:
             n_workers = len(w_ids)
         if n_tasks is None and t_ids is not None:
@@ -406,141 +405,6 @@ def _duplicates_error(dups: _DuplicatePairs, *, source: str, unit: str, where, s
         f"{source}: {dups.n_pairs} (worker, task) pair(s) occur more than once "
         f"({dups.n_extra} extra {unit} out of {dups.order.size}); e.g. worker {w} answered "
         f"task {t} {where(e1)} (label {l1}) and {where(e2)} (label {l2}). {fix}")
-
-
-def _check_names(ids: Any, name: str, size: Any, size_name: str, owner: str):
-    """``worker_ids``/``task_ids``: a 1-D sequence whose length matches ``size`` if given."""
-    if ids is None:
-        return None
-    if isinstance(ids, (str, bytes)):
-        raise TypeError(f"`{name}` passed to {owner} must be a 1-D sequence of ids; got a "
-                        f"{type(ids).__name__}.")
-    try:
-        n = len(ids)
-    except TypeError:
-        raise TypeError(f"`{name}` passed to {owner} must be a 1-D sequence of ids; got "
-                        f"{type(ids).__name__} instead.") from None
-    if np.ndim(ids) != 1:
-        raise ValueError(f"`{name}` passed to {owner} must be 1-D; got shape "
-                         f"{np.shape(ids)} instead.")
-    if size is not None and not isinstance(size, (bool, np.bool_)) and n != size:
-        raise ValueError(f"`{name}` passed to {owner} has length {n} but {size_name}={size}; "
-                         f"there must be one id per row/column.")
-    return ids
-
-
-_INT64_LIMIT = 2 ** 63
-
-
-def _is_missing(x: Any) -> bool:
-    """None, float NaN, pandas.NA or NaT (without importing pandas)."""
-    if x is None:
-        return True
-    if isinstance(x, float) and x != x:
-        return True
-    return type(x).__name__ in ("NAType", "NaTType")
-
-
-def _default_where(pos: tuple[int, ...]) -> str:
-    return f"index {pos[0]}" if len(pos) == 1 else f"position {pos}"
-
-
-def _as_int_array(x: Any, name: str, *, owner: str, where=None, masked: str = "refuse",
-                  nan_hint: str = "") -> np.ndarray:
-    """Integer (int64) array from array-like; integral floats accepted, anything else refused.
-
-    ``where(pos)`` turns a position tuple into the location used in messages (default
-    "index i" / "position (i, j)"). A masked array is refused (``masked="refuse"``) or its
-    masked entries become 0, "not answered" (``masked="unanswered"``). Values are reported
-    as given: nothing is wrapped around to int64 before a message is written.
-    """
-    where = _default_where if where is None else where
-    if isinstance(x, (str, bytes)):
-        raise TypeError(f"`{name}` passed to {owner} must be an array of integers; got a "
-                        f"{type(x).__name__}.")
-    if np.ma.isMaskedArray(x):
-        mask = np.ma.getmaskarray(x)
-        if mask.any() and masked == "refuse":
-            pos = tuple(int(i) for i in np.argwhere(mask)[0])
-            raise ValueError(f"`{name}` passed to {owner} is a masked array with "
-                             f"{int(mask.sum())} masked entries (first at {where(pos)}); "
-                             f"triples cannot mark an answer as missing: leave those rows "
-                             f"out (e.g. x.compressed()).")
-        x = x.filled(0) if mask.any() else np.ma.getdata(x)
-    try:
-        arr = np.asarray(x)
-    except (ValueError, TypeError) as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ValueError(f"`{name}` passed to {owner} must be a rectangular array of "
-                         f"integers (every row the same length); numpy could not build one: "
-                         f"{first}") from None
-    kind = arr.dtype.kind
-    if kind == "b":
-        raise TypeError(f"`{name}` passed to {owner} must hold integer labels; got a boolean "
-                        f"array.")
-    if kind in "mM":
-        raise TypeError(f"`{name}` passed to {owner} must be an array of integers; got dtype "
-                        f"{arr.dtype} (dates and durations are not labels or ids).")
-    if kind == "O":
-        arr = _object_to_int(arr, name, owner=owner, where=where, nan_hint=nan_hint)
-        kind = "i"
-    if kind == "u":
-        big = arr > _INT64_LIMIT - 1
-        if big.any():
-            pos = tuple(int(i) for i in np.argwhere(big)[0])
-            raise ValueError(f"`{name}` passed to {owner} holds {int(arr[pos])} at "
-                             f"{where(pos)}, which is too large (integers must be below "
-                             f"2**63).")
-        return arr.astype(np.int64)
-    if kind == "i":
-        return arr.astype(np.int64, copy=False)
-    if kind == "f":
-        bad = ~np.isfinite(arr) | (arr != np.round(arr))
-        if bad.any():
-            pos = tuple(int(i) for i in np.argwhere(bad)[0])
-            value = arr[pos].item()
-            hint = nan_hint if value != value else ""
-            raise ValueError(f"`{name}` passed to {owner} must hold integers; found "
-                             f"{value!r} at {where(pos)} ({int(bad.sum())} non-integer or "
-                             f"NaN entries).{hint}")
-        big = np.abs(arr) >= _INT64_LIMIT
-        if big.any():
-            pos = tuple(int(i) for i in np.argwhere(big)[0])
-            raise ValueError(f"`{name}` passed to {owner} holds {arr[pos].item()!r} at "
-                             f"{where(pos)}, which is too large (integers must be below "
-                             f"2**63 in absolute value).")
-        return arr.astype(np.int64)
-    raise TypeError(f"`{name}` passed to {owner} must be an array of integers; got dtype "
-                    f"{arr.dtype} instead.")
-
-
-def _object_to_int(arr: np.ndarray, name: str, *, owner: str, where, nan_hint: str) -> np.ndarray:
-    """Object array (pandas nullable Int64, lists of Python ints) to int64, element-wise."""
-    out = np.empty(arr.shape, dtype=np.int64)
-    flat = arr.reshape(-1)
-    for k, v in enumerate(flat.tolist()):
-        pos = tuple(int(i) for i in np.unravel_index(k, arr.shape)) if arr.ndim else (k,)
-        if isinstance(v, (bool, np.bool_)) or _is_missing(v):
-            if _is_missing(v):
-                raise ValueError(f"`{name}` passed to {owner} holds a missing value ({v!r}) "
-                                 f"at {where(pos)}; missing values are not labels or ids."
-                                 f"{nan_hint}")
-            raise TypeError(f"`{name}` passed to {owner} must hold integers; found {v!r} "
-                            f"at {where(pos)}.")
-        if isinstance(v, numbers.Integral):
-            iv = int(v)
-        elif isinstance(v, numbers.Real) and math.isfinite(v) and float(v).is_integer():
-            iv = int(float(v))
-        else:
-            kind = "number" if isinstance(v, numbers.Number) else type(v).__name__
-            exc = ValueError if isinstance(v, numbers.Number) else TypeError
-            raise exc(f"`{name}` passed to {owner} must hold integers; found {v!r} ({kind}) "
-                      f"at {where(pos)}.")
-        if not -_INT64_LIMIT <= iv < _INT64_LIMIT:
-            raise ValueError(f"`{name}` passed to {owner} holds {v!r} at {where(pos)}, which "
-                             f"is too large (integers must be below 2**63 in absolute value).")
-        out.reshape(-1)[k] = iv
-    return out
 
 
 def _resolve_n_labels(labels: np.ndarray, n_labels: Any, *, owner: str, where) -> int:
@@ -699,7 +563,7 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
                              f"n_tasks); got shape {coo.shape} instead.")
         rows = np.asarray(coo.row, dtype=np.int64)
         cols = np.asarray(coo.col, dtype=np.int64)
-        data = _as_int_array(coo.data, "A", owner=owner,
+        data = as_int_array(coo.data, "A", owner=owner,
                              where=lambda pos: f"worker {int(rows[pos[0]])}, task "
                                                f"{int(cols[pos[0]])}",
                              nan_hint=" Leave unanswered entries unstored (or store 0).")
@@ -724,9 +588,9 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
         def where(pos: tuple[int, ...]) -> str:
             if len(pos) == 2:
                 return f"worker {pos[0]}, task {pos[1]}"
-            return _default_where(pos)
+            return default_where(pos)
 
-        arr = _as_int_array(A, "A", owner=owner, where=where, masked="unanswered",
+        arr = as_int_array(A, "A", owner=owner, where=where, masked="unanswered",
                             nan_hint=" Use 0 for 'not answered', not NaN or a missing value "
                                      "(e.g. np.nan_to_num(A, nan=0), or df.fillna(0) for a "
                                      "pandas DataFrame).")
