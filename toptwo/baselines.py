@@ -57,7 +57,7 @@ class MajorityVote(BaseEstimator):
         self.rng = rng
 
     def fit(self, A: Any, n_labels: int | None = None) -> "MajorityVote":
-        owner = type(self).__name__
+        owner = self._name
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
         T = check_int(self.n_top, "n_top", owner=owner, minimum=2)
         if T > R.n_labels:
