@@ -72,6 +72,19 @@ def test_responses_passthrough_is_identity():
     assert as_responses(R, n_labels=4) is R
 
 
+def test_fit_caches_live_in_a_per_fit_view_not_in_the_value():
+    R = Responses.from_triples([0, 1, 2, 0], [0, 0, 1, 1], [1, 2, 2, 3], n_labels=3)
+    assert not hasattr(R, "_cache") and not hasattr(R, "__dict__")   # value fields only
+    V = as_responses(R)
+    assert V is not R and V.workers is R.workers and V.labels is R.labels   # no copy
+    assert V.tocsr() is V.tocsr() and V.task_major() is V.task_major()   # kept for the fit
+    assert R.tocsr() is not R.tocsr()                                     # recomputed
+    np.testing.assert_array_equal(V.task_label_counts(), R.task_label_counts())
+    toptwo.MajorityVote(rng=0).fit(R)
+    assert not hasattr(R, "_cache")
+    assert not R.task_counts().flags.writeable
+
+
 def test_n_labels_checked_the_same_for_every_input_kind():
     # n_labels=4.0 is refused for a Responses exactly as for a dense array (no int(4.0))
     for A in (TOY_A, as_responses(TOY_A)):

@@ -21,7 +21,7 @@ what is allowed. :meth:`Responses.from_triples` builds responses from
 from __future__ import annotations
 
 import warnings
-from typing import Any, Literal, NamedTuple
+from typing import Any, Callable, Literal, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -74,7 +74,7 @@ class Responses:
     """
 
     __slots__ = ("workers", "tasks", "labels", "n_workers", "n_tasks", "n_labels",
-                 "worker_ids", "task_ids", "_csr", "_tl_index", "_tcounts", "_wcounts", "_tmajor", "_tl_index_tm", "_tasks_tm")
+                 "worker_ids", "task_ids")
 
     def __init__(self, workers: np.ndarray, tasks: np.ndarray, labels: np.ndarray, *,
                  shape: tuple[int, int], n_labels: int,
@@ -86,13 +86,13 @@ class Responses:
         self.n_labels = int(n_labels)
         self.worker_ids = worker_ids
         self.task_ids = task_ids
-        self._csr: Any = None
-        self._tl_index: Any = None
-        self._tcounts: Any = None
-        self._wcounts: Any = None
-        self._tmajor: Any = None
-        self._tl_index_tm: Any = None
-        self._tasks_tm: Any = None
+
+    def _memo(self, key: str, compute: Callable[[], Any]) -> Any:
+        """``compute()``; a :class:`_FitView` keeps the result for the rest of the fit."""
+        return compute()
+
+    def _memoized(self, key: str) -> bool:
+        return False
 
     # ------------------------------------------------------------------ basics
     @property
@@ -116,33 +116,30 @@ class Responses:
         return self.nnz
 
     def tocsr(self) -> sp.csr_array:
-        """A as a scipy CSR array of int32 labels (0 = not answered); cached."""
-        if self._csr is None:
+        """A as a scipy CSR array of int32 labels (0 = not answered)."""
+        def build() -> sp.csr_array:
             indptr = np.zeros(self.n_workers + 1, dtype=np.int64)
             np.cumsum(np.bincount(self.workers, minlength=self.n_workers), out=indptr[1:])
-            self._csr = sp.csr_array((self.labels.astype(np.int32, copy=False),
-                                      self.tasks.astype(np.int32, copy=False), indptr),
-                                     shape=self.shape)
-        return self._csr
+            return sp.csr_array((self.labels.astype(np.int32, copy=False),
+                                 self.tasks.astype(np.int32, copy=False), indptr),
+                                shape=self.shape)
+        return self._memo("csr", build)
 
     def task_major(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(indptr, workers, labels) of the responses grouped by task (A^T in CSR form).
 
         ``workers[indptr[j]:indptr[j+1]]`` are the workers who answered task j, in
-        increasing order; computed once (one O(nnz + m) transposition) and cached.
+        increasing order; one O(nnz + m) transposition (once per fit).
         """
-        if self._tmajor is None:
+        def build() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             csc = self.tocsr().tocsc()
-            self._tmajor = (csc.indptr, csc.indices, csc.data)
-        return self._tmajor
+            return (csc.indptr, csc.indices, csc.data)
+        return self._memo("task_major", build)
 
     def task_major_tasks(self) -> np.ndarray:
-        """Task index of every response in task-major order (non-decreasing); cached."""
-        if self._tasks_tm is None:
-            indptr = self.task_major()[0]
-            self._tasks_tm = np.repeat(np.arange(self.n_tasks, dtype=np.int32),
-                                       np.diff(indptr))
-        return self._tasks_tm
+        """Task index of every response in task-major order (non-decreasing)."""
+        return self._memo("task_major_tasks", lambda: np.repeat(
+            np.arange(self.n_tasks, dtype=np.int32), np.diff(self.task_major()[0])))
 
     def toarray(self) -> np.ndarray:
         """Dense ``(n_workers, n_tasks)`` int array. For small teaching examples only."""
@@ -166,13 +163,12 @@ class Responses:
         Column ``c - 1`` of row ``j`` is ``sum_i weights[e] * 1(A_ij = c)``; one pass over
         the responses (``np.bincount``), O(nnz + m K) time and memory.
         """
-        K = self.n_labels
-        if weights is None and self._tl_index_tm is not None:
+        if weights is None and self._memoized("tl_index_tm"):
             return self.task_label_counts_task_major(None)   # counts are order-free
-        if self._tl_index is None:      # flat index j*K + (c-1), computed once
-            self._tl_index = self.tasks.astype(np.int64) * K + (self.labels - 1)
-        return np.bincount(self._tl_index, weights=weights,
-                           minlength=self.n_tasks * K).reshape(
+        K = self.n_labels
+        index = self._memo("tl_index",                  # flat index j*K + (c-1)
+                           lambda: self.tasks.astype(np.int64) * K + (self.labels - 1))
+        return np.bincount(index, weights=weights, minlength=self.n_tasks * K).reshape(
             self.n_tasks, K).astype(float, copy=False)
 
     def task_label_counts_task_major(self, weights: np.ndarray | None) -> np.ndarray:
@@ -184,26 +180,20 @@ class Responses:
         results, with sequential memory access.
         """
         K = self.n_labels
-        if self._tl_index_tm is None:
-            _, _, labels = self.task_major()
-            self._tl_index_tm = self.task_major_tasks().astype(np.int64) * K + (labels - 1)
-        return np.bincount(self._tl_index_tm, weights=weights,
-                           minlength=self.n_tasks * K).reshape(
+        index = self._memo("tl_index_tm", lambda: self.task_major_tasks().astype(np.int64) * K
+                           + (self.task_major()[2] - 1))
+        return np.bincount(index, weights=weights, minlength=self.n_tasks * K).reshape(
             self.n_tasks, K).astype(float, copy=False)
 
     def task_counts(self) -> np.ndarray:
-        """Number of responses per task, shape (n_tasks,) (computed once, read-only)."""
-        if self._tcounts is None:
-            self._tcounts = np.bincount(self.tasks, minlength=self.n_tasks)
-            self._tcounts.flags.writeable = False
-        return self._tcounts
+        """Number of responses per task, shape (n_tasks,) (read-only)."""
+        return self._memo("task_counts", lambda: _read_only(
+            np.bincount(self.tasks, minlength=self.n_tasks)))
 
     def worker_counts(self) -> np.ndarray:
-        """Number of responses per worker, shape (n_workers,) (computed once, read-only)."""
-        if self._wcounts is None:
-            self._wcounts = np.bincount(self.workers, minlength=self.n_workers)
-            self._wcounts.flags.writeable = False
-        return self._wcounts
+        """Number of responses per worker, shape (n_workers,) (read-only)."""
+        return self._memo("worker_counts", lambda: _read_only(
+            np.bincount(self.workers, minlength=self.n_workers)))
 
     def unused_labels(self) -> np.ndarray:
         """Labels in ``1..n_labels`` that no worker gave (sorted int array, maybe empty).
@@ -350,6 +340,35 @@ class Responses:
         return cls(w[order].astype(np.int32), t[order].astype(np.int32),
                    lab[order].astype(np.int32), shape=(nw, nt), n_labels=K,
                    worker_ids=w_ids, task_ids=t_ids)
+
+
+class _FitView(Responses):
+    """The :class:`Responses` one fit reads: the same arrays, plus the derived arrays.
+
+    :func:`as_responses` hands every fit a fresh view, so the derived arrays (CSR form,
+    task-major order, flat indices, counts; several times the size of the responses)
+    live as long as the fit, not as long as the user's :class:`Responses`.
+    """
+
+    __slots__ = ("_cache",)
+
+    def __init__(self, R: Responses):
+        super().__init__(R.workers, R.tasks, R.labels, shape=R.shape, n_labels=R.n_labels,
+                         worker_ids=R.worker_ids, task_ids=R.task_ids)
+        self._cache: dict[str, Any] = {}
+
+    def _memo(self, key: str, compute: Callable[[], Any]) -> Any:
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    def _memoized(self, key: str) -> bool:
+        return key in self._cache
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
 
 
 class _DuplicatePairs(NamedTuple):
@@ -541,13 +560,14 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
     Returns
     -------
     Responses
+        A private view for one fit: the same arrays (no copy), plus room for the
+        arrays the fit derives from them (CSR form, task-major order, counts).
     """
     if isinstance(A, Responses):
-        if n_labels is None:
-            return A
-        K = check_int(n_labels, "n_labels", owner=owner, minimum=2)
+        K = A.n_labels if n_labels is None else check_int(n_labels, "n_labels", owner=owner,
+                                                           minimum=2)
         if K == A.n_labels:
-            return A
+            return A if isinstance(A, _FitView) else _FitView(A)
         top = int(A.labels.max()) if A.nnz else 0
         check_n_labels_bound(K, top, owner=owner)
         if A.nnz and top > K:
@@ -555,7 +575,7 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
             raise ValueError(f"labels must be in 1..n_labels with 0 for 'not answered'; found "
                              f"{int(A.labels[e])} at worker {int(A.workers[e])}, task "
                              f"{int(A.tasks[e])} with n_labels={K}.")
-        return A.with_n_labels(K)
+        return _FitView(A.with_n_labels(K))
     if sp.issparse(A):
         coo = sp.coo_array(A)
         if coo.ndim != 2:
@@ -616,5 +636,6 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
                          f"'not answered'); nothing to estimate from.")
     K = _resolve_n_labels(data, n_labels, owner=owner,
                           where=lambda e: f"worker {int(rows[e])}, task {int(cols[e])}")
-    return Responses(rows.astype(np.int32), cols.astype(np.int32), data.astype(np.int32),
-                     shape=(int(shape[0]), int(shape[1])), n_labels=K)
+    return _FitView(Responses(rows.astype(np.int32), cols.astype(np.int32),
+                              data.astype(np.int32), shape=(int(shape[0]), int(shape[1])),
+                              n_labels=K))
