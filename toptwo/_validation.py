@@ -80,6 +80,15 @@ def check_int(value: Any, name: str, *, owner: str, minimum: int) -> int:
     return int(value)
 
 
+def check_n_top(value: Any, n_labels: int, *, owner: str, minimum: int) -> int:
+    """T, a number of answers ranked per task: an int in ``minimum..n_labels``."""
+    T = check_int(value, "n_top", owner=owner, minimum=minimum)
+    if T > n_labels:
+        raise ValueError(f"The 'n_top' parameter of {owner} must be <= n_labels={n_labels}; "
+                         f"got {T} instead.")
+    return T
+
+
 def check_bool(value: Any, name: str, *, owner: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"The '{name}' parameter of {owner} must be True or False; "

@@ -13,7 +13,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ._base import BaseEstimator
-from ._validation import check_int, check_rng
+from ._validation import check_n_top, check_rng
 from .responses import as_responses
 
 __all__ = ["MajorityVote", "PAPER_METHODS", "PAPER_METHOD_NOTES"]
@@ -59,10 +59,7 @@ class MajorityVote(BaseEstimator):
     def fit(self, A: Any, n_labels: int | None = None) -> "MajorityVote":
         owner = self._name
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
-        T = check_int(self.n_top, "n_top", owner=owner, minimum=2)
-        if T > R.n_labels:
-            raise ValueError(f"The 'n_top' parameter of {owner} must be <= n_labels="
-                             f"{R.n_labels}; got {T} instead.")
+        T = check_n_top(self.n_top, R.n_labels, owner=owner, minimum=2)
         gen = check_rng(self.rng, owner=owner)
         counts = R.task_label_counts()
         order = np.argsort(-(counts + 0.5 * gen.random(counts.shape)), axis=1)[:, :T]

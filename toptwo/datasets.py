@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_bool, check_choice, check_int
+from ._validation import check_bool, check_choice, check_n_top
 from .responses import DUPLICATE_POLICIES, Responses, _duplicates_error, _find_duplicates
 
 __all__ = ["DATASETS", "Dataset", "PAPER_TABLE3", "PAPER_TABLE4", "SHA256",
@@ -411,10 +411,7 @@ def answer_shares(dataset: Dataset | Responses, n_top: int = 3, *,
     if not isinstance(R, Responses):
         raise TypeError(f"`dataset` passed to answer_shares must be a Dataset or Responses; "
                         f"got {type(dataset).__name__} instead.")
-    n_top = check_int(n_top, "n_top", owner="answer_shares", minimum=1)
-    if n_top > R.n_labels:
-        raise ValueError(f"The 'n_top' parameter of answer_shares must be <= n_labels="
-                         f"{R.n_labels}; got {n_top} instead.")
+    n_top = check_n_top(n_top, R.n_labels, owner="answer_shares", minimum=1)
     counts = R.task_label_counts()
     tot = counts.sum(axis=1)
     use = tot > 0
