@@ -263,8 +263,8 @@ class Responses:
             w = as_int_array(workers, "workers", owner=owner, masked="refuse")
             t = as_int_array(tasks, "tasks", owner=owner, masked="refuse")
             lab = as_int_array(labels, "labels", owner=owner, masked="refuse",
-                                nan_hint=" In triples every row is an answer: leave "
-                                         "unanswered pairs out.")
+                               nan_hint=" In triples every row is an answer: leave "
+                                        "unanswered pairs out.")
             for name, a in (("workers", w), ("tasks", t), ("labels", lab)):
                 if a.ndim != 1:
                     raise ValueError(f"`{name}` passed to {owner} must be 1-D; got shape "
@@ -584,9 +584,9 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
         rows = np.asarray(coo.row, dtype=np.int64)
         cols = np.asarray(coo.col, dtype=np.int64)
         data = as_int_array(coo.data, "A", owner=owner,
-                             where=lambda pos: f"worker {int(rows[pos[0]])}, task "
-                                               f"{int(cols[pos[0]])}",
-                             nan_hint=" Leave unanswered entries unstored (or store 0).")
+                            where=lambda pos: f"worker {int(rows[pos[0]])}, task "
+                                              f"{int(cols[pos[0]])}",
+                            nan_hint=" Leave unanswered entries unstored (or store 0).")
         stored = np.flatnonzero(data != 0)
         rows, cols, data = rows[stored], cols[stored], data[stored]
         shape = coo.shape
@@ -611,9 +611,9 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
             return default_where(pos)
 
         arr = as_int_array(A, "A", owner=owner, where=where, masked="unanswered",
-                            nan_hint=" Use 0 for 'not answered', not NaN or a missing value "
-                                     "(e.g. np.nan_to_num(A, nan=0), or df.fillna(0) for a "
-                                     "pandas DataFrame).")
+                           nan_hint=" Use 0 for 'not answered', not NaN or a missing value "
+                                    "(e.g. np.nan_to_num(A, nan=0), or df.fillna(0) for a "
+                                    "pandas DataFrame).")
         if arr.ndim != 2:
             raise ValueError(f"`A` passed to {owner} must be 2-D with shape (n_workers, "
                              f"n_tasks); got an array with shape {arr.shape} instead.")
