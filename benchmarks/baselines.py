@@ -20,7 +20,7 @@ timing
 
 mvds
     The MV-D&S diagnosis: ``DawidSkene`` with the free K x K model ("full", the
-    estimator before the fix), per-class and one-coin worker models, at s in
+    free model, which drifts to label-mixing optima), per-class and one-coin worker models, at s in
     {0.1, 0.2, 0.5, 1.0} on the four scenarios (same seeds as accuracy); pair error
     minus the oracle's.
 

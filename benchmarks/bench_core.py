@@ -5,8 +5,7 @@ Usage (from the repository root)::
     OMP_NUM_THREADS=1 /work/venv/bin/python benchmarks/bench_core.py --sizes small,medium
     OMP_NUM_THREADS=1 /work/venv/bin/python benchmarks/bench_core.py --sizes large
 
-Sizes (n_workers, n_tasks, K, sampling rate s), as in the performance section of the
-core issue:
+Sizes (n_workers, n_tasks, K, sampling rate s) of the performance targets:
 
     small   (50, 500, 5, 0.2)            ~ 5e3 responses
     medium  (1000, 200_000, 5, 0.01)     ~ 2e6 responses
@@ -64,7 +63,7 @@ SIZES = {
     "large": dict(n=2000, m=1_000_000, K=5, s=0.005),
 }
 DEFAULT_REPEATS = {"small": 50, "medium": 3, "large": 2}
-#: Targets of the core issue: (seconds, bytes) for TopTwo2 at each size.
+#: Performance targets: (seconds, bytes) for TopTwo2 at each size.
 TARGETS = {"small": (0.005, None), "medium": (1.5, 1 << 30), "large": (8.0, 3 << 30)}
 MAX_MATVECS = 100
 #: the mat-vec takes milliseconds, so it gets at least this many repeats

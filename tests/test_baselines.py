@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+import toptwo
 from toptwo import MajorityVote
 
 from conftest import with_gaps
@@ -83,3 +85,25 @@ def test_uniform_checker_rejects_smallest_label_rule():
     assert not uniform_choice(counts, 4, n_seeds)
     biased = np.random.default_rng(0).choice(4, n_seeds, p=[0.55, 0.15, 0.15, 0.15])
     assert not uniform_choice(np.bincount(biased, minlength=4), 4, n_seeds)
+
+
+def test_majority_vote_top_t_counts():
+    A = toptwo.Responses.from_triples([0, 1, 2, 3, 4, 5], [0] * 6, [2, 2, 2, 4, 4, 1],
+                                      n_labels=5)
+    mv = MajorityVote(n_top=3, rng=0).fit(A)
+    np.testing.assert_array_equal(mv.top_, [[2, 4, 1]])
+    np.testing.assert_array_equal(mv.top_two_, [[2, 4]])
+    np.testing.assert_allclose(mv.confusions_, [[0.5, 1 / 3, 1 / 6]])
+    np.testing.assert_allclose(mv.confusion_, [0.6])
+    assert MajorityVote(rng=0).fit(A).confusions_ is None
+    with pytest.raises(ValueError, match="'n_top' parameter of MajorityVote must be "
+                                         "<= n_labels=5; got 6 instead"):
+        MajorityVote(n_top=6).fit(A)
+
+
+def test_majority_vote_top_two_does_not_depend_on_n_top(small_responses):
+    two = MajorityVote(rng=4).fit(small_responses)
+    three = MajorityVote(n_top=3, rng=4).fit(small_responses)
+    np.testing.assert_array_equal(two.top_two_, three.top_two_)
+    np.testing.assert_array_equal(two.confusion_, three.confusion_)
+    np.testing.assert_array_equal(three.top_[:, :2], two.top_)

@@ -187,9 +187,9 @@ def test_infer_duplicates_policies(tmp_path, capsys):
         + "w0,t0,3\n")
     assert main(["infer", str(path), "--method", "majority"]) == 2
     err = capsys.readouterr().err
-    assert ("error: " in err and "d.csv: 1 (worker, task) pair(s) occur on more than one "
-            "line (1 extra rows); e.g. worker 'w0' answered task 't0' on line 2 (label 1) "
-            "and line 26 (label 3)" in err)
+    assert ("error: " in err and "d.csv: 1 (worker, task) pair(s) occur more than once "
+            "(1 extra rows out of 25); e.g. worker 'w0' answered task 't0' on line 2 (label 1) "
+            "and on line 26 (label 3)" in err)
     assert "Traceback" not in err
     for policy in ("first", "last"):
         assert main(["infer", str(path), "--method", "majority", "--duplicates", policy]) == 0

@@ -14,6 +14,7 @@ A = MODEL.sample(0.5, rng=1)
 
 ESTIMATORS = {name: (lambda f=f: f(0)) for name, f in toptwo.PAPER_METHODS.items()}
 ESTIMATORS.update({
+    "MV top3": lambda: toptwo.MajorityVote(n_top=3, rng=0),
     "OneCoinDawidSkene": lambda: toptwo.OneCoinDawidSkene(),
     "OracleMLE": lambda: toptwo.OracleMLE(MODEL.reliability, MODEL.confusion),
     "TopTwo2 split": lambda: toptwo.TopTwo2(sample_splitting=True, rng=3),

@@ -127,17 +127,21 @@ def test_aggregate_arithmetic():
     sem = np.array([np.std([0.5, 0.7, 0.9], ddof=1) / np.sqrt(3),
                     np.std([0.1, 0.3], ddof=1) / np.sqrt(2)])
     np.testing.assert_allclose(a["sem"], sem)
-    # Student t quantiles for 2 and 1 degrees of freedom
-    np.testing.assert_allclose(a["ci_high"] - a["mean"], [4.303 * sem[0], 12.706 * sem[1]])
+    # Student t quantiles for 2 and 1 degrees of freedom (printed tables: 4.303, 12.706)
+    np.testing.assert_allclose(a["ci_high"] - a["mean"], [4.303 * sem[0], 12.706 * sem[1]],
+                               rtol=1e-4)
     np.testing.assert_allclose(a["mean"] - a["ci_low"], a["ci_high"] - a["mean"])
     b = out["b"]
     assert b["sem"][0] == 0.0 and b["ci_low"][0] == b["ci_high"][0] == 0.2
 
 
-def test_aggregate_large_sample_uses_normal_quantile():
+def test_aggregate_large_sample_uses_student_t_not_normal_quantile():
     recs = [{"method": "a", "queries_per_task": 1.0, "e": float(v)} for v in range(40)]
     s = ex.aggregate(recs, "e")["a"]
-    assert s["ci_high"][0] - s["mean"][0] == pytest.approx(1.96 * s["sem"][0])
+    half = s["ci_high"][0] - s["mean"][0]
+    # t_{0.975, 39} = 2.0227 (printed tables), visibly wider than the normal 1.96
+    assert half == pytest.approx(2.0227 * s["sem"][0], rel=1e-4)
+    assert half != pytest.approx(1.96 * s["sem"][0], rel=1e-3)
 
 
 def test_aggregate_errors():

@@ -204,8 +204,8 @@ def test_dense_ids_keep_their_positions():
 
 
 def test_duplicate_message_shows_original_ids():
-    with pytest.raises(ValueError, match=r"e.g. worker 100000000 answered task 99 in triples "
-                                         r"0 and 2 \(labels 1 and 2\)"):
+    with pytest.raises(ValueError, match=r"e.g. worker 100000000 answered task 99 in triple "
+                                         r"0 \(label 1\) and in triple 2 \(label 2\)"):
         T([10**8, 3, 10**8], [99, 99, 99], [1, 2, 2])
 
 
@@ -333,7 +333,10 @@ def test_pandas_nullable_int64_dataframe():
 
 @pytest.mark.parametrize("cls", [toptwo.TopTwo1, toptwo.TopTwo2, toptwo.MajorityVote])
 def test_huge_ids_small_memory_same_result_as_dense(cls):
-    """Worker 2**31-2 used to cost 16 GiB in TopTwo2, task 2**31-2 64 GiB in MajorityVote."""
+    """Worker or task id 2**31-2 costs memory for the responses only, not for the id.
+
+    An allocation sized by the id would take 16 GiB in TopTwo2, 64 GiB in MajorityVote.
+    """
     model = toptwo.TopTwoModel.scenario("easy", n_workers=20, n_tasks=40, n_labels=4, rng=1)
     A = model.sample(0.7, rng=2)
     w = A.workers.astype(np.int64)

@@ -236,16 +236,16 @@ def test_duplicate_error_names_ids_and_lines(tmp_path):
                             "ann,q9,4\n"
                             "bob,q1,1\n"
                             "bob,q1,2\n")
-    msg = (r"answers\.csv: 2 \(worker, task\) pair\(s\) occur on more than one line \(3 extra "
-           r"rows\); e\.g\. worker 'ann' answered task 'q9' on line 2 \(label 2\) and line 5 "
-           r"\(label 4\)\. Pass duplicates='first' or duplicates='last'")
+    msg = (r"answers\.csv: 2 \(worker, task\) pair\(s\) occur more than once \(3 extra "
+           r"rows out of 6\); e\.g\. worker 'ann' answered task 'q9' on line 2 \(label 2\) "
+           r"and on line 5 \(label 4\)\. Pass duplicates='first' or duplicates='last'")
     with pytest.raises(ValueError, match=msg):
         read_triples_csv(path)
 
 
 def test_duplicate_error_label_base_zero(tmp_path):
     path = _write(tmp_path, "worker,task,label\nw,t,0\nw,t,3\n")
-    with pytest.raises(ValueError, match=r"on line 2 \(label 0\) and line 3 \(label 3\)"):
+    with pytest.raises(ValueError, match=r"on line 2 \(label 0\) and on line 3 \(label 3\)"):
         read_triples_csv(path, label_base=0)
 
 

@@ -70,7 +70,7 @@ def test_paired_gap_matches_hand_computation():
     d = np.array([0.2, 0.3, 0.1])
     assert g["mean"] == pytest.approx(d.mean())
     assert g["sem"] == pytest.approx(d.std(ddof=1) / np.sqrt(3))
-    assert g["ci_high"] - g["mean"] == pytest.approx(4.303 * g["sem"])
+    assert g["ci_high"] - g["mean"] == pytest.approx(4.303 * g["sem"], rel=1e-4)  # t_{0.975, 2}
     assert g["n"] == 3
 
 
@@ -148,17 +148,6 @@ def test_top_t_errors_validates_shapes():
         pe.top_t_errors(np.zeros((3, 2), int), np.zeros((3, 3), int))
     with pytest.raises(TypeError, match="integer labels"):
         pe.top_t_errors(np.zeros((3, 2)), np.zeros((3, 2), int))
-
-
-def test_majority_vote_top_t_counts():
-    A = toptwo.Responses.from_triples([0, 1, 2, 3, 4, 5], [0] * 6, [2, 2, 2, 4, 4, 1],
-                                      n_labels=5)
-    mv = pe.MajorityVoteTopT(n_top=3, rng=0).fit(A)
-    np.testing.assert_array_equal(mv.top_, [[2, 4, 1]])
-    np.testing.assert_allclose(mv.confusions_, [[0.5, 1 / 3, 1 / 6]])
-    with pytest.raises(ValueError, match="'n_top' parameter of MajorityVoteTopT must be "
-                                         "<= n_labels=5; got 6 instead"):
-        pe.MajorityVoteTopT(n_top=6).fit(A)
 
 
 def test_top_t_sweep_oracle_exact_when_noise_free_enough():

@@ -72,8 +72,21 @@ def test_responses_passthrough_is_identity():
     assert as_responses(R, n_labels=4) is R
 
 
+def test_fit_caches_live_in_a_per_fit_view_not_in_the_value():
+    R = Responses.from_triples([0, 1, 2, 0], [0, 0, 1, 1], [1, 2, 2, 3], n_labels=3)
+    assert not hasattr(R, "_cache") and not hasattr(R, "__dict__")   # value fields only
+    V = as_responses(R)
+    assert V is not R and V.workers is R.workers and V.labels is R.labels   # no copy
+    assert V.tocsr() is V.tocsr() and V.task_major() is V.task_major()   # kept for the fit
+    assert R.tocsr() is not R.tocsr()                                     # recomputed
+    np.testing.assert_array_equal(V.task_label_counts(), R.task_label_counts())
+    toptwo.MajorityVote(rng=0).fit(R)
+    assert not hasattr(R, "_cache")
+    assert not R.task_counts().flags.writeable
+
+
 def test_n_labels_checked_the_same_for_every_input_kind():
-    # a Responses used to accept n_labels=4.0 (int(4.0) == 4) where a dense array refused it
+    # n_labels=4.0 is refused for a Responses exactly as for a dense array (no int(4.0))
     for A in (TOY_A, as_responses(TOY_A)):
         with pytest.raises(TypeError, match=r"The 'n_labels' parameter of fit must be an int "
                                             r">= 2; got float 4.0 instead"):
@@ -190,9 +203,11 @@ def test_k_below_two():
 def test_coo_duplicate_coordinates():
     M = sp.coo_array((np.array([1, 2, 3]), (np.array([0, 1, 1]), np.array([2, 0, 0]))),
                      shape=(2, 3))
-    with pytest.raises(ValueError, match=r"The sparse matrix passed to fit stores entry "
-                                         r"\(worker 1, task 0\) more than once; scipy would add "
-                                         r"the labels"):
+    with pytest.raises(ValueError, match=r"The sparse matrix passed to fit: 1 \(worker, task\) "
+                                         r"pair\(s\) occur more than once \(1 extra stored "
+                                         r"entries out of 3\); e.g. worker 1 answered task 0 in "
+                                         r"stored entry 1 \(label 2\) and in stored entry 2 "
+                                         r"\(label 3\)\. scipy would add the labels"):
         as_responses(M)
 
 
@@ -281,9 +296,10 @@ DUP_L = [1, 2, 3, 1, 3, 2]   # (0, 0) answered 1, 3, 2 in that order; (1, 0) ans
 
 
 def test_duplicates_error_counts_and_shows_one():
-    with pytest.raises(ValueError, match=r"^2 \(worker, task\) pair\(s\) occur more than once "
-                                         r"\(3 extra responses\); e.g. worker 0 answered task 0 "
-                                         r"in triples 0 and 2 \(labels 1 and 3\)\. Pass "
+    with pytest.raises(ValueError, match=r"^Responses.from_triples: 2 \(worker, task\) pair\(s\) "
+                                         r"occur more than once \(3 extra triples out of 6\); "
+                                         r"e.g. worker 0 answered task 0 in triple 0 \(label 1\) "
+                                         r"and in triple 2 \(label 3\)\. Pass "
                                          r"duplicates='first' or duplicates='last'"):
         Responses.from_triples(DUP_W, DUP_T, DUP_L, n_labels=3)
 
@@ -353,7 +369,7 @@ def test_duplicates_first_last_match_python_dict(data, rnd):
 
 
 def test_label_above_int32_is_refused_not_wrapped():
-    big = 2**33                      # stored as int32 this used to become label 0
+    big = 2**33                      # cast to int32 it would wrap around to label 0
     with pytest.raises(ValueError, match=r"8589934592.*worker 0, task 1"):
         toptwo.as_responses(np.array([[1, big]]))
     with pytest.raises(ValueError, match=r"8589934592.*triple 1"):

@@ -4,7 +4,7 @@ Every discrete decision of TopTwo1/TopTwo2 (sign of u^(k), the pair of eq. (3), 
 pair of eq. (6)) must be decided by the model's numbers, never by the last bits of a
 BLAS kernel, a thread count, a solver path or the order of the responses. These tests
 perturb the float path on purpose and require identical labels; each has a twin that
-shows the check would catch the old behaviour.
+shows the check would catch a decision made by round-off.
 """
 
 from __future__ import annotations

@@ -91,7 +91,7 @@ def test_negative_twin_rejected(name: str) -> None:
         (tc.check_eq5_unbiased_and_variance, dict(variance=lambda K, m, sg: m * paper_p_hat_variance(K, m, sg))),
         (tc.check_kl_divergences, dict(minimizers=("swap (h,g)",))),
         (tc.check_theorem3b_arithmetic, dict(bound=sp.Rational(7, 16))),
-        # the three weaknesses of the old check: a tiny coefficient, no coefficient at all, the paper's step
+        # three wrong claims a weak check would accept: a tiny coefficient, no coefficient at all, the paper's step
         (tc.check_theorem3b_arithmetic, dict(coefficient=sp.Rational(1, 100))),
         (tc.check_theorem3b_arithmetic, dict(coefficient=sp.Integer(0), bound=sp.Rational(1, 2))),
         (tc.check_theorem3b_arithmetic, dict(coefficient=sp.Rational(1, 4), bound=sp.Rational(3, 8))),
@@ -224,7 +224,7 @@ def test_spammer_hammer_error_and_validation() -> None:
         spammer_hammer_error_g(4, 3, 1.5)
 
 
-def test_theorem3b_counterexample_reproduces_the_issue() -> None:
+def test_theorem3b_as_printed_fails_for_heterogeneous_q() -> None:
     from toptwo.theory import LE_CAM_PINSKER_CONSTANT, theorem3b_counterexample
 
     r = theorem3b_counterexample(rng=0)

@@ -25,6 +25,13 @@ __all__ = ["BaseEstimator"]
 class BaseEstimator(FittedAttributesMixin):
     """Parameters from the ``__init__`` signature; the common fitted surface."""
 
+    #: Name used as ``owner`` in messages: the class name, unless a class sets its own.
+    _name: str = "BaseEstimator"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._name = cls.__dict__.get("_name", cls.__name__)
+
     @classmethod
     def _param_names(cls) -> list[str]:
         sig = inspect.signature(cls.__init__)

@@ -7,6 +7,7 @@ constraint and shows the offending value, in scikit-learn's phrasing
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
@@ -16,7 +17,7 @@ def check_rng(rng: Any, *, owner: str) -> np.random.Generator:
     """Resolve ``rng`` (None, a non-negative int, or a Generator) to a Generator.
 
     ``numpy.random.RandomState`` and the global seed are refused on purpose
-    (SPEC 7): every random draw in ``toptwo`` comes from an explicit Generator.
+    (Scientific Python SPEC 7): every random draw in ``toptwo`` comes from an explicit Generator.
     """
     if rng is None or isinstance(rng, np.random.Generator):
         return np.random.default_rng(rng)
@@ -77,6 +78,15 @@ def check_int(value: Any, name: str, *, owner: str, minimum: int) -> int:
         raise ValueError(f"The '{name}' parameter of {owner} must be an int >= {minimum}; "
                          f"got {value} instead.")
     return int(value)
+
+
+def check_n_top(value: Any, n_labels: int, *, owner: str, minimum: int) -> int:
+    """T, a number of answers ranked per task: an int in ``minimum..n_labels``."""
+    T = check_int(value, "n_top", owner=owner, minimum=minimum)
+    if T > n_labels:
+        raise ValueError(f"The 'n_top' parameter of {owner} must be <= n_labels={n_labels}; "
+                         f"got {T} instead.")
+    return T
 
 
 def check_bool(value: Any, name: str, *, owner: str) -> bool:
@@ -141,6 +151,141 @@ def as_float_array(x: Any, name: str, *, owner: str) -> np.ndarray:
         raise TypeError(f"`{name}` of {owner} must be an array of real numbers; "
                         f"got dtype {arr.dtype} instead.")
     return arr.astype(float)
+
+
+def check_id_names(ids: Any, name: str, size: Any, size_name: str, owner: str):
+    """``worker_ids``/``task_ids``: a 1-D sequence whose length matches ``size`` if given."""
+    if ids is None:
+        return None
+    if isinstance(ids, (str, bytes)):
+        raise TypeError(f"`{name}` passed to {owner} must be a 1-D sequence of ids; got a "
+                        f"{type(ids).__name__}.")
+    try:
+        n = len(ids)
+    except TypeError:
+        raise TypeError(f"`{name}` passed to {owner} must be a 1-D sequence of ids; got "
+                        f"{type(ids).__name__} instead.") from None
+    if np.ndim(ids) != 1:
+        raise ValueError(f"`{name}` passed to {owner} must be 1-D; got shape "
+                         f"{np.shape(ids)} instead.")
+    if size is not None and not isinstance(size, (bool, np.bool_)) and n != size:
+        raise ValueError(f"`{name}` passed to {owner} has length {n} but {size_name}={size}; "
+                         f"there must be one id per row/column.")
+    return ids
+
+
+_INT64_LIMIT = 2 ** 63
+
+
+def _is_missing(x: Any) -> bool:
+    """None, float NaN, pandas.NA or NaT (without importing pandas)."""
+    if x is None:
+        return True
+    if isinstance(x, float) and x != x:
+        return True
+    return type(x).__name__ in ("NAType", "NaTType")
+
+
+def default_where(pos: tuple[int, ...]) -> str:
+    return f"index {pos[0]}" if len(pos) == 1 else f"position {pos}"
+
+
+def as_int_array(x: Any, name: str, *, owner: str, where=None, masked: str = "refuse",
+                  nan_hint: str = "") -> np.ndarray:
+    """Integer (int64) array from array-like; integral floats accepted, anything else refused.
+
+    ``where(pos)`` turns a position tuple into the location used in messages (default
+    "index i" / "position (i, j)"). A masked array is refused (``masked="refuse"``) or its
+    masked entries become 0, "not answered" (``masked="unanswered"``). Values are reported
+    as given: nothing is wrapped around to int64 before a message is written.
+    """
+    where = default_where if where is None else where
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"`{name}` passed to {owner} must be an array of integers; got a "
+                        f"{type(x).__name__}.")
+    if np.ma.isMaskedArray(x):
+        mask = np.ma.getmaskarray(x)
+        if mask.any() and masked == "refuse":
+            pos = tuple(int(i) for i in np.argwhere(mask)[0])
+            raise ValueError(f"`{name}` passed to {owner} is a masked array with "
+                             f"{int(mask.sum())} masked entries (first at {where(pos)}); "
+                             f"triples cannot mark an answer as missing: leave those rows "
+                             f"out (e.g. x.compressed()).")
+        x = x.filled(0) if mask.any() else np.ma.getdata(x)
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ValueError(f"`{name}` passed to {owner} must be a rectangular array of "
+                         f"integers (every row the same length); numpy could not build one: "
+                         f"{first}") from None
+    kind = arr.dtype.kind
+    if kind == "b":
+        raise TypeError(f"`{name}` passed to {owner} must hold integer labels; got a boolean "
+                        f"array.")
+    if kind in "mM":
+        raise TypeError(f"`{name}` passed to {owner} must be an array of integers; got dtype "
+                        f"{arr.dtype} (dates and durations are not labels or ids).")
+    if kind == "O":
+        arr = _object_to_int(arr, name, owner=owner, where=where, nan_hint=nan_hint)
+        kind = "i"
+    if kind == "u":
+        big = arr > _INT64_LIMIT - 1
+        if big.any():
+            pos = tuple(int(i) for i in np.argwhere(big)[0])
+            raise ValueError(f"`{name}` passed to {owner} holds {int(arr[pos])} at "
+                             f"{where(pos)}, which is too large (integers must be below "
+                             f"2**63).")
+        return arr.astype(np.int64)
+    if kind == "i":
+        return arr.astype(np.int64, copy=False)
+    if kind == "f":
+        bad = ~np.isfinite(arr) | (arr != np.round(arr))
+        if bad.any():
+            pos = tuple(int(i) for i in np.argwhere(bad)[0])
+            value = arr[pos].item()
+            hint = nan_hint if value != value else ""
+            raise ValueError(f"`{name}` passed to {owner} must hold integers; found "
+                             f"{value!r} at {where(pos)} ({int(bad.sum())} non-integer or "
+                             f"NaN entries).{hint}")
+        big = np.abs(arr) >= _INT64_LIMIT
+        if big.any():
+            pos = tuple(int(i) for i in np.argwhere(big)[0])
+            raise ValueError(f"`{name}` passed to {owner} holds {arr[pos].item()!r} at "
+                             f"{where(pos)}, which is too large (integers must be below "
+                             f"2**63 in absolute value).")
+        return arr.astype(np.int64)
+    raise TypeError(f"`{name}` passed to {owner} must be an array of integers; got dtype "
+                    f"{arr.dtype} instead.")
+
+
+def _object_to_int(arr: np.ndarray, name: str, *, owner: str, where, nan_hint: str) -> np.ndarray:
+    """Object array (pandas nullable Int64, lists of Python ints) to int64, element-wise."""
+    out = np.empty(arr.shape, dtype=np.int64)
+    flat = arr.reshape(-1)
+    for k, v in enumerate(flat.tolist()):
+        pos = tuple(int(i) for i in np.unravel_index(k, arr.shape)) if arr.ndim else (k,)
+        if isinstance(v, (bool, np.bool_)) or _is_missing(v):
+            if _is_missing(v):
+                raise ValueError(f"`{name}` passed to {owner} holds a missing value ({v!r}) "
+                                 f"at {where(pos)}; missing values are not labels or ids."
+                                 f"{nan_hint}")
+            raise TypeError(f"`{name}` passed to {owner} must hold integers; found {v!r} "
+                            f"at {where(pos)}.")
+        if isinstance(v, numbers.Integral):
+            iv = int(v)
+        elif isinstance(v, numbers.Real) and math.isfinite(v) and float(v).is_integer():
+            iv = int(float(v))
+        else:
+            kind = "number" if isinstance(v, numbers.Number) else type(v).__name__
+            exc = ValueError if isinstance(v, numbers.Number) else TypeError
+            raise exc(f"`{name}` passed to {owner} must hold integers; found {v!r} ({kind}) "
+                      f"at {where(pos)}.")
+        if not -_INT64_LIMIT <= iv < _INT64_LIMIT:
+            raise ValueError(f"`{name}` passed to {owner} holds {v!r} at {where(pos)}, which "
+                             f"is too large (integers must be below 2**63 in absolute value).")
+        out.reshape(-1)[k] = iv
+    return out
 
 
 def _check_real(value: Any, name: str, *, owner: str) -> float:

@@ -128,8 +128,6 @@ def _logsumexp_rows(x: np.ndarray) -> np.ndarray:
 class _DSBase(BaseEstimator):
     """Shared EM loop, validation and attributes of the Dawid-Skene baselines."""
 
-    _name = "DawidSkene"
-
     def __init__(self, *, smoothing: float = 0.01, tol: float = 1e-7,
                  max_iter: int = 100):
         self.smoothing = smoothing
@@ -340,8 +338,6 @@ class DawidSkene(_DSBase):
     ``confusion="one_coin"``.
     """
 
-    _name = "DawidSkene"
-
     def __init__(self, *, confusion: str = "full", smoothing: float = 0.01,
                  tol: float = 1e-7, max_iter: int = 100):
         super().__init__(smoothing=smoothing, tol=tol, max_iter=max_iter)
@@ -462,8 +458,6 @@ class OneCoinDawidSkene(_DSBase):
        Sparse Rank-One Matrix Completion for Crowd-Sourced Aggregation of Sparsely
        Interacting Workers", ICML 2018 (PGD, cited as [PGD] in the paper).
     """
-
-    _name = "OneCoinDawidSkene"
 
     def _setup(self, R: Responses, alpha: float) -> None:
         super()._setup(R, alpha)

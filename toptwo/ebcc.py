@@ -80,8 +80,6 @@ class EBCC(ScoreOutputMixin):
         As in :class:`toptwo.DawidSkene`.
     """
 
-    _name = "EBCC"
-
     def __init__(self, *, n_subtypes: int = 10, a_pi: float = 0.1, alpha: float = 1.0,
                  a_v: float = 4.0, b_v: float = 1.0, tol: float = 1e-3,
                  max_iter: int = 500, rng: Any = None):

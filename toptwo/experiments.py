@@ -37,6 +37,7 @@ import zlib
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
+from scipy import stats
 
 from ._validation import check_int, check_rng
 from .metrics import top_two_errors
@@ -50,17 +51,11 @@ __all__ = ["run_sweep", "aggregate", "queries_needed", "minimax_lower_bound_g",
 METRICS = ("err_g", "err_h", "err_pair", "mse_p", "mse_q", "max_abs_q", "mean_abs_q",
            "max_abs_q_ok", "mean_abs_q_ok")
 
-# two-sided 97.5% quantiles of Student's t for 1..30 degrees of freedom
-_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201,
-         2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074,
-         2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
-
-
 def _t975(df: int) -> float:
-    """97.5% quantile of Student's t (normal 1.96 beyond 30 degrees of freedom)."""
+    """97.5% quantile of Student's t with ``df`` degrees of freedom (NaN for df < 1)."""
     if df < 1:
         return float("nan")
-    return _T975[df - 1] if df <= 30 else 1.96
+    return float(stats.t.ppf(0.975, df))
 
 
 def _seed_sequence(rng: Any, owner: str) -> np.random.SeedSequence:

@@ -82,8 +82,6 @@ class GLAD(ScoreOutputMixin):
         As in :class:`toptwo.DawidSkene`.
     """
 
-    _name = "GLAD"
-
     def __init__(self, *, tol: float = 1e-4, max_iter: int = 100,
                  m_step_max_iter: int = 25, rng: Any = None):
         self.tol = tol

@@ -37,8 +37,8 @@ from typing import IO, Any
 import numpy as np
 
 from ._validation import check_choice, check_int
-from .responses import (INT32_MAX, MAX_INFERRED_LABELS, Responses,
-                        check_n_labels_bound)
+from .responses import (DUPLICATE_POLICIES, INT32_MAX, MAX_INFERRED_LABELS, Responses,
+                        _duplicates_error, _find_duplicates, exceeds_label_bound)
 
 __all__ = ["read_triples_csv", "write_results_csv", "write_reliability_csv",
            "REQUIRED_COLUMNS"]
@@ -95,7 +95,7 @@ def read_triples_csv(path: str | os.PathLike, *, n_labels: int | None = None,  #
     OSError
         If the file cannot be opened.
     """
-    check_choice(duplicates, "duplicates", ("error", "first", "last"), owner=_OWNER)
+    check_choice(duplicates, "duplicates", DUPLICATE_POLICIES, owner=_OWNER)
     base = check_int(label_base, "label_base", owner=_OWNER, minimum=0)
     K_given = None if n_labels is None else check_int(n_labels, "n_labels", owner=_OWNER,
                                                       minimum=2)
@@ -203,15 +203,12 @@ def read_triples_csv(path: str | os.PathLike, *, n_labels: int | None = None,  #
         raise _fail(name, line_list[e], f"n_labels was not given and the largest label in "
                     f"the file is {base + top - 1}, so K would be "
                     f"{top} < 2; pass n_labels=K (CLI: --n-labels K).")
-    if K_given is not None:
-        try:
-            check_n_labels_bound(K_given, top, owner=_OWNER)
-        except ValueError:
-            raise _fail(name, None, f"n_labels={K_given} (CLI: --n-labels) but the largest "
-                        f"label in the file is {base + top - 1}; a K above "
-                        f"{MAX_INFERRED_LABELS} is accepted only when the file contains a "
-                        f"label that large (the estimators allocate n_tasks x K arrays). "
-                        f"Pass the real number of choices.") from None
+    if K_given is not None and exceeds_label_bound(K_given, top):
+        raise _fail(name, None, f"n_labels={K_given} (CLI: --n-labels) but the largest "
+                    f"label in the file is {base + top - 1}; a K above "
+                    f"{MAX_INFERRED_LABELS} is accepted only when the file contains a "
+                    f"label that large (the estimators allocate n_tasks x K arrays). "
+                    f"Pass the real number of choices.")
     workers = np.asarray(w_list, dtype=np.int64)
     tasks = np.asarray(t_list, dtype=np.int64)
     del w_list, t_list, lab_list
@@ -219,21 +216,20 @@ def read_triples_csv(path: str | os.PathLike, *, n_labels: int | None = None,  #
     worker_ids[:] = list(worker_index)
     task_ids = np.empty(len(task_index), dtype=object)
     task_ids[:] = list(task_index)
-    try:
-        return Responses.from_triples(workers, tasks, labels, n_workers=len(worker_index),
-                                      n_tasks=len(task_index), n_labels=K_given,
-                                      duplicates=duplicates,  # type: ignore[arg-type]
-                                      worker_ids=worker_ids,
-                                      task_ids=task_ids)
-    except ValueError as exc:
-        lines = np.asarray(line_list)
-        if duplicates == "error":
-            dup = _duplicate_error(name, workers, tasks, labels, lines, worker_ids,
-                                   task_ids, base)
-            if dup is not None:
-                raise dup from None
-        # Every check with a line was done above; anything else still names the file.
-        raise _fail(name, None, str(exc)) from None
+    if duplicates == "error":
+        dups = _find_duplicates(workers, tasks, len(task_ids))
+        if dups.n_pairs:
+            raise _duplicates_error(
+                dups, source=name, unit="rows", where=lambda e: f"on line {line_list[e]}",
+                show=lambda e: (_show(worker_ids[workers[e]]), _show(task_ids[tasks[e]]),
+                                int(labels[e]) + base - 1),
+                fix="Pass duplicates='first' or duplicates='last' (CLI: --duplicates "
+                    "first|last) to keep one answer per pair.")
+    # Every check that needs a line number was made above, so nothing below can fail.
+    return Responses.from_triples(workers, tasks, labels, n_workers=len(worker_index),
+                                  n_tasks=len(task_index), n_labels=K_given,
+                                  duplicates=duplicates,  # type: ignore[arg-type]
+                                  worker_ids=worker_ids, task_ids=task_ids)
 
 
 _UTF8_MSG = ("the file is not valid UTF-8 (save it as UTF-8; undecodable bytes are shown "
@@ -255,32 +251,6 @@ def _show(x: Any) -> str:
     """repr of an id, field or row, cut to 80 characters (a stray 1 MB field stays short)."""
     r = repr(x)
     return r if len(r) <= 80 else r[:77] + "..."
-
-
-def _duplicate_error(name: str, workers: np.ndarray, tasks: np.ndarray, labels: np.ndarray,
-                     lines: np.ndarray, worker_ids: np.ndarray, task_ids: np.ndarray,
-                     base: int) -> ValueError | None:
-    """The duplicates error with the file's ids and lines, or None if no pair repeats."""
-    key = workers * len(task_ids) + tasks
-    order = np.argsort(key, kind="stable")
-    sk = key[order]
-    dup_next = sk[1:] == sk[:-1]
-    if not dup_next.any():
-        return None
-    starts = dup_next & ~np.r_[False, dup_next[:-1]]
-    n_pairs = int(starts.sum())
-    # Show the repeated pair whose second occurrence comes first in the file.
-    second = order[1:][dup_next]
-    e2 = int(second[np.argmin(lines[second])])
-    first_of = order[np.searchsorted(sk, key[e2], side="left")]
-    e1 = int(first_of)
-    return ValueError(
-        f"{name}: {n_pairs} (worker, task) pair(s) occur on more than one line "
-        f"({int(dup_next.sum())} extra rows); e.g. worker {worker_ids[workers[e1]]!r} "
-        f"answered task {task_ids[tasks[e1]]!r} on line {int(lines[e1])} (label "
-        f"{int(labels[e1]) + base - 1}) and line {int(lines[e2])} (label "
-        f"{int(labels[e2]) + base - 1}). Pass duplicates='first' or duplicates='last' "
-        f"(CLI: --duplicates first|last) to keep one answer per pair.")
 
 
 def _fmt_float(x: float, decimals: int | None = None) -> str:

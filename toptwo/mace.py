@@ -85,8 +85,6 @@ class MACE(ScoreOutputMixin):
         As in :class:`toptwo.DawidSkene` (for the kept run).
     """
 
-    _name = "MACE"
-
     def __init__(self, *, n_restarts: int = 10, smoothing: float | None = None,
                  tol: float = 1e-6, max_iter: int = 50, rng: Any = None):
         self.n_restarts = n_restarts

@@ -132,8 +132,6 @@ class MMSR(ScoreOutputMixin):
         estimated skills, uniform prior).
     """
 
-    _name = "MMSR"
-
     def __init__(self, *, n_trim: int | None = None, tol: float = 1e-8,
                  max_iter: int = 1000, rng: Any = None):
         self.n_trim = n_trim

@@ -215,8 +215,6 @@ class MultiSPA(ScoreOutputMixin):
         As in :class:`toptwo.DawidSkene`.
     """
 
-    _name = "MultiSPA"
-
     def __init__(self, *, refine: str = "kl", confusion: str = "full", max_iter: int = 100,
                  rng: Any = None):
         self.refine = refine

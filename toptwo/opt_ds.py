@@ -152,8 +152,6 @@ class OptDawidSkene(DawidSkene):
     All attributes of :class:`toptwo.DawidSkene`.
     """
 
-    _name = "OptDawidSkene"
-
     def __init__(self, *, confusion: str = "full", smoothing: float = 0.01,
                  tol: float = 1e-7, max_iter: int = 100, rng: Any = None):
         super().__init__(confusion=confusion, smoothing=smoothing, tol=tol,

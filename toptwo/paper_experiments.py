@@ -18,13 +18,13 @@ reproduction notebooks 06-09 and ``benchmarks/reproduce_paper.py`` share:
 * :func:`vote_ratio` -- each task's empirical vote ratio between its two most frequent
   answers, the quantity q_hat should track (Appendix A [`sec:app:model`]).
 * :func:`top_t_errors` -- error rates for the ordered top-T answers (Appendix
-  `subsec:top_T`); :class:`MajorityVoteTopT` and :func:`top_t_sweep` for T = 3.
+  `subsec:top_T`); :func:`top_t_sweep` for T = 3.
 * :func:`subsample_sweep` -- errors against responses per task on real data.
 * :func:`plot_grid` -- a grid of error-curve panels (returns the Figure).
 
-Algorithm 1 with the shift subtracted on observed entries only (the diagnostic notebook 08
-used for uneven workloads) is now the core's default: ``TopTwo1(centering="observed")``;
-the paper's centring is ``centering="paper"``.
+Algorithm 1 subtracts the shift on observed entries only by default
+(``TopTwo1(centering="observed")``, suited to uneven workloads as in notebook 08); the
+paper's centring is ``centering="paper"``.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from .model import TopTwoModel
 from .responses import Responses, as_responses
 from .spectral import TopTwo1
 
-__all__ = ["METHOD_NAMES", "MajorityVoteTopT", "method_factories", "sweep_rates", "paired_gap", "top_t_sweep",
+__all__ = ["METHOD_NAMES", "method_factories", "sweep_rates", "paired_gap", "top_t_sweep",
            "plot_grid", "subsample_per_task", "subsample_sweep",
            "vote_ratio", "top_t_errors"]
 
@@ -59,7 +59,7 @@ def _oracle(model: TopTwoModel | None, T: int) -> OracleMLE:
 
 
 _BUILDERS: dict[str, Callable[[TopTwoModel | None, np.random.Generator, int], Any]] = {
-    "MV": lambda model, rng, T: MajorityVote(rng=rng),
+    "MV": lambda model, rng, T: MajorityVote(n_top=T, rng=rng),
     "MV-D&S": lambda model, rng, T: DawidSkene(confusion="one_coin"),
     "MV-D&S (full)": lambda model, rng, T: DawidSkene(),
     "OneCoinDS": lambda model, rng, T: OneCoinDawidSkene(),
@@ -120,7 +120,7 @@ def method_factories(names: Sequence[str] = METHOD_NAMES, *, n_top: int = 2
     names : sequence of str, default=METHOD_NAMES
         Display names of the methods (keys of the builder table).
     n_top : int, default=2
-        T passed to TopTwo1/TopTwo2 (and which weights the oracle gets).
+        T passed to MV, TopTwo1 and TopTwo2 (and which weights the oracle gets).
     """
     T = check_int(n_top, "n_top", owner="method_factories", minimum=2)
     out = {}
@@ -309,47 +309,6 @@ def top_t_errors(estimate: Any, truth: Any) -> dict[str, Any]:
             "per_position": wrong.mean(axis=0)}
 
 
-class MajorityVoteTopT:
-    """Majority vote for the top-T answers: the T most frequent labels of each task.
-
-    Ties are broken uniformly at random (a jitter in [0, 1/2) added to every count, as
-    in :class:`~toptwo.MajorityVote`). ``confusions_`` holds each of the T labels'
-    share of the task's responses. Tasks without a response get 0 labels and NaN shares.
-
-    Parameters
-    ----------
-    n_top : int >= 2
-    rng : None, int or numpy.random.Generator
-    """
-
-    def __init__(self, *, n_top: int = 3, rng: Any = None):
-        self.n_top = n_top
-        self.rng = rng
-
-    def fit(self, A: Any, n_labels: int | None = None) -> "MajorityVoteTopT":
-        owner = "MajorityVoteTopT"
-        R = as_responses(A, n_labels, owner=f"{owner}.fit")
-        T = check_int(self.n_top, "n_top", owner=owner, minimum=2)
-        if T > R.n_labels:
-            raise ValueError(f"The 'n_top' parameter of {owner} must be <= n_labels="
-                             f"{R.n_labels}; got {T} instead.")
-        gen = check_rng(self.rng, owner=owner)
-        counts = R.task_label_counts()
-        order = np.argsort(-(counts + 0.5 * gen.random(counts.shape)), axis=1)[:, :T]
-        tot = counts.sum(axis=1)
-        answered = tot > 0
-        top = (order + 1).astype(np.int64)
-        top[~answered] = 0
-        with np.errstate(invalid="ignore", divide="ignore"):
-            shares = np.take_along_axis(counts, order, axis=1) / tot[:, None]
-        shares[~answered] = np.nan
-        self.top_ = top
-        self.top_two_ = top[:, :2]
-        self.confusions_ = shares
-        self.counts_ = counts
-        return self
-
-
 def top_t_sweep(model_factory: Callable[[np.random.Generator], TopTwoModel],
                 sampling_rates: Sequence[float], n_replicates: int, *, seed: int,
                 n_top: int = 3) -> list[dict[str, Any]]:
@@ -357,7 +316,7 @@ def top_t_sweep(model_factory: Callable[[np.random.Generator], TopTwoModel],
 
     For each rate s and replicate r (seeded by ``SeedSequence(seed, spawn_key=(round(
     1e5 s), r))``, prefix-stable like :func:`sweep_rates`): draw a top-T model, sample A
-    and fit ``MajorityVoteTopT``, ``TopTwo1(n_top=T)``, ``TopTwo2(n_top=T)`` and
+    and fit ``MajorityVote(n_top=T)``, ``TopTwo1(n_top=T)``, ``TopTwo2(n_top=T)`` and
     ``OracleMLE(p, weights)``. Records: ``method``, ``sampling_rate``, ``replicate``,
     ``queries_per_task`` (n s), ``err_ordered``, ``err_set``, ``err_pos1..T``
     (:func:`top_t_errors`) and ``mse_q`` = mean over tasks and t of (q_hat_t - q_t)^2
@@ -377,7 +336,7 @@ def top_t_sweep(model_factory: Callable[[np.random.Generator], TopTwoModel],
             model = model_factory(np.random.default_rng(s_model))
             A = model.sample(s, rng=np.random.default_rng(s_sample))
             ests: dict[str, Any] = {
-                "MV": MajorityVoteTopT(n_top=T, rng=np.random.default_rng(s_mv)),
+                "MV": MajorityVote(n_top=T, rng=np.random.default_rng(s_mv)),
                 "TopTwo1": TopTwo1(n_top=T, rng=np.random.default_rng(s_t1)),
                 "TopTwo2": TopTwo2(n_top=T, rng=np.random.default_rng(s_t2)),
                 "Oracle": OracleMLE(model.reliability, model.weights),

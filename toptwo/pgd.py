@@ -104,8 +104,6 @@ class PGD(ScoreOutputMixin):
         As in :class:`toptwo.DawidSkene`.
     """
 
-    _name = "PGD"
-
     def __init__(self, *, step: float = 1.0, tol: float = 1e-7, max_iter: int = 5000,
                  rng: Any = None):
         self.step = step

@@ -20,20 +20,21 @@ what is allowed. :meth:`Responses.from_triples` builds responses from
 
 from __future__ import annotations
 
-import math
-import numbers
 import warnings
-from typing import Any, Literal
+from typing import Any, Callable, Literal, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_choice, check_int
+from ._validation import (as_int_array, check_choice, check_id_names, check_int,
+                          default_where)
 
 __all__ = ["Responses", "as_responses", "check_labels_used", "check_n_labels_bound",
            "binary_labels_message"]
 
 Duplicates = Literal["error", "first", "last"]
+#: The policies for a (worker, task) pair given more than once.
+DUPLICATE_POLICIES = ("error", "first", "last")
 
 #: Largest K inferred from the data without an explicit ``n_labels`` (the estimators
 #: allocate n_tasks x K arrays, so one stray label of 10^6 must not set K silently).
@@ -73,7 +74,7 @@ class Responses:
     """
 
     __slots__ = ("workers", "tasks", "labels", "n_workers", "n_tasks", "n_labels",
-                 "worker_ids", "task_ids", "_csr", "_tl_index", "_tcounts", "_wcounts", "_tmajor", "_tl_index_tm", "_tasks_tm")
+                 "worker_ids", "task_ids")
 
     def __init__(self, workers: np.ndarray, tasks: np.ndarray, labels: np.ndarray, *,
                  shape: tuple[int, int], n_labels: int,
@@ -85,13 +86,13 @@ class Responses:
         self.n_labels = int(n_labels)
         self.worker_ids = worker_ids
         self.task_ids = task_ids
-        self._csr: Any = None
-        self._tl_index: Any = None
-        self._tcounts: Any = None
-        self._wcounts: Any = None
-        self._tmajor: Any = None
-        self._tl_index_tm: Any = None
-        self._tasks_tm: Any = None
+
+    def _memo(self, key: str, compute: Callable[[], Any]) -> Any:
+        """``compute()``; a :class:`_FitView` keeps the result for the rest of the fit."""
+        return compute()
+
+    def _memoized(self, key: str) -> bool:
+        return False
 
     # ------------------------------------------------------------------ basics
     @property
@@ -115,33 +116,30 @@ class Responses:
         return self.nnz
 
     def tocsr(self) -> sp.csr_array:
-        """A as a scipy CSR array of int32 labels (0 = not answered); cached."""
-        if self._csr is None:
+        """A as a scipy CSR array of int32 labels (0 = not answered)."""
+        def build() -> sp.csr_array:
             indptr = np.zeros(self.n_workers + 1, dtype=np.int64)
             np.cumsum(np.bincount(self.workers, minlength=self.n_workers), out=indptr[1:])
-            self._csr = sp.csr_array((self.labels.astype(np.int32, copy=False),
-                                      self.tasks.astype(np.int32, copy=False), indptr),
-                                     shape=self.shape)
-        return self._csr
+            return sp.csr_array((self.labels.astype(np.int32, copy=False),
+                                 self.tasks.astype(np.int32, copy=False), indptr),
+                                shape=self.shape)
+        return self._memo("csr", build)
 
     def task_major(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(indptr, workers, labels) of the responses grouped by task (A^T in CSR form).
 
         ``workers[indptr[j]:indptr[j+1]]`` are the workers who answered task j, in
-        increasing order; computed once (one O(nnz + m) transposition) and cached.
+        increasing order; one O(nnz + m) transposition (once per fit).
         """
-        if self._tmajor is None:
+        def build() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             csc = self.tocsr().tocsc()
-            self._tmajor = (csc.indptr, csc.indices, csc.data)
-        return self._tmajor
+            return (csc.indptr, csc.indices, csc.data)
+        return self._memo("task_major", build)
 
     def task_major_tasks(self) -> np.ndarray:
-        """Task index of every response in task-major order (non-decreasing); cached."""
-        if self._tasks_tm is None:
-            indptr = self.task_major()[0]
-            self._tasks_tm = np.repeat(np.arange(self.n_tasks, dtype=np.int32),
-                                       np.diff(indptr))
-        return self._tasks_tm
+        """Task index of every response in task-major order (non-decreasing)."""
+        return self._memo("task_major_tasks", lambda: np.repeat(
+            np.arange(self.n_tasks, dtype=np.int32), np.diff(self.task_major()[0])))
 
     def toarray(self) -> np.ndarray:
         """Dense ``(n_workers, n_tasks)`` int array. For small teaching examples only."""
@@ -165,13 +163,12 @@ class Responses:
         Column ``c - 1`` of row ``j`` is ``sum_i weights[e] * 1(A_ij = c)``; one pass over
         the responses (``np.bincount``), O(nnz + m K) time and memory.
         """
-        K = self.n_labels
-        if weights is None and self._tl_index_tm is not None:
+        if weights is None and self._memoized("tl_index_tm"):
             return self.task_label_counts_task_major(None)   # counts are order-free
-        if self._tl_index is None:      # flat index j*K + (c-1), computed once
-            self._tl_index = self.tasks.astype(np.int64) * K + (self.labels - 1)
-        return np.bincount(self._tl_index, weights=weights,
-                           minlength=self.n_tasks * K).reshape(
+        K = self.n_labels
+        index = self._memo("tl_index",                  # flat index j*K + (c-1)
+                           lambda: self.tasks.astype(np.int64) * K + (self.labels - 1))
+        return np.bincount(index, weights=weights, minlength=self.n_tasks * K).reshape(
             self.n_tasks, K).astype(float, copy=False)
 
     def task_label_counts_task_major(self, weights: np.ndarray | None) -> np.ndarray:
@@ -183,26 +180,20 @@ class Responses:
         results, with sequential memory access.
         """
         K = self.n_labels
-        if self._tl_index_tm is None:
-            _, _, labels = self.task_major()
-            self._tl_index_tm = self.task_major_tasks().astype(np.int64) * K + (labels - 1)
-        return np.bincount(self._tl_index_tm, weights=weights,
-                           minlength=self.n_tasks * K).reshape(
+        index = self._memo("tl_index_tm", lambda: self.task_major_tasks().astype(np.int64) * K
+                           + (self.task_major()[2] - 1))
+        return np.bincount(index, weights=weights, minlength=self.n_tasks * K).reshape(
             self.n_tasks, K).astype(float, copy=False)
 
     def task_counts(self) -> np.ndarray:
-        """Number of responses per task, shape (n_tasks,) (computed once, read-only)."""
-        if self._tcounts is None:
-            self._tcounts = np.bincount(self.tasks, minlength=self.n_tasks)
-            self._tcounts.flags.writeable = False
-        return self._tcounts
+        """Number of responses per task, shape (n_tasks,) (read-only)."""
+        return self._memo("task_counts", lambda: _read_only(
+            np.bincount(self.tasks, minlength=self.n_tasks)))
 
     def worker_counts(self) -> np.ndarray:
-        """Number of responses per worker, shape (n_workers,) (computed once, read-only)."""
-        if self._wcounts is None:
-            self._wcounts = np.bincount(self.workers, minlength=self.n_workers)
-            self._wcounts.flags.writeable = False
-        return self._wcounts
+        """Number of responses per worker, shape (n_workers,) (read-only)."""
+        return self._memo("worker_counts", lambda: _read_only(
+            np.bincount(self.workers, minlength=self.n_workers)))
 
     def unused_labels(self) -> np.ndarray:
         """Labels in ``1..n_labels`` that no worker gave (sorted int array, maybe empty).
@@ -258,9 +249,9 @@ class Responses:
             ids, to the original ids (int64 arrays, sorted).
         """
         owner = "Responses.from_triples"
-        check_choice(duplicates, "duplicates", ("error", "first", "last"), owner=owner)
+        check_choice(duplicates, "duplicates", DUPLICATE_POLICIES, owner=owner)
         if tasks is None and labels is None:
-            arr = _as_int_array(workers, "triples", owner=owner, masked="refuse")
+            arr = as_int_array(workers, "triples", owner=owner, masked="refuse")
             if arr.ndim != 2 or arr.shape[1] != 3:
                 raise ValueError(f"`triples` passed to {owner} must have shape (N, 3) with "
                                  f"columns worker, task, label; got shape {arr.shape} instead.")
@@ -269,11 +260,11 @@ class Responses:
             raise TypeError(f"{owner} takes either one (N, 3) array or three arrays "
                             f"(workers, tasks, labels); got only two of them.")
         else:
-            w = _as_int_array(workers, "workers", owner=owner, masked="refuse")
-            t = _as_int_array(tasks, "tasks", owner=owner, masked="refuse")
-            lab = _as_int_array(labels, "labels", owner=owner, masked="refuse",
-                                nan_hint=" In triples every row is an answer: leave "
-                                         "unanswered pairs out.")
+            w = as_int_array(workers, "workers", owner=owner, masked="refuse")
+            t = as_int_array(tasks, "tasks", owner=owner, masked="refuse")
+            lab = as_int_array(labels, "labels", owner=owner, masked="refuse",
+                               nan_hint=" In triples every row is an answer: leave "
+                                        "unanswered pairs out.")
             for name, a in (("workers", w), ("tasks", t), ("labels", lab)):
                 if a.ndim != 1:
                     raise ValueError(f"`{name}` passed to {owner} must be 1-D; got shape "
@@ -289,8 +280,8 @@ class Responses:
             n_workers = check_int(n_workers, "n_workers", owner=owner, minimum=1)
         if n_tasks is not None:
             n_tasks = check_int(n_tasks, "n_tasks", owner=owner, minimum=1)
-        w_ids = _check_names(worker_ids, "worker_ids", n_workers, "n_workers", owner)
-        t_ids = _check_names(task_ids, "task_ids", n_tasks, "n_tasks", owner)
+        w_ids = check_id_names(worker_ids, "worker_ids", n_workers, "n_workers", owner)
+        t_ids = check_id_names(task_ids, "task_ids", n_tasks, "n_tasks", owner)
         if n_workers is None and w_ids is not None:
             n_workers = len(w_ids)
         if n_tasks is None and t_ids is not None:
@@ -338,171 +329,101 @@ class Responses:
                              f"{where(e)}. In triples every row is an answer: leave "
                              f"unanswered pairs out.")
         K = _resolve_n_labels(lab, n_labels, owner=owner, where=where)
-        # Sort by (worker, task), stable so that input order survives among duplicates.
-        key = w.astype(np.int64) * nt + t
-        order = np.argsort(key, kind="stable")
-        key = key[order]
-        dup_next = key[1:] == key[:-1]          # entry e+1 repeats entry e
-        if dup_next.any():
+        dups = _find_duplicates(w, t, nt)
+        order = dups.order
+        if dups.n_pairs:
             if duplicates == "error":
-                first = int(np.argmax(dup_next))
-                e1, e2 = int(order[first]), int(order[first + 1])
-                n_pairs = _count_dup_pairs(dup_next)
-                raise ValueError(
-                    f"{n_pairs} (worker, task) pair(s) occur more than once "
-                    f"({int(dup_next.sum())} extra responses); e.g. worker {int(w0[e1])} "
-                    f"answered task {int(t0[e1])} in triples {e1} and {e2} (labels "
-                    f"{int(lab[e1])} and {int(lab[e2])}). Pass duplicates='first' or "
-                    f"duplicates='last' to keep one answer per pair.")
-            if duplicates == "first":
-                keep = np.r_[True, ~dup_next]
-            else:
-                keep = np.r_[~dup_next, True]
-            order = order[keep]
+                raise _duplicates_error(
+                    dups, source=owner, unit="triples", where=lambda e: f"in triple {e}",
+                    show=lambda e: (int(w0[e]), int(t0[e]), int(lab[e])))
+            order = dups.kept(duplicates)
         return cls(w[order].astype(np.int32), t[order].astype(np.int32),
                    lab[order].astype(np.int32), shape=(nw, nt), n_labels=K,
                    worker_ids=w_ids, task_ids=t_ids)
 
 
-def _check_names(ids: Any, name: str, size: Any, size_name: str, owner: str):
-    """``worker_ids``/``task_ids``: a 1-D sequence whose length matches ``size`` if given."""
-    if ids is None:
-        return None
-    if isinstance(ids, (str, bytes)):
-        raise TypeError(f"`{name}` passed to {owner} must be a 1-D sequence of ids; got a "
-                        f"{type(ids).__name__}.")
-    try:
-        n = len(ids)
-    except TypeError:
-        raise TypeError(f"`{name}` passed to {owner} must be a 1-D sequence of ids; got "
-                        f"{type(ids).__name__} instead.") from None
-    if np.ndim(ids) != 1:
-        raise ValueError(f"`{name}` passed to {owner} must be 1-D; got shape "
-                         f"{np.shape(ids)} instead.")
-    if size is not None and not isinstance(size, (bool, np.bool_)) and n != size:
-        raise ValueError(f"`{name}` passed to {owner} has length {n} but {size_name}={size}; "
-                         f"there must be one id per row/column.")
-    return ids
+class _FitView(Responses):
+    """The :class:`Responses` one fit reads: the same arrays, plus the derived arrays.
 
-
-def _count_dup_pairs(dup_next: np.ndarray) -> int:
-    """Number of distinct keys that occur more than once, given the sorted-run mask."""
-    starts = dup_next & ~np.r_[False, dup_next[:-1]]
-    return int(np.count_nonzero(starts))
-
-
-_INT64_LIMIT = 2 ** 63
-
-
-def _is_missing(x: Any) -> bool:
-    """None, float NaN, pandas.NA or NaT (without importing pandas)."""
-    if x is None:
-        return True
-    if isinstance(x, float) and x != x:
-        return True
-    return type(x).__name__ in ("NAType", "NaTType")
-
-
-def _default_where(pos: tuple[int, ...]) -> str:
-    return f"index {pos[0]}" if len(pos) == 1 else f"position {pos}"
-
-
-def _as_int_array(x: Any, name: str, *, owner: str, where=None, masked: str = "refuse",
-                  nan_hint: str = "") -> np.ndarray:
-    """Integer (int64) array from array-like; integral floats accepted, anything else refused.
-
-    ``where(pos)`` turns a position tuple into the location used in messages (default
-    "index i" / "position (i, j)"). A masked array is refused (``masked="refuse"``) or its
-    masked entries become 0, "not answered" (``masked="unanswered"``). Values are reported
-    as given: nothing is wrapped around to int64 before a message is written.
+    :func:`as_responses` hands every fit a fresh view, so the derived arrays (CSR form,
+    task-major order, flat indices, counts; several times the size of the responses)
+    live as long as the fit, not as long as the user's :class:`Responses`.
     """
-    where = _default_where if where is None else where
-    if isinstance(x, (str, bytes)):
-        raise TypeError(f"`{name}` passed to {owner} must be an array of integers; got a "
-                        f"{type(x).__name__}.")
-    if np.ma.isMaskedArray(x):
-        mask = np.ma.getmaskarray(x)
-        if mask.any() and masked == "refuse":
-            pos = tuple(int(i) for i in np.argwhere(mask)[0])
-            raise ValueError(f"`{name}` passed to {owner} is a masked array with "
-                             f"{int(mask.sum())} masked entries (first at {where(pos)}); "
-                             f"triples cannot mark an answer as missing: leave those rows "
-                             f"out (e.g. x.compressed()).")
-        x = x.filled(0) if mask.any() else np.ma.getdata(x)
-    try:
-        arr = np.asarray(x)
-    except (ValueError, TypeError) as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ValueError(f"`{name}` passed to {owner} must be a rectangular array of "
-                         f"integers (every row the same length); numpy could not build one: "
-                         f"{first}") from None
-    kind = arr.dtype.kind
-    if kind == "b":
-        raise TypeError(f"`{name}` passed to {owner} must hold integer labels; got a boolean "
-                        f"array.")
-    if kind in "mM":
-        raise TypeError(f"`{name}` passed to {owner} must be an array of integers; got dtype "
-                        f"{arr.dtype} (dates and durations are not labels or ids).")
-    if kind == "O":
-        arr = _object_to_int(arr, name, owner=owner, where=where, nan_hint=nan_hint)
-        kind = "i"
-    if kind == "u":
-        big = arr > _INT64_LIMIT - 1
-        if big.any():
-            pos = tuple(int(i) for i in np.argwhere(big)[0])
-            raise ValueError(f"`{name}` passed to {owner} holds {int(arr[pos])} at "
-                             f"{where(pos)}, which is too large (integers must be below "
-                             f"2**63).")
-        return arr.astype(np.int64)
-    if kind == "i":
-        return arr.astype(np.int64, copy=False)
-    if kind == "f":
-        bad = ~np.isfinite(arr) | (arr != np.round(arr))
-        if bad.any():
-            pos = tuple(int(i) for i in np.argwhere(bad)[0])
-            value = arr[pos].item()
-            hint = nan_hint if value != value else ""
-            raise ValueError(f"`{name}` passed to {owner} must hold integers; found "
-                             f"{value!r} at {where(pos)} ({int(bad.sum())} non-integer or "
-                             f"NaN entries).{hint}")
-        big = np.abs(arr) >= _INT64_LIMIT
-        if big.any():
-            pos = tuple(int(i) for i in np.argwhere(big)[0])
-            raise ValueError(f"`{name}` passed to {owner} holds {arr[pos].item()!r} at "
-                             f"{where(pos)}, which is too large (integers must be below "
-                             f"2**63 in absolute value).")
-        return arr.astype(np.int64)
-    raise TypeError(f"`{name}` passed to {owner} must be an array of integers; got dtype "
-                    f"{arr.dtype} instead.")
+
+    __slots__ = ("_cache",)
+
+    def __init__(self, R: Responses):
+        super().__init__(R.workers, R.tasks, R.labels, shape=R.shape, n_labels=R.n_labels,
+                         worker_ids=R.worker_ids, task_ids=R.task_ids)
+        self._cache: dict[str, Any] = {}
+
+    def _memo(self, key: str, compute: Callable[[], Any]) -> Any:
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    def _memoized(self, key: str) -> bool:
+        return key in self._cache
 
 
-def _object_to_int(arr: np.ndarray, name: str, *, owner: str, where, nan_hint: str) -> np.ndarray:
-    """Object array (pandas nullable Int64, lists of Python ints) to int64, element-wise."""
-    out = np.empty(arr.shape, dtype=np.int64)
-    flat = arr.reshape(-1)
-    for k, v in enumerate(flat.tolist()):
-        pos = tuple(int(i) for i in np.unravel_index(k, arr.shape)) if arr.ndim else (k,)
-        if isinstance(v, (bool, np.bool_)) or _is_missing(v):
-            if _is_missing(v):
-                raise ValueError(f"`{name}` passed to {owner} holds a missing value ({v!r}) "
-                                 f"at {where(pos)}; missing values are not labels or ids."
-                                 f"{nan_hint}")
-            raise TypeError(f"`{name}` passed to {owner} must hold integers; found {v!r} "
-                            f"at {where(pos)}.")
-        if isinstance(v, numbers.Integral):
-            iv = int(v)
-        elif isinstance(v, numbers.Real) and math.isfinite(v) and float(v).is_integer():
-            iv = int(float(v))
-        else:
-            kind = "number" if isinstance(v, numbers.Number) else type(v).__name__
-            exc = ValueError if isinstance(v, numbers.Number) else TypeError
-            raise exc(f"`{name}` passed to {owner} must hold integers; found {v!r} ({kind}) "
-                      f"at {where(pos)}.")
-        if not -_INT64_LIMIT <= iv < _INT64_LIMIT:
-            raise ValueError(f"`{name}` passed to {owner} holds {v!r} at {where(pos)}, which "
-                             f"is too large (integers must be below 2**63 in absolute value).")
-        out.reshape(-1)[k] = iv
-    return out
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+class _DuplicatePairs(NamedTuple):
+    """Repeated (worker, task) pairs among N responses, from :func:`_find_duplicates`."""
+
+    order: np.ndarray      #: stable sort of the responses by (worker, task)
+    repeats: np.ndarray    #: repeats[e]: sorted response e + 1 has the pair of response e
+    n_pairs: int           #: distinct pairs that occur more than once
+    n_extra: int           #: responses beyond the first of their pair
+    example: tuple[int, int]  #: (first, second) input positions of the first repeat
+
+    def kept(self, policy: str) -> np.ndarray:
+        """Sorted positions of the responses kept by ``policy`` ("first" or "last")."""
+        if policy == "first":
+            return self.order[np.r_[True, ~self.repeats]]
+        return self.order[np.r_[~self.repeats, True]]
+
+
+def _find_duplicates(workers: np.ndarray, tasks: np.ndarray, n_tasks: int) -> _DuplicatePairs:
+    """Sort responses by (worker, task), stably, and find the repeated pairs.
+
+    The one place that detects repeated (worker, task) pairs: triples, CSV files, the
+    real datasets and sparse matrices all go through it. O(N log N) time, O(N) memory.
+    The example is the repeat that comes first in input order, with its pair's first
+    occurrence.
+    """
+    key = np.asarray(workers, dtype=np.int64) * int(n_tasks) + tasks
+    order = np.argsort(key, kind="stable")
+    sk = key[order]
+    repeats = sk[1:] == sk[:-1]
+    if not repeats.any():
+        return _DuplicatePairs(order, repeats, 0, 0, (-1, -1))
+    starts = repeats & ~np.r_[False, repeats[:-1]]
+    second = order[1:][repeats]
+    e2 = int(second.min())
+    e1 = int(order[np.searchsorted(sk, key[e2], side="left")])
+    return _DuplicatePairs(order, repeats, int(np.count_nonzero(starts)),
+                      int(np.count_nonzero(repeats)), (e1, e2))
+
+
+def _duplicates_error(dups: _DuplicatePairs, *, source: str, unit: str, where, show,
+                     fix: str = "Pass duplicates='first' or duplicates='last' to keep one "
+                                "answer per pair.") -> ValueError:
+    """The one message refusing repeated (worker, task) pairs.
+
+    ``where(e)`` locates input position e ("in triple 3", "on line 5"); ``show(e)`` gives
+    the (worker, task, label) of position e as the caller's input spells them.
+    """
+    e1, e2 = dups.example
+    w, t, l1 = show(e1)
+    l2 = show(e2)[2]
+    return ValueError(
+        f"{source}: {dups.n_pairs} (worker, task) pair(s) occur more than once "
+        f"({dups.n_extra} extra {unit} out of {dups.order.size}); e.g. worker {w} answered "
+        f"task {t} {where(e1)} (label {l1}) and {where(e2)} (label {l2}). {fix}")
 
 
 def _resolve_n_labels(labels: np.ndarray, n_labels: Any, *, owner: str, where) -> int:
@@ -541,6 +462,11 @@ def _resolve_n_labels(labels: np.ndarray, n_labels: Any, *, owner: str, where) -
     return K
 
 
+def exceeds_label_bound(K: int, top: int) -> bool:
+    """True if K is refused for data whose largest label is ``top`` (see below)."""
+    return K > max(MAX_INFERRED_LABELS, top)
+
+
 def check_n_labels_bound(K: int, top: int, *, owner: str, name: str = "n_labels") -> None:
     """Refuse an explicit K far beyond the data: K > max(MAX_INFERRED_LABELS, top).
 
@@ -549,7 +475,7 @@ def check_n_labels_bound(K: int, top: int, *, owner: str, name: str = "n_labels"
     memory or run for hours. Up to :data:`MAX_INFERRED_LABELS` choices are accepted
     whatever the data; beyond, K must equal the largest label present.
     """
-    if K > max(MAX_INFERRED_LABELS, top):
+    if exceeds_label_bound(K, top):
         raise ValueError(f"The '{name}' parameter of {owner} is {K}, but the largest label in "
                          f"the data is {top}; a K above {MAX_INFERRED_LABELS} is accepted "
                          f"only when the data contain a label that large (the estimators "
@@ -634,13 +560,14 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
     Returns
     -------
     Responses
+        A private view for one fit: the same arrays (no copy), plus room for the
+        arrays the fit derives from them (CSR form, task-major order, counts).
     """
     if isinstance(A, Responses):
-        if n_labels is None:
-            return A
-        K = check_int(n_labels, "n_labels", owner=owner, minimum=2)
+        K = A.n_labels if n_labels is None else check_int(n_labels, "n_labels", owner=owner,
+                                                           minimum=2)
         if K == A.n_labels:
-            return A
+            return A if isinstance(A, _FitView) else _FitView(A)
         top = int(A.labels.max()) if A.nnz else 0
         check_n_labels_bound(K, top, owner=owner)
         if A.nnz and top > K:
@@ -648,7 +575,7 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
             raise ValueError(f"labels must be in 1..n_labels with 0 for 'not answered'; found "
                              f"{int(A.labels[e])} at worker {int(A.workers[e])}, task "
                              f"{int(A.tasks[e])} with n_labels={K}.")
-        return A.with_n_labels(K)
+        return _FitView(A.with_n_labels(K))
     if sp.issparse(A):
         coo = sp.coo_array(A)
         if coo.ndim != 2:
@@ -656,24 +583,23 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
                              f"n_tasks); got shape {coo.shape} instead.")
         rows = np.asarray(coo.row, dtype=np.int64)
         cols = np.asarray(coo.col, dtype=np.int64)
-        data = _as_int_array(coo.data, "A", owner=owner,
-                             where=lambda pos: f"worker {int(rows[pos[0]])}, task "
-                                               f"{int(cols[pos[0]])}",
-                             nan_hint=" Leave unanswered entries unstored (or store 0).")
-        keep = data != 0
-        rows, cols, data = rows[keep], cols[keep], data[keep]
+        data = as_int_array(coo.data, "A", owner=owner,
+                            where=lambda pos: f"worker {int(rows[pos[0]])}, task "
+                                              f"{int(cols[pos[0]])}",
+                            nan_hint=" Leave unanswered entries unstored (or store 0).")
+        stored = np.flatnonzero(data != 0)
+        rows, cols, data = rows[stored], cols[stored], data[stored]
         shape = coo.shape
-        key = rows * shape[1] + cols
-        order = np.argsort(key, kind="stable")
-        key = key[order]
-        if key.size > 1 and (key[1:] == key[:-1]).any():
-            e = int(np.argmax(key[1:] == key[:-1]))
-            i, j = divmod(int(key[e]), shape[1])
-            raise ValueError(f"The sparse matrix passed to {owner} stores entry (worker {i}, "
-                             f"task {j}) more than once; scipy would add the labels. Build it "
-                             f"from deduplicated triples (Responses.from_triples with "
-                             f"duplicates='first' or 'last').")
-        rows, cols, data = rows[order], cols[order], data[order]
+        dups = _find_duplicates(rows, cols, shape[1])
+        if dups.n_pairs:
+            raise _duplicates_error(
+                dups, source=f"The sparse matrix passed to {owner}", unit="stored entries",
+                where=lambda e: f"in stored entry {int(stored[e])}",
+                show=lambda e: (int(rows[e]), int(cols[e]), int(data[e])),
+                fix="scipy would add the labels of a repeated pair; build the responses "
+                    "from triples instead (Responses.from_triples with duplicates='first' "
+                    "or 'last').")
+        rows, cols, data = rows[dups.order], cols[dups.order], data[dups.order]
     else:
         if isinstance(A, (list, tuple)) and len(A) == 0:
             raise ValueError(f"`A` passed to {owner} is empty; it must be a 2-D array of shape "
@@ -682,12 +608,12 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
         def where(pos: tuple[int, ...]) -> str:
             if len(pos) == 2:
                 return f"worker {pos[0]}, task {pos[1]}"
-            return _default_where(pos)
+            return default_where(pos)
 
-        arr = _as_int_array(A, "A", owner=owner, where=where, masked="unanswered",
-                            nan_hint=" Use 0 for 'not answered', not NaN or a missing value "
-                                     "(e.g. np.nan_to_num(A, nan=0), or df.fillna(0) for a "
-                                     "pandas DataFrame).")
+        arr = as_int_array(A, "A", owner=owner, where=where, masked="unanswered",
+                           nan_hint=" Use 0 for 'not answered', not NaN or a missing value "
+                                    "(e.g. np.nan_to_num(A, nan=0), or df.fillna(0) for a "
+                                    "pandas DataFrame).")
         if arr.ndim != 2:
             raise ValueError(f"`A` passed to {owner} must be 2-D with shape (n_workers, "
                              f"n_tasks); got an array with shape {arr.shape} instead.")
@@ -710,5 +636,6 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
                          f"'not answered'); nothing to estimate from.")
     K = _resolve_n_labels(data, n_labels, owner=owner,
                           where=lambda e: f"worker {int(rows[e])}, task {int(cols[e])}")
-    return Responses(rows.astype(np.int32), cols.astype(np.int32), data.astype(np.int32),
-                     shape=(int(shape[0]), int(shape[1])), n_labels=K)
+    return _FitView(Responses(rows.astype(np.int32), cols.astype(np.int32),
+                              data.astype(np.int32), shape=(int(shape[0]), int(shape[1])),
+                              n_labels=K))
