@@ -72,3 +72,84 @@ def test_the_paired_tolerance_rejects_a_worse_method():
         emv, eo = (toptwo.top_two_errors(e.top_two_, model.top_two)["pair"] for e in (mv, oracle))
         flagged += emv - eo > 0.01 + _paired_tol(mv.top_two_, oracle.top_two_)
     assert flagged == 5
+
+
+# ----------------------------------------------------------------- notebook 05, section 7
+HAMMERS = (1.0, 0.6, 0.4, 0.3, 0.2, 0.15, 0.1, 0.05)
+
+
+def _sign_rule_claims(fl) -> list[str]:
+    """Notebook 05's section 7 asserts, as a list of the ones that fail."""
+    from scipy import stats
+    h = np.array(HAMMERS)
+    i10 = HAMMERS.index(0.1)
+    bad = []
+    for rule in ("paper", "sum"):
+        if np.any(fl[rule]["flipped"][h >= 0.3] != 0):
+            bad.append(f"{rule} flips with <= 70% spammers")
+    if np.any(fl["sum"]["flipped"][h >= 0.1] > 1):
+        bad.append("sum rule flips more than once")
+    if not fl["paper"]["ci"][0][i10] > 0.15:
+        bad.append("paper rule's flip rate at 90% spammers not above 0.15")
+    fp, fs = fl["paper"]["flipped"][i10], fl["sum"]["flipped"][i10]
+    if not stats.fisher_exact([[fp, 30 - fp], [fs, 30 - fs]], alternative="greater").pvalue < 0.01:
+        bad.append("sum rule does not flip significantly less often")
+    if not fl["sum"]["err_g"][i10] < fl["paper"]["err_g"][i10]:
+        bad.append("sum rule's g error not lower")
+    return bad
+
+
+@pytest.mark.slow
+def test_notebook05_sign_rule_claims_every_seed():
+    from toptwo import theory
+    fails = {}
+    for seed in range(10):
+        fl = theory.sign_rule_flips(hammer_fractions=HAMMERS, n_reps=30, rng=seed)
+        bad = _sign_rule_claims(fl)
+        if bad:
+            fails[seed] = bad
+    assert not fails, f"notebook 05's sign-rule claims fail for {fails}"
+
+
+@pytest.mark.slow
+def test_notebook05_sign_rule_claims_reject_swapped_rules():
+    # negative twin: with the two rules' results swapped, the claims must fail
+    from toptwo import theory
+    fl = theory.sign_rule_flips(hammer_fractions=HAMMERS, n_reps=30, rng=0)
+    swapped = {**fl, "paper": fl["sum"], "sum": fl["paper"]}
+    assert _sign_rule_claims(fl) == []
+    assert len(_sign_rule_claims(swapped)) >= 3
+
+
+# ----------------------------------------------------------------- notebook 05, section 8
+def _minimax_claims(mm) -> list[str]:
+    d_bar = np.array([r["d_bar"] for r in mm["rows"]])
+    need = {k: np.array([r["x_needed"][k] for r in mm["rows"]]) for k in ("TopTwo2", "oracle MLE")}
+    cor2 = np.array([r["cor2_x"] for r in mm["rows"]])
+    bad = []
+    for k, v in need.items():
+        if not np.all((v > 4 * 0.25) & (v < 1e-3 * cor2)):
+            bad.append(f"{k} outside (1, Cor. 2 / 1000)")
+    if not np.polyfit(np.log(d_bar), np.log(need["TopTwo2"]), 1)[0] > -0.5:
+        bad.append("TopTwo2's threshold grows like 1/D-bar")
+    if not np.all(need["TopTwo2"] / need["oracle MLE"] <= 1.5):
+        bad.append("TopTwo2 more than 1.5x the oracle")
+    return bad
+
+
+@pytest.mark.slow
+def test_notebook05_minimax_claims_every_seed():
+    from toptwo import theory
+    fails = {}
+    for seed in range(5):
+        bad = _minimax_claims(theory.minimax_gap_curves(n_reps=2, rng=seed))
+        if bad:
+            fails[seed] = bad
+    assert not fails, f"notebook 05's minimax claims fail for {fails}"
+
+
+def test_notebook05_minimax_claims_reject_a_dbar_squared_gap():
+    # negative twin: thresholds growing like 1/D-bar (the gap Cor. 2 would allow) are rejected
+    rows = [{"d_bar": d, "cor2_x": 1e7, "x_needed": {"TopTwo2": 0.5 / d, "oracle MLE": 0.5 / d}}
+            for d in (0.04, 0.08, 0.12, 0.16)]
+    assert "TopTwo2's threshold grows like 1/D-bar" in _minimax_claims({"rows": rows})
