@@ -45,6 +45,7 @@ from scipy.sparse.linalg import LinearOperator, eigsh
 from ._validation import (check_bool, check_choice, check_int, check_positive,
                           check_rng)
 from ._base import BaseEstimator
+from .binary import LabelBlocks, _binary_csr
 from .responses import Responses, as_responses, binary_labels_message, check_labels_used
 
 __all__ = ["TopTwo1", "SpectralResult", "spectral_estimate", "spectral_from_matrices",
@@ -138,73 +139,9 @@ def _trim(u: np.ndarray, eta: float, n: int | None = None) -> np.ndarray:
     return out
 
 
-class _SignedPattern:
-    """One sparsity pattern of responses, in CSR and transposed (CSC-as-CSR) order.
-
-    Every binary matrix A^(k) shares this pattern; only the +-1 data differ
-    (A^(k) = sum_{c>k} L_c - sum_{c<=k} L_c), so the transpose is computed once per
-    fit and each k costs two O(nnz) sign arrays.
-    """
-
-    def __init__(self, R: Responses):
-        csr = R.tocsr()
-        self.shape = R.shape
-        self.indptr, self.indices, self.labels = csr.indptr, csr.indices, csr.data
-        self.t_indptr, self.t_indices, self.t_labels = R.task_major()
-
-    def binary(self, k: int, offset: float = 0.0) -> sp.csr_array:
-        """A^(k) - offset on the observed entries, as float CSR (n x m)."""
-        return sp.csr_array((np.where(self.labels > k, 1.0, -1.0) - offset, self.indices,
-                             self.indptr), shape=self.shape)
-
-    def binary_t(self, k: int, offset: float = 0.0) -> sp.csr_array:
-        """(A^(k) - offset on the observed entries)^T as float CSR (m x n)."""
-        return sp.csr_array((np.where(self.t_labels > k, 1.0, -1.0) - offset,
-                             self.t_indices, self.t_indptr), shape=self.shape[::-1])
-
-
-class _LabelBlocks:
-    """All K - 1 binary matrices of one set of responses, for joint products.
-
-    A^(k) = sum_c sign_k(c) L_c with sign_k(c) = +1 if c > k else -1 and L_c the
-    indicator of label c. Stacking the L_c as blocks of rows gives one sparse matrix
-    Lf of shape (K n, m) (row (c-1) n + i holds the tasks worker i labelled c); we
-    store its transpose ``Lt`` (m, K n). Then, for Y of shape (m, K-1) and X of shape
-    (n, K-1), column k of
-
-        forward(Y)  = sum_c sign_k(c) (L_c Y)[:, k]      = A^(k) Y[:, k]
-        backward(X) = Lt (sign (x) X)[:, k]              = (A^(k))^T X[:, k]
-
-    so one pass over the nnz responses serves all K - 1 binary matrices (every A^(k) is a
-    signed sum of the label-indicator matrices).
-    """
-
-    def __init__(self, R: Responses, offsets: np.ndarray | None = None):
-        n, m, K = R.n_workers, R.n_tasks, R.n_labels
-        self.n, self.m, self.K = n, m, K
-        indptr, workers, labels = R.task_major()
-        cols = (labels.astype(np.int64) - 1) * n + workers
-        # Task-major form only: Lt @ X gathers from the small (K n)-row X and writes its
-        # output in order, and Lt.T @ Y (a CSC product) reads Y in order and scatters
-        # into the small output; a worker-major Lf @ Y would gather rows of Y at random
-        # (measured 7x slower at 10^7 responses). Column indices need not be sorted.
-        self.Lt = sp.csr_array((np.ones(R.nnz), cols, indptr), shape=(m, K * n))
-        self.LtT = self.Lt.T
-        c = np.arange(1, K + 1)[:, None]
-        k = np.arange(1, K)[None, :]
-        self.sign = np.where(c > k, 1.0, -1.0)                   # (K, K-1)
-        if offsets is not None:          # A^(k) - offsets[k] on observed entries
-            self.sign = self.sign - offsets[None, :]
-
-    def forward(self, Y: np.ndarray) -> np.ndarray:
-        """(n, K-1): column k is A^(k) Y[:, k]."""
-        Z = (self.LtT @ Y).reshape(self.K, self.n, self.K - 1)
-        return np.einsum("cnk,ck->nk", Z, self.sign)
-
-    def backward(self, X: np.ndarray) -> np.ndarray:
-        """(m, K-1): column k is (A^(k))^T X[:, k]."""
-        Xe = (self.sign[:, None, :] * X[None, :, :]).reshape(self.K * self.n, self.K - 1)
-        return self.Lt @ Xe
+# A^(k) and the joint products over all k come from toptwo.binary (the one
+# implementation of Proposition 1's conversion).
+_LabelBlocks = LabelBlocks
 
 
 #: Lanczos settings for the joint path: stop when the residual of the top Ritz pair is
@@ -607,11 +544,7 @@ def _leading_vectors(B: Responses, off: np.ndarray, rank_one: np.ndarray, solver
     """
     n, K = B.n_workers, B.n_labels
     if n == 1:                          # a 1 x m matrix: u = (1), sigma = its norm
-        PB = _SignedPattern(B)
-        sv = np.array([np.sqrt(float((PB.binary(k, off[k - 1]).data ** 2).sum()
-                                     + rank_one[k - 1] ** 2 * (B.n_tasks - B.nnz)))
-                       for k in range(1, K)])
-        return np.ones((K - 1, 1)), sv
+        return np.ones((K - 1, 1)), _single_row_norms(B, off, rank_one)
     if solver == "auto":
         solver = "dense" if n <= DENSE_GRAM_MAX_WORKERS else "lanczos"
     U = np.empty((K - 1, n))
@@ -621,22 +554,27 @@ def _leading_vectors(B: Responses, off: np.ndarray, rank_one: np.ndarray, solver
         Ucols, sv, done = _joint_leading_left(blocks, rank_one)
         U = Ucols.T.copy()
         todo = np.flatnonzero(~done) + 1
-        if todo.size:
-            PB = _SignedPattern(B)
-            for k in map(int, todo):
-                U[k - 1], sv[k - 1] = _leading_left(PB.binary(k, off[k - 1]),
-                                                    PB.binary_t(k, off[k - 1]),
-                                                    rank_one[k - 1],
-                                                    np.full(n, 1.0 / np.sqrt(n)), dense=False)
+        for k in map(int, todo):
+            U[k - 1], sv[k - 1] = _leading_left(_binary_csr(B, k, off[k - 1]),
+                                                _binary_csr(B, k, off[k - 1], transpose=True),
+                                                rank_one[k - 1], np.full(n, 1.0 / np.sqrt(n)),
+                                                dense=False)
         return U, sv
-    PB = _SignedPattern(B)
     for k in range(1, K):
-        M, MT, c = PB.binary(k, off[k - 1]), PB.binary_t(k, off[k - 1]), rank_one[k - 1]
+        M, c = _binary_csr(B, k, off[k - 1]), rank_one[k - 1]
+        MT = _binary_csr(B, k, off[k - 1], transpose=True)
         if solver == "dense":
             U[k - 1], sv[k - 1] = _leading_left(M, MT, c, None, dense=True)
         else:
             U[k - 1], sv[k - 1] = _svds_left(M, MT, c)
     return U, sv
+
+
+def _single_row_norms(B: Responses, off: np.ndarray, rank_one: np.ndarray) -> np.ndarray:
+    """sigma_1 of every X^(k) of a one-worker block: the norm of its single row."""
+    return np.array([np.sqrt(float((_binary_csr(B, k, off[k - 1]).data ** 2).sum()
+                                   + rank_one[k - 1] ** 2 * (B.n_tasks - B.nnz)))
+                     for k in range(1, B.n_labels)])
 
 
 def _svds_left(M: sp.csr_array, MT: sp.csr_array, c: float) -> tuple[np.ndarray, float]:
