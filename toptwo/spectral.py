@@ -45,7 +45,7 @@ from scipy.sparse.linalg import LinearOperator, eigsh
 from ._validation import (check_bool, check_choice, check_int, check_positive,
                           check_rng)
 from ._base import BaseEstimator
-from .binary import LabelBlocks, _binary_csr
+from .binary import LabelBlocks, _binary_csr, binary_sign
 from .responses import Responses, as_responses, binary_labels_message, check_labels_used
 
 __all__ = ["TopTwo1", "SpectralResult", "spectral_estimate", "spectral_from_matrices",
@@ -426,6 +426,9 @@ def _components(B: Responses, C: Responses) -> tuple[int, np.ndarray, np.ndarray
     ``_PROPAGATION_ROUNDS`` rounds (a long chain) goes to scipy's connected_components.
     """
     n, m = B.shape
+    parts = (B,) if C is B else (B, C)
+    if n * n <= max(_PAIR_TABLE_PER_RESPONSE * sum(R.nnz for R in parts), 1 << 16):
+        return _components_by_first_worker(parts, n, m)
     if C is B:
         labels = _propagate_min_label(B)
         if labels is not None:
@@ -449,6 +452,47 @@ def _components(B: Responses, C: Responses) -> tuple[int, np.ndarray, np.ndarray
     lw = np.where(wl >= 0, first[np.maximum(wl, 0)], -1)
     tl = lab[n:]
     lt = np.where(tl >= 0, first[np.maximum(tl, 0)], -1)
+    return _renumber(lw, lt)
+
+
+#: The worker-pair table of ``_components_by_first_worker`` (n^2 booleans) is used while
+#: n^2 <= this many times the number of responses (so it stays linear in the data).
+_PAIR_TABLE_PER_RESPONSE = 4
+
+
+def _components_by_first_worker(parts: tuple[Responses, ...], n: int, m: int
+                                ) -> tuple[int, np.ndarray, np.ndarray]:
+    """Connected components through a worker x worker table (few workers, many tasks).
+
+    Every task links all its workers to its smallest worker f_j, which keeps the
+    components; the distinct pairs (f_j, i) fit an n x n boolean table, filled in one
+    pass over the responses, and scipy labels the components of that small graph. A task
+    takes the component of f_j. Same result as ``_components``' other paths.
+    """
+    from scipy.sparse.csgraph import connected_components
+
+    first = np.full(m, n, dtype=np.int64)              # n: the task has no response
+    active = np.zeros(n, dtype=bool)
+    for R in parts:
+        indptr, workers, _ = R.task_major()
+        has = indptr[1:] > indptr[:-1]
+        # workers are increasing within a task: the first one is the smallest
+        first[has] = np.minimum(first[has], workers[indptr[:-1][has]])
+        active |= R.worker_counts() > 0
+    table = np.zeros(n * n, dtype=bool)
+    for R in parts:
+        indptr, workers, _ = R.task_major()
+        key = np.repeat(first * n, np.diff(indptr))
+        key += workers
+        table[key] = True
+    G = sp.csr_array(table.reshape(n, n))
+    _, lab = connected_components(G, directed=False)
+    # relabel every component by its smallest worker index (as the propagation does)
+    first_of = np.full(n, n, dtype=np.int64)
+    np.minimum.at(first_of, lab[active], np.flatnonzero(active))
+    lw = np.where(active, first_of[lab], -1)
+    ft = np.minimum(first, n - 1)
+    lt = np.where(first < n, lw[ft], -1)
     return _renumber(lw, lt)
 
 
@@ -594,6 +638,52 @@ def _svds_left(M: sp.csr_array, MT: sp.csr_array, c: float) -> tuple[np.ndarray,
     return u[:, 0], float(s[0])
 
 
+def _single_worker_blocks(B: Responses, C: Responses, wcomp: np.ndarray, tcomp: np.ndarray,
+                          singles: np.ndarray, nB_c: np.ndarray, nC_c: np.ndarray,
+                          w_bounds: tuple[np.ndarray, np.ndarray]) -> dict:
+    """Algorithm 1 steps 2-3 on all one-worker components at once ("observed" centring).
+
+    A one-worker component c is a 1 x m_c matrix: u = (1), u~ = (1), and task j's only
+    response in C gives v_j^(k) = (A^(k)_ij - (K-2k)/K) / (2 s'_c), s'_c = nnz_c(C)/m_c:
+    exactly what :func:`_spectral_block` computes for it, in one vectorised pass.
+    """
+    K = C.n_labels
+    order, bounds = w_bounds
+    comp_ids = np.flatnonzero(singles)
+    workers = order[bounds[comp_ids]]
+    m_c = np.bincount(tcomp[tcomp >= 0], minlength=singles.size)
+    sy_c = nC_c / m_c                                        # s' of C per component
+    mask = singles[np.maximum(wcomp[C.workers], 0)] & (wcomp[C.workers] >= 0)
+    tasks = C.tasks[mask]
+    lab = C.labels[mask]
+    comp = wcomp[C.workers[mask]]
+    off = (K - 2 * np.arange(1, K)) / K
+    signed = binary_sign(lab[:, None], np.arange(1, K)[None, :]) - off[None, :]
+    v = signed * 1.0 / (2.0 * sy_c[comp])[:, None]
+    v_err = _v_error_bound(np.ones(tasks.size), sy_c[comp])
+    all_tasks = np.flatnonzero(np.isin(tcomp, comp_ids) & (tcomp >= 0))
+    return dict(workers=workers, tasks=tasks, v=v, v_err=v_err, all_tasks=all_tasks)
+
+
+def _uniform_block(B: Responses, C: Responses, sy: float, centering: str) -> dict:
+    """Steps 2-3 for a component with responses in C but none in B (B/C split only).
+
+    X^(k) is 0 on such a component, so u^(k) is not identified. We take u = u~ = the
+    uniform unit vector 1/sqrt(n_c) on its workers (all equally reliable), the
+    direction of p when nothing distinguishes the workers; then Delta v_j^(k) =
+    (2/K d_j - 2 #{i : A_ij = k}) / (2 s' sqrt(n_c)), so eq. (3) gives the most and the
+    second most frequent answer in C (a majority vote, ties to the smaller label).
+    """
+    n, K = C.n_workers, C.n_labels
+    active = C.worker_counts() > 0
+    u = np.zeros((K - 1, n))
+    u[:, active] = 1.0 / np.sqrt(active.sum())
+    off = (K - 2 * np.arange(1, K)) / K
+    v = LabelBlocks(C, off).backward(u.T) / (2.0 * sy)
+    return dict(U=u, Ut=u.copy(), sv=np.zeros(K - 1), v=v,
+                v_err=_v_error_bound(C.task_counts(), sy))
+
+
 def _clean(u: np.ndarray) -> np.ndarray:
     """Entries within ``U_ABS_TOL`` of 0 are 0 in exact arithmetic as far as the solvers
     can tell: set them to exactly 0 (so they neither vote in the sign rule nor add noise
@@ -688,39 +778,73 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
         sx, sy = sx_all, sy_all
     else:
         n_comp, wcomp, tcomp = _components(B, C)
-        w_loc, w_bounds = _local_index(wcomp, n_comp)
-        t_loc, t_bounds = _local_index(tcomp, n_comp)
-        B_parts = _edges_by_component(B, wcomp, n_comp)
-        C_parts = B_parts if C is B else _edges_by_component(C, wcomp, n_comp)
-        best_nnz = -1
-        sx = sy = float("nan")
-        for c in range(n_comp):
-            wi = w_bounds[0][w_bounds[1][c]:w_bounds[1][c + 1]]
-            ti = t_bounds[0][t_bounds[1][c]:t_bounds[1][c + 1]]
-            shape = (wi.size, ti.size)
-            if n_comp == 1:
-                # one component: the data themselves (idle rows and columns are zero
-                # in X^(k) and change nothing; the caches of B and C are kept)
-                Bc, Cc = B, C
-            else:
+        if n_comp == 1:
+            # one component: the data themselves (idle rows and columns are zero in
+            # X^(k) and change nothing; the caches of B and C are kept); s' and the
+            # trimming threshold count the active workers and tasks only
+            nw, nt = int((wcomp >= 0).sum()), int((tcomp >= 0).sum())
+            comps = [(0, None, None, B, C, (nw, nt))] if C.nnz else []
+            singles = np.zeros(1, dtype=bool)
+            nB_c, nC_c = np.array([B.nnz]), np.array([C.nnz])
+        else:
+            w_loc, w_bounds = _local_index(wcomp, n_comp)
+            t_loc, t_bounds = _local_index(tcomp, n_comp)
+            nw_c, nt_c = np.diff(w_bounds[1]), np.diff(t_bounds[1])
+            B_parts = _edges_by_component(B, wcomp, n_comp)
+            C_parts = B_parts if C is B else _edges_by_component(C, wcomp, n_comp)
+            nB_c, nC_c = np.diff(B_parts[1]), np.diff(C_parts[1])
+            singles = (nw_c == 1) & (nC_c > 0)
+            comps = []
+            for c in np.flatnonzero(~singles & (nC_c > 0)):
+                wi = w_bounds[0][w_bounds[1][c]:w_bounds[1][c + 1]]
+                ti = t_bounds[0][t_bounds[1][c]:t_bounds[1][c + 1]]
+                shape = (wi.size, ti.size)
                 Bc = _component_responses(B, B_parts, c, w_loc, t_loc, shape)
                 Cc = Bc if C is B else _component_responses(C, C_parts, c, w_loc, t_loc,
                                                             shape)
-            if Bc.nnz == 0 or Cc.nnz == 0:
-                continue                # no data for u (or for v): no stage-1 estimate
+                comps.append((int(c), wi, ti, Bc, Cc, shape))
+        # the component with the most responses in B reports sigma_1 and s' (the first
+        # such one on a tie)
+        has_u = (nB_c > 0) & (nC_c > 0)
+        best = int(np.argmax(np.where(has_u, nB_c, -1))) if has_u.any() else -1
+        sx = sy = float("nan")
+        if singles.any():
+            # every one-worker component at once: u = (1) (the sign rule keeps it, the
+            # trimming threshold 2/eta >= 2 never removes it), so v_j^(k) is the
+            # worker's centred binary answer / (2 s'); the same numbers as the
+            # per-component path, without a Python loop over (often thousands of) them
+            blk = _single_worker_blocks(B, C, wcomp, tcomp, singles, nB_c, nC_c,
+                                        w_bounds)
+            U[:, blk["workers"]] = 1.0
+            Ut[:, blk["workers"]] = 1.0
+            v[blk["tasks"]] = blk["v"]
+            v_err[blk["tasks"]] = blk["v_err"]
+            groups[blk["all_tasks"]] = tcomp[blk["all_tasks"]]
+            if best >= 0 and singles[best]:
+                sel = _component_responses(B, B_parts, best, w_loc, t_loc,
+                                           (1, int(nt_c[best])))
+                off = (K - 2 * np.arange(1, K)) / K
+                sv = _single_row_norms(sel, off, np.zeros(K - 1))
+                sx, sy = nB_c[best] / nt_c[best], nC_c[best] / nt_c[best]
+        for c, wi, ti, Bc, Cc, shape in comps:
             sxc = Bc.nnz / (shape[0] * shape[1])
             syc = Cc.nnz / (shape[0] * shape[1])
-            blk = _spectral_block(Bc, Cc, eta=eta, sign_rule=sign_rule,
-                                  centering=centering, solver=solver, sx=sxc, sy=syc,
-                                  n_eff=shape[0])
-            if Bc is B:
+            if Bc.nnz == 0:
+                # responses in C only (possible with the B/C split): X^(k) is 0 on this
+                # component, so u^(k) is not identified; see "No responses in B" above
+                blk = _uniform_block(Bc, Cc, syc, centering)
+            else:
+                blk = _spectral_block(Bc, Cc, eta=eta, sign_rule=sign_rule,
+                                      centering=centering, solver=solver, sx=sxc, sy=syc,
+                                      n_eff=shape[0])
+            if wi is None:
                 U, Ut, v, v_err = blk["U"], blk["Ut"], blk["v"], blk["v_err"]
+                groups[tcomp >= 0] = 0
             else:
                 U[:, wi], Ut[:, wi] = blk["U"], blk["Ut"]
                 v[ti], v_err[ti] = blk["v"], blk["v_err"]
-            groups[ti] = c
-            if Bc.nnz > best_nnz:        # the main component reports sigma_1 and s'
-                best_nnz = Bc.nnz
+                groups[ti] = c
+            if c == best:
                 sv, sx, sy = blk["sv"], sxc, syc
     # steps 4-6; a task with no response in C has no data in v^(k) (v_j is 0 or the
     # centring constant), so it gets no estimate rather than the tie rule's (1, 2)
