@@ -297,19 +297,43 @@ def tolerant_smallest(values: np.ndarray, n_pick: int, tol: np.ndarray | float
     ``tol`` (per row) of the smallest one is an exact tie, and the tie goes to the
     smallest index (the documented tie rule: the smaller label). Entries that differ by
     more than ``tol`` keep their floating-point order. With ``tol = 0`` this is a stable
-    argsort truncated to ``n_pick`` columns.
+    argsort truncated to ``n_pick`` columns. +-inf are ordinary values (an infinite tie
+    goes to the smaller index); NaN has no order and is refused (ValueError), as is a
+    NaN or negative ``tol``.
+
+    Computed column by column (K passes over m rows per slot), not with reductions
+    along the short axis of an (m, K) array.
     """
-    m, K = values.shape
-    tol = np.broadcast_to(np.asarray(tol, float), (m,))[:, None]
-    vals = np.array(values, dtype=float, copy=True)
+    vals = np.asarray(values, dtype=float)
+    if vals.ndim != 2:
+        raise ValueError(f"`values` of tolerant_smallest must be 2-D (rows x labels); got "
+                         f"shape {vals.shape} instead.")
+    m, K = vals.shape
+    if not 0 <= n_pick <= K:
+        raise ValueError(f"`n_pick` of tolerant_smallest must be in 0..{K} (the number of "
+                         f"columns); got {n_pick} instead.")
+    bad = np.isnan(vals)
+    if bad.any():
+        j, k = (int(x) for x in np.argwhere(bad)[0])
+        raise ValueError(f"`values` of tolerant_smallest must not be NaN (NaN has no "
+                         f"order); found NaN at row {j}, column {k}.")
+    tol = np.broadcast_to(np.asarray(tol, dtype=float), (m,))
+    if np.isnan(tol).any() or (tol < 0).any():
+        j = int(np.argmax(np.isnan(tol) | (tol < 0)))
+        raise ValueError(f"`tol` of tolerant_smallest must be >= 0 (not NaN); found "
+                         f"{float(tol[j])!r} at row {j}.")
+    cols = vals.T.copy()                                      # (K, m): one row per label
+    avail = np.ones((K, m), dtype=bool)
     out = np.empty((m, n_pick), dtype=np.int64)
     rows = np.arange(m)
     for t in range(n_pick):
-        low = np.min(vals, axis=1, keepdims=True)
-        cand = vals <= low + tol
-        pick = np.argmax(cand, axis=1)                 # first (smallest) tied index
+        low = np.min(np.where(avail, cols, np.inf), axis=0)
+        floor = low + tol
+        pick = np.zeros(m, dtype=np.int64)
+        for k in range(K - 1, -1, -1):                        # the smallest tied index wins
+            pick[avail[k] & (cols[k] <= floor)] = k
         out[:, t] = pick
-        vals[rows, pick] = np.inf
+        avail[pick, rows] = False
     return out
 
 
@@ -339,7 +363,8 @@ def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | 
     Returns
     -------
     top : (m, T) int labels 1..K (eq. (3); ties go to the smaller label)
-    q_raw : (m, T) 1/K - Delta v^(g_jt) / l (eq. (4)), unclipped
+    q_raw : (m, T) 1/K - Delta v^(g_jt) / l (eq. (4)), unclipped; NaN where the task's
+        l is not > 0 (no usable estimate of ||p||_2 for its component)
     delta_v : (m, K)
     l_j : (m,) step 5 per task (NaN outside ``active``)
     l : float, mean of l_j over active tasks; with ``groups``, sqrt(sum_C max(l_C, 0)^2)
@@ -377,6 +402,10 @@ def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | 
         l = float(np.sqrt(np.sum(l_pos ** 2))) if ok.any() else float("nan")
     with np.errstate(invalid="ignore", divide="ignore"):
         q_raw = 1.0 / K - top_mass / l_task[:, None]          # eq. (4)
+    # l estimates ||p||_2 > 0: where it is 0, negative or NaN (a component whose data
+    # show no signal) eq. (4) is undefined (it would give +-inf, NaN or a q with the
+    # wrong sign), so q is NaN there; eq. (3)'s labels do not need l and stay
+    q_raw[~(l_task > 0)] = np.nan
     if return_l_task:
         return top.astype(np.int64), q_raw, delta_v, l_j, l, l_task
     return top.astype(np.int64), q_raw, delta_v, l_j, l
@@ -485,7 +514,12 @@ def _components_by_first_worker(parts: tuple[Responses, ...], n: int, m: int
         key = np.repeat(first * n, np.diff(indptr))
         key += workers
         table[key] = True
-    G = sp.csr_array(table.reshape(n, n))
+    flat = np.flatnonzero(table)                       # the pairs, row by row
+    rows = flat // n
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    G = sp.csr_array((np.ones(flat.size, dtype=np.int8), flat - rows * n, indptr),
+                     shape=(n, n))
     _, lab = connected_components(G, directed=False)
     # relabel every component by its smallest worker index (as the propagation does)
     first_of = np.full(n, n, dtype=np.int64)
@@ -1025,7 +1059,7 @@ def confusion_at(res: SpectralResult, top: np.ndarray) -> np.ndarray:
     l_task = res.l_task if res.l_task is not None else np.full(top.shape[0], res.norm_p)
     with np.errstate(invalid="ignore", divide="ignore"):      # NaN l: no estimate
         q = 1.0 / K - np.take_along_axis(res.delta_v, idx, axis=1) / l_task[:, None]
-    return np.where(top > 0, q, np.nan)
+    return np.where((top > 0) & (l_task > 0)[:, None], q, np.nan)
 
 
 def clip_confusion(q: np.ndarray, n_top: int) -> np.ndarray:
