@@ -144,10 +144,19 @@ def _trim(u: np.ndarray, eta: float, n: int | None = None) -> np.ndarray:
 _LabelBlocks = LabelBlocks
 
 
-#: Lanczos settings for the joint path: stop when the residual of the top Ritz pair is
-#: below LANCZOS_TOL times the Ritz value (the criterion ARPACK uses), at most
-#: LANCZOS_MAX_STEPS steps (then ARPACK finishes the unconverged problems).
+#: Lanczos settings for the joint path. The top Ritz pair (theta, u) of the Gram matrix
+#: G = X X^T has residual r = G u - theta u, and by the Davis-Kahan sin-theta theorem
+#: ||u - u_exact||_2 <= ||r|| / gap, gap = theta_1 - lambda_2. We stop when
+#: ||r|| <= LANCZOS_U_TOL * gap_ritz (gap_ritz = theta_1 - theta_2 of the Ritz values,
+#: which overestimates the gap a little, theta_2 <= lambda_2 by interlacing: hence a
+#: margin of 10 below ``U_ABS_TOL``, so every entry of u is within U_ABS_TOL of the
+#: exact one), or when ||r|| <= LANCZOS_TOL theta_1 (the criterion ARPACK uses; it
+#: decides when the gap is small). At most LANCZOS_MAX_STEPS steps (then ARPACK
+#: finishes the unconverged problems). The sampling noise of u (~ 1/sqrt(s n) per
+#: entry) is far larger; the accuracy is set by the round-off-proof decisions, which
+#: need every entry to U_ABS_TOL (zeroing and the sign rule, see ``U_ABS_TOL``).
 LANCZOS_TOL = 1e-10
+LANCZOS_U_TOL = 1e-9
 LANCZOS_MAX_STEPS = 80
 
 
@@ -197,7 +206,10 @@ def _joint_leading_left(blocks: _LabelBlocks, shifts: np.ndarray
             else:
                 theta, S = eigh_tridiagonal(alpha[:j + 1, k], beta[:j, k])
             top = int(np.argmax(theta))
-            if b[k] * abs(S[-1, top]) <= LANCZOS_TOL * max(theta[top], 1e-300) or j + 1 == n:
+            resid = b[k] * abs(S[-1, top])            # ||G u - theta u|| of the Ritz pair
+            gap = theta[top] - np.max(np.delete(theta, top)) if theta.size > 1 else 0.0
+            if (resid <= max(LANCZOS_TOL * max(theta[top], 1e-300), LANCZOS_U_TOL * gap)
+                    or j + 1 == n):
                 done[k] = True
                 U[:, k] = Q[:j + 1, :, k].T @ S[:, top]
                 theta_top[k] = theta[top]
@@ -256,9 +268,10 @@ def _leading_left(M: sp.csr_array, MT: sp.csr_array, c: float, v0: np.ndarray | 
 #: Absolute accuracy assumed of the entries of a unit vector u^(k). Every solver path
 #: returns u with ||u_hat - u||_2 <= ||r|| / gap (Davis-Kahan sin-theta bound, r the
 #: residual G u_hat - theta u_hat of the Gram matrix G = X X^T, gap = theta_1 - theta_2):
-#: dense eigh gives ||r|| ~ n eps ||G||, the Lanczos path stops at ||r|| <= 1e-10 theta_1
-#: (``LANCZOS_TOL``), ARPACK at the same relative tolerance. With theta_1/gap <= 100 this
-#: is below 1e-8. Entries with |u_i| <= U_ABS_TOL are therefore indistinguishable from 0:
+#: dense eigh gives ||r|| ~ n eps ||G||, the Lanczos path stops at ||r|| <= 1e-9 gap
+#: (``LANCZOS_U_TOL``: error <= 1e-9 directly) or at ||r|| <= 1e-10 theta_1
+#: (``LANCZOS_TOL``), ARPACK at the latter relative tolerance. With theta_1/gap <= 100
+#: the latter is below 1e-8. Entries with |u_i| <= U_ABS_TOL are therefore indistinguishable from 0:
 #: they are set to exactly 0 and never vote in the sign rule.
 U_ABS_TOL = 1e-8
 
@@ -500,6 +513,9 @@ def _components_by_first_worker(parts: tuple[Responses, ...], n: int, m: int
     """
     from scipy.sparse.csgraph import connected_components
 
+    def indptr_w(R):
+        return R.tocsr().indptr
+
     first = np.full(m, n, dtype=np.int64)              # n: the task has no response
     active = np.zeros(n, dtype=bool)
     for R in parts:
@@ -507,7 +523,7 @@ def _components_by_first_worker(parts: tuple[Responses, ...], n: int, m: int
         has = indptr[1:] > indptr[:-1]
         # workers are increasing within a task: the first one is the smallest
         first[has] = np.minimum(first[has], workers[indptr[:-1][has]])
-        active |= R.worker_counts() > 0
+        active |= np.diff(indptr_w(R)) > 0
     table = np.zeros(n * n, dtype=bool)
     for R in parts:
         indptr, workers, _ = R.task_major()
@@ -648,6 +664,20 @@ def _leading_vectors(B: Responses, off: np.ndarray, rank_one: np.ndarray, solver
     return U, sv
 
 
+def _worker_counts(R: Responses) -> np.ndarray:
+    """Responses per worker, from the cached CSR form when there is one (no extra pass)."""
+    if R._wcounts is None and R._csr is not None:
+        return np.diff(R._csr.indptr)
+    return R.worker_counts()
+
+
+def _task_counts(R: Responses) -> np.ndarray:
+    """Responses per task, from the cached task-major form when there is one."""
+    if R._tcounts is None and R._tmajor is not None:
+        return np.diff(R._tmajor[0])
+    return R.task_counts()
+
+
 def _single_row_norms(B: Responses, off: np.ndarray, rank_one: np.ndarray) -> np.ndarray:
     """sigma_1 of every X^(k) of a one-worker block: the norm of its single row."""
     return np.array([np.sqrt(float((_binary_csr(B, k, off[k - 1]).data ** 2).sum()
@@ -709,13 +739,13 @@ def _uniform_block(B: Responses, C: Responses, sy: float, centering: str) -> dic
     second most frequent answer in C (a majority vote, ties to the smaller label).
     """
     n, K = C.n_workers, C.n_labels
-    active = C.worker_counts() > 0
+    active = _worker_counts(C) > 0
     u = np.zeros((K - 1, n))
     u[:, active] = 1.0 / np.sqrt(active.sum())
     off = (K - 2 * np.arange(1, K)) / K
     v = LabelBlocks(C, off).backward(u.T) / (2.0 * sy)
     return dict(U=u, Ut=u.copy(), sv=np.zeros(K - 1), v=v,
-                v_err=_v_error_bound(C.task_counts(), sy))
+                v_err=_v_error_bound(_task_counts(C), sy))
 
 
 def _clean(u: np.ndarray) -> np.ndarray:
@@ -747,7 +777,7 @@ def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
     # A worker with no response in B has a zero row in X^(k) (always with "observed";
     # with "paper" where s'(K-2k)/K = 0), so u_i = (X v)_i / sigma = 0 exactly; the
     # solvers leave rounding noise there.
-    idle = B.worker_counts() == 0
+    idle = _worker_counts(B) == 0
     if idle.any():
         U[np.ix_(rank_one == 0, idle)] = 0.0
     U = np.array([_fix_sign(_clean(u), sign_rule) for u in U])
@@ -759,7 +789,7 @@ def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
     if not observed:
         v -= shifts * Ut.sum(axis=1) / 2.0
         extra = n * U_ABS_TOL
-    v_err = _v_error_bound(C.task_counts(), sy, extra)
+    v_err = _v_error_bound(_task_counts(C), sy, extra)
     return dict(U=U, Ut=Ut, sv=sv, v=v, v_err=v_err)
 
 
@@ -808,7 +838,7 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
         blk = _spectral_block(B, C, eta=eta, sign_rule=sign_rule, centering=centering,
                               solver=solver, sx=sx_all, sy=sy_all)
         U, Ut, v, v_err, sv = blk["U"], blk["Ut"], blk["v"], blk["v_err"], blk["sv"]
-        groups[C.task_counts() > 0] = 0
+        groups[_task_counts(C) > 0] = 0
         sx, sy = sx_all, sy_all
     else:
         n_comp, wcomp, tcomp = _components(B, C)
@@ -882,7 +912,7 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
                 sv, sx, sy = blk["sv"], sxc, syc
     # steps 4-6; a task with no response in C has no data in v^(k) (v_j is 0 or the
     # centring constant), so it gets no estimate rather than the tie rule's (1, 2)
-    active = (C.task_counts() > 0) & (groups >= 0)
+    active = (_task_counts(C) > 0) & (groups >= 0)
     top, q_raw, dv, l_j, l, l_task = top_from_projections(
         v, n_top, active=active, tie_tol=v_err, groups=groups, return_l_task=True)
     top[~active] = 0
