@@ -146,7 +146,13 @@ class LabelBlocks:
         n, m, K = R.n_workers, R.n_tasks, R.n_labels
         self.n, self.m, self.K = n, m, K
         indptr, workers, labels = R.task_major()
-        cols = (labels.astype(np.int64) - 1) * n + workers
+        # 32-bit indices where they fit: a quarter less memory traffic per product
+        idx = np.int32 if max(K * n, R.nnz) < np.iinfo(np.int32).max else np.int64
+        cols = labels.astype(idx)
+        cols -= 1
+        cols *= n
+        cols += workers
+        indptr = indptr.astype(idx, copy=False)
         # Task-major form only: Lt @ X gathers from the small (K n)-row X and writes its
         # output in order, and Lt.T @ Y (a CSC product) reads Y in order and scatters
         # into the small output; a worker-major Lf @ Y would gather rows of Y at random

@@ -166,41 +166,43 @@ def best_pairs(Sa: np.ndarray, Sb: np.ndarray, tol: np.ndarray | float = 0.0
 
     Returns (a, b, score) with 0-based label indices.
     """
-    m, K = Sa.shape
+    Sa, Sb = np.asarray(Sa, float), np.asarray(Sb, float)
+    return _best_pairs_columns(np.ascontiguousarray(Sa.T), np.ascontiguousarray(Sb.T), tol)
+
+
+def _best_pairs_columns(A: np.ndarray, Bc: np.ndarray, tol: np.ndarray | float
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`best_pairs` on scores stored label-major: A[c] = Sa[:, c], shape (K, m).
+
+    Column by column (K passes over the m rows): the same comparisons and sums as a
+    row-wise argmax/partition, without reductions along the short axis.
+    """
+    K, m = A.shape
     tol = np.broadcast_to(np.asarray(tol, float), (m,))
-    # Column by column (K passes over the m rows): the same comparisons and sums as a
-    # row-wise argmax/partition, without reductions along the short axis.
-    A = [np.ascontiguousarray(Sa[:, c]) for c in range(K)]
-    Bc = [np.ascontiguousarray(Sb[:, c]) for c in range(K)]
     # largest Sb (b1: its first column) and the largest among the other columns
     first = Bc[0].copy()
     b1 = np.zeros(m, dtype=np.int64)
     for c in range(1, K):
-        better = Bc[c] > first
-        b1[better] = c
+        b1[Bc[c] > first] = c
         np.maximum(first, Bc[c], out=first)
     second = np.full(m, -np.inf)
     for c in range(K):
         np.maximum(second, np.where(b1 == c, -np.inf, Bc[c]), out=second)
     # best pair starting at a: Sa[a] + the largest Sb outside column a
-    pair_best = [A[c] + np.where(b1 == c, second, first) for c in range(K)]
-    M = pair_best[0].copy()
-    for c in range(1, K):
-        np.maximum(M, pair_best[c], out=M)
-    floor = M - tol
+    pair_best = np.empty((K, m))
+    for c in range(K):
+        np.add(A[c], np.where(b1 == c, second, first), out=pair_best[c])
+    floor = pair_best.max(axis=0)
+    floor -= tol
     a = np.zeros(m, dtype=np.int64)
     for c in range(K - 1, -1, -1):                            # smallest a within tol
         a[pair_best[c] >= floor] = c
     rows = np.arange(m)
-    sa = Sa[rows, a]
+    sa = A[a, rows]
     b = np.zeros(m, dtype=np.int64)
-    found = np.zeros(m, dtype=bool)
     for c in range(K - 1, -1, -1):                            # smallest b != a within tol
-        ok = (sa + Bc[c] >= floor) & (a != c)
-        b[ok] = c
-        found |= ok
-    b[~found] = 0
-    return a, b, sa + Sb[rows, b]
+        b[(sa + Bc[c] >= floor) & (a != c)] = c
+    return a, b, sa + Bc[b, rows]
 
 
 #: Largest number of ordered T-tuples K!/(K-T)! for which the top-T MLE enumerates all
@@ -279,29 +281,45 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
     if W.ndim == 1:
         W = np.column_stack([W, 1.0 - W])
     T = W.shape[1]
-    # task-major order: q_j repeats over a task's responses (no gather), and the sums are
-    # bit-identical to the worker-major ones (see Responses.task_label_counts_task_major)
-    _, workers_tm, _ = A.task_major()
-    tasks_tm = A.task_major_tasks()
+    # task-major order: q_j repeats over a task's responses (no gather), and every
+    # (task, label) sum adds the same numbers in the same order as a worker-major pass
+    # (see Responses.task_label_counts_task_major). Scores are stored label-major,
+    # S_t[c, j], so that the pair search below runs over contiguous columns.
+    indptr, workers_tm, labels_tm = A.task_major()
+    counts = np.diff(indptr)
+    m = A.n_tasks
+    index = labels_tm.astype(np.int64)
+    index -= 1
+    index *= m
+    index += A.task_major_tasks()
     cw = (K * p / (1.0 - p))[workers_tm]           # K p_i / (1 - p_i) per response
     scores = []
     for t in range(T):
-        w = np.ascontiguousarray(W[:, t])[tasks_tm]
+        w = np.repeat(W[:, t], counts)
         w *= cw
         np.log1p(w, out=w)                          # log(K p q_t / (1 - p) + 1)
-        scores.append(A.task_label_counts_task_major(w))
-    # sum_i of every weight of task j = the row sums of the score vectors (w >= 0)
-    total = sum(S.sum(axis=1) for S in scores)
+        scores.append(np.bincount(index, weights=w, minlength=K * m).reshape(K, m))
+    # sum_i of every weight of task j = the column sums of the score vectors (w >= 0),
+    # added label by label in increasing order (the order of a row sum for K < 8)
+    if K < 8:
+        total = 0
+        for S in scores:
+            row = S[0].copy()
+            for c in range(1, K):
+                row += S[c]
+            total = total + row
+    else:
+        total = sum(np.ascontiguousarray(S.T).sum(axis=1) for S in scores)
     d = _task_counts(A)
     tol = 2.0 * 8.0 * _EPS * (d + 2.0) * total
     answered = d > 0
     if T == 2:
-        a, b, _ = best_pairs(scores[0], scores[1], tol)
+        a, b, _ = _best_pairs_columns(scores[0], scores[1], tol)
         top = np.column_stack([a, b]) + 1
     else:
         from math import perm
 
-        S = np.stack(scores, axis=1)            # (m, T, K)
+        S = np.stack([Sc.T for Sc in scores], axis=1)            # (m, T, K)
         top = np.zeros((A.n_tasks, T), dtype=np.int64)
         if perm(K, T) <= MAX_ENUMERATED_TUPLES:
             top[answered] = _best_tuples(S[answered], tol[answered]) + 1

@@ -336,17 +336,24 @@ def tolerant_smallest(values: np.ndarray, n_pick: int, tol: np.ndarray | float
         raise ValueError(f"`tol` of tolerant_smallest must be >= 0 (not NaN); found "
                          f"{float(tol[j])!r} at row {j}.")
     cols = vals.T.copy()                                      # (K, m): one row per label
-    avail = np.ones((K, m), dtype=bool)
     out = np.empty((m, n_pick), dtype=np.int64)
     rows = np.arange(m)
+    # picked entries become +inf; only when +inf occurs among the values themselves
+    # must they be told apart from the picked ones
+    avail = np.ones((K, m), dtype=bool) if np.isposinf(vals).any() else None
     for t in range(n_pick):
-        low = np.min(np.where(avail, cols, np.inf), axis=0)
+        low = np.min(cols if avail is None else np.where(avail, cols, np.inf), axis=0)
         floor = low + tol
         pick = np.zeros(m, dtype=np.int64)
         for k in range(K - 1, -1, -1):                        # the smallest tied index wins
-            pick[avail[k] & (cols[k] <= floor)] = k
+            cand = cols[k] <= floor
+            if avail is not None:
+                cand &= avail[k]
+            pick[cand] = k
         out[:, t] = pick
-        avail[pick, rows] = False
+        cols[pick, rows] = np.inf
+        if avail is not None:
+            avail[pick, rows] = False
     return out
 
 
