@@ -37,7 +37,7 @@ from ._validation import (_check_real, as_float_array, check_bool, check_choice,
                           check_rng)
 from ._base import BaseEstimator
 from .responses import Responses, as_responses
-from .spectral import _EPS, _task_counts, _worker_counts
+from .spectral import _EPS, _first_true, _task_counts, _worker_counts
 from .spectral import (check_enough_labels, check_eta, check_spectral_labels, clip_confusion,
                        confusion_at, spectral_estimate, split_entries)
 
@@ -179,29 +179,21 @@ def _best_pairs_columns(A: np.ndarray, Bc: np.ndarray, tol: np.ndarray | float
     """
     K, m = A.shape
     tol = np.broadcast_to(np.asarray(tol, float), (m,))
-    # largest Sb (b1: its first column) and the largest among the other columns
-    first = Bc[0].copy()
-    b1 = np.zeros(m, dtype=np.int64)
-    for c in range(1, K):
-        b1[Bc[c] > first] = c
-        np.maximum(first, Bc[c], out=first)
-    second = np.full(m, -np.inf)
-    for c in range(K):
-        np.maximum(second, np.where(b1 == c, -np.inf, Bc[c]), out=second)
+    rows = np.arange(m)
+    # largest Sb, its first column b1, and the largest Sb outside column b1
+    first = Bc.max(axis=0)
+    b1 = _first_true([Bc[c] == first for c in range(K)])
+    rest = Bc.copy()
+    rest[b1, rows] = -np.inf
+    second = rest.max(axis=0) if K > 1 else rest[0]
     # best pair starting at a: Sa[a] + the largest Sb outside column a
-    pair_best = np.empty((K, m))
-    for c in range(K):
-        np.add(A[c], np.where(b1 == c, second, first), out=pair_best[c])
+    pair_best = A + first
+    pair_best[b1, rows] = A[b1, rows] + second
     floor = pair_best.max(axis=0)
     floor -= tol
-    a = np.zeros(m, dtype=np.int64)
-    for c in range(K - 1, -1, -1):                            # smallest a within tol
-        a[pair_best[c] >= floor] = c
-    rows = np.arange(m)
+    a = _first_true([pair_best[c] >= floor for c in range(K)])   # smallest a within tol
     sa = A[a, rows]
-    b = np.zeros(m, dtype=np.int64)
-    for c in range(K - 1, -1, -1):                            # smallest b != a within tol
-        b[(sa + Bc[c] >= floor) & (a != c)] = c
+    b = _first_true([(sa + Bc[c] >= floor) & (a != c) for c in range(K)])
     return a, b, sa + Bc[b, rows]
 
 

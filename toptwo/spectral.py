@@ -344,17 +344,25 @@ def tolerant_smallest(values: np.ndarray, n_pick: int, tol: np.ndarray | float
     for t in range(n_pick):
         low = np.min(cols if avail is None else np.where(avail, cols, np.inf), axis=0)
         floor = low + tol
-        pick = np.zeros(m, dtype=np.int64)
-        for k in range(K - 1, -1, -1):                        # the smallest tied index wins
-            cand = cols[k] <= floor
-            if avail is not None:
-                cand &= avail[k]
-            pick[cand] = k
+        # the smallest tied index wins (branch-free first-true search, see mle)
+        pick = _first_true([(cols[k] <= floor) if avail is None
+                            else (cols[k] <= floor) & avail[k] for k in range(K)])
         out[:, t] = pick
         cols[pick, rows] = np.inf
         if avail is not None:
             avail[pick, rows] = False
     return out
+
+
+def _first_true(conds: list[np.ndarray]) -> np.ndarray:
+    """Index of the first True among K boolean rows, per column (0 where none is)."""
+    K = len(conds)
+    dt = np.int8 if K < 127 else np.int32
+    key = np.full(conds[0].shape, K, dtype=dt)
+    for c, cond in enumerate(conds):
+        np.minimum(key, (~cond).astype(dt) * dt(K - c) + dt(c), out=key)
+    key[key == K] = 0
+    return key.astype(np.int64)
 
 
 def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | None = None,
