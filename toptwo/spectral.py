@@ -484,7 +484,7 @@ def _components(B: Responses, C: Responses) -> tuple[int, np.ndarray, np.ndarray
     """
     n, m = B.shape
     parts = (B,) if C is B else (B, C)
-    if n * n <= max(_PAIR_TABLE_PER_RESPONSE * sum(R.nnz for R in parts), 1 << 16):
+    if n * n <= max(_PAIR_TABLE_PER_RESPONSE * sum(R.nnz for R in parts), _PAIR_TABLE_MIN):
         return _components_by_first_worker(parts, n, m)
     if C is B:
         labels = _propagate_min_label(B)
@@ -515,6 +515,8 @@ def _components(B: Responses, C: Responses) -> tuple[int, np.ndarray, np.ndarray
 #: The worker-pair table of ``_components_by_first_worker`` (n^2 booleans) is used while
 #: n^2 <= this many times the number of responses (so it stays linear in the data).
 _PAIR_TABLE_PER_RESPONSE = 4
+#: ... and always while n^2 <= this (a table of 64 KiB).
+_PAIR_TABLE_MIN = 1 << 16
 
 
 def _components_by_first_worker(parts: tuple[Responses, ...], n: int, m: int
@@ -827,7 +829,19 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
     of the component. On connected data (the paper's setting, and any instance with
     enough responses) this is Algorithm 1 unchanged. ``centering="paper"`` subtracts
     s'(K-2k)/K from every entry, which couples all components; it runs on the whole
-    matrix, as printed.
+    matrix, as printed. When the data are one component, B and C are used as they are
+    (no copy), and s' and the trimming threshold still count only the workers and tasks
+    that have a response (s' = nnz/(n' m'), threshold 2/(eta sqrt(n')) with n', m' the
+    active workers and tasks), exactly as for a component of disconnected data. One-worker
+    components (u = (1)) are computed all at once.
+
+    No responses in B. With the B/C split a component can have responses in C but none
+    in B (typically one worker whose few answers all went to C). X^(k) is 0 there and
+    u^(k) is not identified; Algorithm 1 on the whole matrix would give its tasks v = 0
+    and the tie rule's (1, 2). We use the uniform u = u~ = 1/sqrt(n_c) on its workers
+    (nothing distinguishes them): steps 4-6 then return the most and second most
+    frequent answer in C (ties to the smaller label) and eq. (4) with the component's
+    own l. Tasks without a response in C still get no estimate.
 
     Round-off. Entries of u^(k) within ``U_ABS_TOL`` of 0 count as 0; Delta v that
     agree within their error bound are ties of eq. (3) (smaller label first). So the
