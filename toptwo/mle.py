@@ -127,11 +127,15 @@ def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str =
     if K < 63:
         # one bit per label: bit c of mask_j is set iff c is among task j's top labels
         # (bit 0, "no estimate", never matches an answer), one pass over the responses
-        mask = np.zeros(A2.n_tasks, dtype=np.uint64)
+        dt = next(d for d in (np.uint8, np.uint16, np.uint32, np.uint64)
+                  if K < 8 * np.dtype(d).itemsize)          # the smallest that holds K + 1 bits
+        mask = np.zeros(A2.n_tasks, dtype=dt)
         for t in range(T):
-            mask |= np.left_shift(np.uint64(1), top[:, t].astype(np.uint64))
-        hit = (np.repeat(mask, counts) >> labels_tm.astype(np.uint64)) & np.uint64(1)
-        hit = hit.astype(bool)
+            mask |= np.left_shift(dt(1), top[:, t].astype(dt))
+        hit = np.repeat(mask, counts)
+        hit >>= labels_tm.astype(dt)
+        hit &= dt(1)
+        hit = hit.view(bool) if dt is np.uint8 else hit.astype(bool)
     else:
         tasks_tm = A2.task_major_tasks()
         hit = top[:, 0][tasks_tm] == labels_tm
