@@ -530,9 +530,6 @@ def _components_by_first_worker(parts: tuple[Responses, ...], n: int, m: int
     """
     from scipy.sparse.csgraph import connected_components
 
-    def indptr_w(R):
-        return R.tocsr().indptr
-
     first = np.full(m, n, dtype=np.int64)              # n: the task has no response
     active = np.zeros(n, dtype=bool)
     for R in parts:
@@ -540,7 +537,7 @@ def _components_by_first_worker(parts: tuple[Responses, ...], n: int, m: int
         has = indptr[1:] > indptr[:-1]
         # workers are increasing within a task: the first one is the smallest
         first[has] = np.minimum(first[has], workers[indptr[:-1][has]])
-        active |= np.diff(indptr_w(R)) > 0
+        active |= np.diff(R.tocsr().indptr) > 0
     table = np.zeros(n * n, dtype=bool)
     for R in parts:
         indptr, workers, _ = R.task_major()
@@ -719,8 +716,8 @@ def _svds_left(M: sp.csr_array, MT: sp.csr_array, c: float) -> tuple[np.ndarray,
     return u[:, 0], float(s[0])
 
 
-def _single_worker_blocks(B: Responses, C: Responses, wcomp: np.ndarray, tcomp: np.ndarray,
-                          singles: np.ndarray, nB_c: np.ndarray, nC_c: np.ndarray,
+def _single_worker_blocks(C: Responses, wcomp: np.ndarray, tcomp: np.ndarray,
+                          singles: np.ndarray, nC_c: np.ndarray,
                           w_bounds: tuple[np.ndarray, np.ndarray]) -> dict:
     """Algorithm 1 steps 2-3 on all one-worker components at once ("observed" centring).
 
@@ -746,7 +743,7 @@ def _single_worker_blocks(B: Responses, C: Responses, wcomp: np.ndarray, tcomp: 
     return dict(workers=workers, tasks=tasks, v=v, v_err=v_err, all_tasks=all_tasks)
 
 
-def _uniform_block(B: Responses, C: Responses, sy: float, centering: str) -> dict:
+def _uniform_block(C: Responses, sy: float) -> dict:
     """Steps 2-3 for a component with responses in C but none in B (B/C split only).
 
     X^(k) is 0 on such a component, so u^(k) is not identified. We take u = u~ = the
@@ -906,8 +903,7 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
             # trimming threshold 2/eta >= 2 never removes it), so v_j^(k) is the
             # worker's centred binary answer / (2 s'); the same numbers as the
             # per-component path, without a Python loop over (often thousands of) them
-            blk = _single_worker_blocks(B, C, wcomp, tcomp, singles, nB_c, nC_c,
-                                        w_bounds)
+            blk = _single_worker_blocks(C, wcomp, tcomp, singles, nC_c, w_bounds)
             U[:, blk["workers"]] = 1.0
             Ut[:, blk["workers"]] = 1.0
             v[blk["tasks"]] = blk["v"]
@@ -925,7 +921,7 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
             if Bc.nnz == 0:
                 # responses in C only (possible with the B/C split): X^(k) is 0 on this
                 # component, so u^(k) is not identified; see "No responses in B" above
-                blk = _uniform_block(Bc, Cc, syc, centering)
+                blk = _uniform_block(Cc, syc)
             else:
                 blk = _spectral_block(Bc, Cc, eta=eta, sign_rule=sign_rule,
                                       centering=centering, solver=solver, sx=sxc, sy=syc,
