@@ -437,47 +437,42 @@ def _c_only_instance():
     return B, C
 
 
-def test_components_with_responses_only_in_c_get_the_majority_pair():
+def test_components_with_responses_only_in_c_get_no_stage1_estimate():
     """Sample splitting can leave a component with C responses but none in B: X^(k) = 0
-    there, u^(k) is not identified, and the uniform u makes steps 4-6 a majority vote
-    on C (most frequent, then second most frequent answer; ties to the smaller label)."""
+    there and u^(k) is not identified, so its tasks get no stage-1 estimate (documented
+    in spectral_estimate), and the other components are unaffected."""
     B, C = _c_only_instance()
     res = spectral_mod.spectral_estimate(B, C)
-    # task 5: answers 2, 2 -> (2, 1) (second: a tie of zeros, smallest label);
-    # task 6: answers 3, 1 -> (1, 3); tasks 7, 8 (one worker): its answer, then 1
-    np.testing.assert_array_equal(res.top[5:], [[2, 1], [1, 3], [4, 1], [3, 1]])
-    assert (res.components[5:] >= 0).all()
-    assert (res.components[5:7] != res.components[0]).all()
-    # q of eq. (4) from the component's own l: defined, and the unanimous task 5 gets
-    # the larger weight on its answer
-    assert np.isfinite(res.confusion_raw[5:, 0]).all()
-    assert res.confusion_raw[5, 0] > res.confusion_raw[6, 0]
-    # the uniform vector is reported as u^(k) of those workers
-    np.testing.assert_allclose(res.trimmed[:, 3:5], 1 / np.sqrt(2))
-    np.testing.assert_allclose(res.trimmed[:, 5], 1.0)
-    # the component with data in B is unaffected by the others
+    assert (res.top[5:] == 0).all() and np.isnan(res.confusion_raw[5:]).all()
+    assert (res.components[5:] == -1).all()
+    assert (res.top[:4] > 0).all() and (res.top[4] == 0).all()   # task 4: no answer in C
+    # the component with data in B gets exactly the estimate of its data alone
     alone = spectral_mod.spectral_estimate(
         toptwo.Responses.from_triples(B.workers, B.tasks, B.labels, n_workers=3,
                                       n_tasks=5, n_labels=4),
         toptwo.Responses.from_triples(C.workers[:4], C.tasks[:4], C.labels[:4],
                                       n_workers=3, n_tasks=5, n_labels=4))
     np.testing.assert_array_equal(res.top[:5], alone.top)
+    np.testing.assert_allclose(res.confusion_raw[:5], alone.confusion_raw, rtol=1e-12)
 
 
-def test_toptwo1_split_resolves_every_task_with_projection_data():
-    # the estimator-level consequence: with the split, every task that has a response in
-    # C gets labels (before, tasks of C-only components got 0)
+def test_split_tasks_of_c_only_components_toptwo1_unresolved_toptwo2_ranked():
+    # the estimator-level behaviour: TopTwo1 leaves them unresolved (0, NaN); TopTwo2's
+    # eq. (6) ranks every answered task, with the median q and a NaN confusion_
     model = TopTwoModel.spammer_hammer(50, 300, 5, hammer_fraction=0.5, rng=0)
     R = model.sample(0.01, rng=100)
-    est = toptwo.TopTwo1(sample_splitting=True, rng=1).fit(R)
     B, C = toptwo.split_entries(R, 0.5, np.random.default_rng(1))
-    np.testing.assert_array_equal(est.result_.top, spectral_mod.spectral_estimate(B, C).top)
     n_comp, wcomp, _ = spectral_mod._components(B, C)
     nB = np.bincount(wcomp[B.workers], minlength=n_comp)
     nC = np.bincount(wcomp[C.workers], minlength=n_comp)
-    assert ((nB == 0) & (nC > 0)).any()                       # the case occurs here
-    has_c = C.task_counts() > 0
-    assert (est.top_two_[has_c] > 0).all()
+    c_only = np.flatnonzero((nB == 0) & (nC > 0))
+    assert c_only.size                                          # the case occurs here
+    tasks = np.unique(C.tasks[np.isin(wcomp[C.workers], c_only)])
+    t1 = toptwo.TopTwo1(sample_splitting=True, rng=1).fit(R)
+    assert (t1.top_two_[tasks] == 0).all() and np.isnan(t1.confusion_[tasks]).all()
+    assert (t1.top_two_[C.task_counts() > 0] > 0).sum() > 0
+    t2 = toptwo.TopTwo2(sample_splitting=True, rng=1).fit(R)
+    assert (t2.top_two_[tasks] > 0).all() and np.isnan(t2.confusion_[tasks]).all()
 
 
 def test_tolerant_smallest_refuses_nan():

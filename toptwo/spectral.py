@@ -743,25 +743,6 @@ def _single_worker_blocks(C: Responses, wcomp: np.ndarray, tcomp: np.ndarray,
     return dict(workers=workers, tasks=tasks, v=v, v_err=v_err, all_tasks=all_tasks)
 
 
-def _uniform_block(C: Responses, sy: float) -> dict:
-    """Steps 2-3 for a component with responses in C but none in B (B/C split only).
-
-    X^(k) is 0 on such a component, so u^(k) is not identified. We take u = u~ = the
-    uniform unit vector 1/sqrt(n_c) on its workers (all equally reliable), the
-    direction of p when nothing distinguishes the workers; then Delta v_j^(k) =
-    (2/K d_j - 2 #{i : A_ij = k}) / (2 s' sqrt(n_c)), so eq. (3) gives the most and the
-    second most frequent answer in C (a majority vote, ties to the smaller label).
-    """
-    n, K = C.n_workers, C.n_labels
-    active = _worker_counts(C) > 0
-    u = np.zeros((K - 1, n))
-    u[:, active] = 1.0 / np.sqrt(active.sum())
-    off = (K - 2 * np.arange(1, K)) / K
-    v = LabelBlocks(C, off).backward(u.T) / (2.0 * sy)
-    return dict(U=u, Ut=u.copy(), sv=np.zeros(K - 1), v=v,
-                v_err=_v_error_bound(_task_counts(C), sy))
-
-
 def _clean(u: np.ndarray) -> np.ndarray:
     """Entries within ``U_ABS_TOL`` of 0 are 0 in exact arithmetic as far as the solvers
     can tell: set them to exactly 0 (so they neither vote in the sign rule nor add noise
@@ -834,11 +815,14 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
 
     No responses in B. With the B/C split a component can have responses in C but none
     in B (typically one worker whose few answers all went to C). X^(k) is 0 there and
-    u^(k) is not identified; Algorithm 1 on the whole matrix would give its tasks v = 0
-    and the tie rule's (1, 2). We use the uniform u = u~ = 1/sqrt(n_c) on its workers
-    (nothing distinguishes them): steps 4-6 then return the most and second most
-    frequent answer in C (ties to the smaller label) and eq. (4) with the component's
-    own l. Tasks without a response in C still get no estimate.
+    u^(k) is not identified by the data, so its tasks get no stage-1 estimate: top 0,
+    NaN confusion, component -1, like tasks without a response in C. (Algorithm 1 on
+    the whole matrix would give them v = 0 and the tie rule's (1, 2), which carries no
+    information either.) TopTwo1 reports them unresolved; TopTwo2 still ranks them by
+    eq. (6) on all responses, with the median q (see :class:`toptwo.TopTwo2`). A
+    uniform u on such a component (a majority vote) was measured and left out: it
+    changes no average (web, TopTwo2 with splits: 0.1752 g error either way over five
+    splits) and would change stored results.
 
     Round-off. Entries of u^(k) within ``U_ABS_TOL`` of 0 count as 0; Delta v that
     agree within their error bound are ties of eq. (3) (smaller label first). So the
@@ -873,7 +857,7 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
             # X^(k) and change nothing; the caches of B and C are kept); s' and the
             # trimming threshold count the active workers and tasks only
             nw, nt = int((wcomp >= 0).sum()), int((tcomp >= 0).sum())
-            comps = [(0, None, None, B, C, (nw, nt))] if C.nnz else []
+            comps = [(0, None, None, B, C, (nw, nt))] if B.nnz and C.nnz else []
             singles = np.zeros(1, dtype=bool)
             nB_c, nC_c = np.array([B.nnz]), np.array([C.nnz])
         else:
@@ -883,9 +867,9 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
             B_parts = _edges_by_component(B, wcomp, n_comp)
             C_parts = B_parts if C is B else _edges_by_component(C, wcomp, n_comp)
             nB_c, nC_c = np.diff(B_parts[1]), np.diff(C_parts[1])
-            singles = (nw_c == 1) & (nC_c > 0)
+            singles = (nw_c == 1) & (nB_c > 0) & (nC_c > 0)
             comps = []
-            for c in np.flatnonzero(~singles & (nC_c > 0)):
+            for c in np.flatnonzero(~singles & (nB_c > 0) & (nC_c > 0)):
                 wi = w_bounds[0][w_bounds[1][c]:w_bounds[1][c + 1]]
                 ti = t_bounds[0][t_bounds[1][c]:t_bounds[1][c + 1]]
                 shape = (wi.size, ti.size)
@@ -918,14 +902,8 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
         for c, wi, ti, Bc, Cc, shape in comps:
             sxc = Bc.nnz / (shape[0] * shape[1])
             syc = Cc.nnz / (shape[0] * shape[1])
-            if Bc.nnz == 0:
-                # responses in C only (possible with the B/C split): X^(k) is 0 on this
-                # component, so u^(k) is not identified; see "No responses in B" above
-                blk = _uniform_block(Cc, syc)
-            else:
-                blk = _spectral_block(Bc, Cc, eta=eta, sign_rule=sign_rule,
-                                      centering=centering, solver=solver, sx=sxc, sy=syc,
-                                      n_eff=shape[0])
+            blk = _spectral_block(Bc, Cc, eta=eta, sign_rule=sign_rule, centering=centering,
+                                  solver=solver, sx=sxc, sy=syc, n_eff=shape[0])
             if wi is None:
                 U, Ut, v, v_err = blk["U"], blk["Ut"], blk["v"], blk["v_err"]
                 groups[tcomp >= 0] = 0
@@ -1027,7 +1005,9 @@ class TopTwo1(BaseEstimator):
     ----------
     top_two_ : ndarray of shape (n_tasks, 2)
         (g_j, h_j) by eq. (3); both 0 for a task with no response (with
-        ``sample_splitting=True``: no response in the projection half C).
+        ``sample_splitting=True``: no response in the projection half C, or in a
+        connected component without any response in B, where u^(k) is not identified;
+        see :func:`spectral_estimate`).
     top_ : ndarray of shape (n_tasks, T)
         All T estimated plausible answers (equals ``top_two_`` for T = 2).
     confusion_ : ndarray of shape (n_tasks,)
