@@ -18,7 +18,10 @@ Every case is then measured in its own fresh child process, which loads the arra
 builds a fresh :class:`toptwo.Responses` for every repeat (so conversions such as
 ``tocsr()`` are part of the timed fit):
 
-* wall time: best of ``--repeats`` runs (``time.perf_counter``);
+* wall time: best of ``--repeats`` runs (``time.perf_counter``), and the best CPU time
+  of the same runs (``time.process_time``, user + system time of the child: on a
+  machine shared with other work it is much less affected by the load than the wall
+  time, so the mat-vec ratio is also given in CPU time);
 * peak memory: ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of the child after all
   timed repeats, reported both as the absolute peak RSS of the process and as the
   increase over the baseline taken right after the data were loaded (interpreter,
@@ -137,11 +140,12 @@ def _child_measure(case: str, size: str, datadir: str, repeats: int) -> dict:
             raise ValueError(f"unknown case {case!r}")
     gc.collect()
     baseline = _maxrss_bytes()
-    times = []
+    times, cpu = [], []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         out = run()
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
         del out
         gc.collect()
     peak = _maxrss_bytes()
@@ -151,6 +155,7 @@ def _child_measure(case: str, size: str, datadir: str, repeats: int) -> dict:
     tracemalloc.stop()
     del out
     return {"best_s": min(times), "median_s": sorted(times)[len(times) // 2],
+            "best_cpu_s": min(cpu),
             "repeats": repeats, "peak_rss_bytes": peak, "baseline_rss_bytes": baseline,
             "peak_rss_increase_bytes": peak - baseline,
             "tracemalloc_peak_bytes": traced_peak}
@@ -179,19 +184,24 @@ def _fmt_bytes(b: int | None) -> str:
 
 
 def _markdown(results: dict) -> str:
-    head = ("| size | nnz | case | best time | responses/s | time / matvec | peak RSS | "
-            "RSS increase | tracemalloc peak |\n|---|---:|---|---:|---:|---:|---:|---:|---:|")
+    head = ("| size | nnz | case | best time | responses/s | time / matvec | CPU / matvec CPU "
+            "| peak RSS | RSS increase | tracemalloc peak |\n"
+            "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     rows = [head]
     for size, res in results["sizes"].items():
-        mv = res["cases"].get("matvec", {}).get("best_s")
+        mv = (res["cases"].get("matvec") or {}).get("best_s")
+        mv_cpu = (res["cases"].get("matvec") or {}).get("best_cpu_s")
         for case, r in res["cases"].items():
             if r is None:
                 continue
             ratio = "-" if not mv or case == "matvec" else f"{r['best_s'] / mv:,.0f}"
+            ratio_cpu = ("-" if not mv_cpu or case == "matvec" or "best_cpu_s" not in r
+                         else f"{r['best_cpu_s'] / mv_cpu:,.0f}")
             t = r["best_s"]
             t_txt = f"{t * 1e3:.2f} ms" if t < 1 else f"{t:.2f} s"
             rows.append(f"| {size} | {res['nnz']:,} | {case} | {t_txt} | "
-                        f"{res['nnz'] / t:,.3g} | {ratio} | {_fmt_bytes(r['peak_rss_bytes'])} "
+                        f"{res['nnz'] / t:,.3g} | {ratio} | {ratio_cpu} | "
+                        f"{_fmt_bytes(r['peak_rss_bytes'])} "
                         f"| {_fmt_bytes(r['peak_rss_increase_bytes'])} | "
                         f"{_fmt_bytes(r['tracemalloc_peak_bytes'])} |")
     return "\n".join(rows)
@@ -216,6 +226,10 @@ def _targets(results: dict) -> list[str]:
             ratio = r["best_s"] / mv["best_s"]
             out.append(f"- {size}: TopTwo2 = {ratio:,.0f} mat-vecs <= {MAX_MATVECS}: "
                        f"{'met' if ratio <= MAX_MATVECS else 'MISSED'}")
+            if "best_cpu_s" in r and mv.get("best_cpu_s"):
+                ratio = r["best_cpu_s"] / mv["best_cpu_s"]
+                out.append(f"- {size}: TopTwo2 = {ratio:,.0f} mat-vecs in CPU time <= "
+                           f"{MAX_MATVECS}: {'met' if ratio <= MAX_MATVECS else 'MISSED'}")
         ck = res["cases"].get("crowdkit_majority")
         if ck:
             out.append(f"- {size}: TopTwo2 / crowd-kit MajorityVote time = "

@@ -142,3 +142,53 @@ def test_proposition1_checker_rejects_swapped_q(prop1_average):
     swapped = TopTwoModel(model.reliability, model.confusion, model.top_two[:, ::-1], K)
     wrong = np.stack([swapped.expected_binary(k, s) for k in range(1, K)])
     assert not within_hoeffding(prop1_average, wrong, N_REP)
+
+
+# ------------------------------------------------- the one implementation of the rule
+def test_binary_sign_table():
+    table = toptwo.binary.binary_sign(np.arange(1, 5)[:, None], np.arange(1, 4)[None, :])
+    np.testing.assert_array_equal(table, [[-1, -1, -1], [1, -1, -1], [1, 1, -1], [1, 1, 1]])
+
+
+@pytest.mark.parametrize("offset", [0.0, 0.4])
+def test_binary_csr_and_its_transpose(offset):
+    model = TopTwoModel.random(7, 11, 5, rng=3)
+    R = model.sample(0.5, rng=4)
+    for k in range(1, 5):
+        ref = to_binary(R, k).toarray()
+        want = np.where(ref != 0, ref - offset, 0.0)
+        M = toptwo.binary._binary_csr(R, k, offset)
+        MT = toptwo.binary._binary_csr(R, k, offset, transpose=True)
+        np.testing.assert_array_equal(M.toarray(), want)
+        np.testing.assert_array_equal(MT.toarray(), want.T)
+
+
+@pytest.mark.parametrize("offsets", [None, np.array([0.6, 0.2, -0.2, -0.6])])
+def test_label_blocks_multiply_every_binary_matrix(offsets):
+    model = TopTwoModel.random(9, 13, 5, rng=5)
+    R = model.sample(0.4, rng=6)
+    blocks = toptwo.binary.LabelBlocks(R, offsets)
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(9, 4)), rng.normal(size=(13, 4))
+    F, Bk = blocks.forward(Y), blocks.backward(X)
+    for k in range(1, 5):
+        A = to_binary(R, k).toarray()
+        if offsets is not None:
+            A = np.where(A != 0, A - offsets[k - 1], 0.0)
+        np.testing.assert_allclose(F[:, k - 1], A @ Y[:, k - 1], atol=1e-12)
+        np.testing.assert_allclose(Bk[:, k - 1], A.T @ X[:, k - 1], atol=1e-12)
+    assert blocks.Lt.indices.dtype == np.int32          # 32-bit indices where they fit
+
+
+def test_both_stages_take_the_conversion_from_binary(monkeypatch):
+    """Proposition 1's rule lives in toptwo.binary only: replacing it there changes what
+    the spectral stage multiplies by (no second copy of the rule elsewhere)."""
+    from toptwo import spectral
+    assert spectral.LabelBlocks is toptwo.binary.LabelBlocks
+    assert not hasattr(spectral, "_SignedPattern")
+    R = TopTwoModel.random(6, 8, 4, rng=7).sample(0.6, rng=8)
+    monkeypatch.setattr(toptwo.binary, "binary_sign",
+                        lambda labels, k: np.where(np.asarray(labels) >= np.asarray(k),
+                                                   1.0, -1.0))
+    assert (toptwo.binary.LabelBlocks(R).sign[:, 0] == 1).all()        # the patched rule
+    assert np.array_equal(np.unique(spectral._binary_csr(R, 1).data), [1.0])

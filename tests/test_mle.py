@@ -471,3 +471,29 @@ def test_top_t_confusion_clipped_to_the_models_range():
         assert q.min() >= 1 / 3 and q.max() <= 1
         # the first weight of a top-3 task can be below 1/2: not clipped up to 1/2
         assert (q < 0.5).any()
+
+
+@pytest.mark.parametrize("K", [4, 10, 20, 70])
+def test_reliability_hits_match_a_direct_count_for_every_label_width(K):
+    # the hit test packs each task's top labels into one bitmask (8 to 64 bits by K, a
+    # plain comparison beyond): every width must count the same hits as a direct scan
+    R = toptwo.TopTwoModel.random(20, 50, K, rng=K).sample(0.5, rng=1)
+    top = np.random.default_rng(K).integers(0, K + 1, size=(50, 2))
+    p = toptwo.estimate_reliability(R, top, normalization="paper")
+    hits = np.array([sum(1 for w, t, lab in zip(R.workers, R.tasks, R.labels)
+                         if w == i and lab in top[t]) for i in range(20)])
+    np.testing.assert_allclose(p, K / (K - 2) * (hits / (R.nnz / 20) - 2 / K), rtol=1e-12)
+
+
+def test_best_pairs_label_major_layout_matches_the_row_form():
+    from toptwo.mle import _best_pairs_columns
+    rng = np.random.default_rng(3)
+    Sa = rng.integers(0, 3, size=(500, 6)).astype(float)
+    Sb = rng.integers(0, 3, size=(500, 6)).astype(float)
+    tol = rng.choice([0.0, 0.5], size=500)
+    got = _best_pairs_columns(np.ascontiguousarray(Sa.T), np.ascontiguousarray(Sb.T), tol)
+    for j in range(500):
+        M = max(Sa[j, x] + Sb[j, y] for x in range(6) for y in range(6) if x != y)
+        a, b = next((x, y) for x in range(6) for y in range(6)
+                    if x != y and Sa[j, x] + Sb[j, y] >= M - tol[j])
+        assert (got[0][j], got[1][j]) == (a, b)

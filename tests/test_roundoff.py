@@ -268,3 +268,32 @@ def test_identical_labels_under_other_blas_kernels():
                                                "AVX512_CNL AVX512_ICL AVX512_SPR")]
     for env in variants:
         assert run(**env) == ref, env
+
+
+# ------------------------------------------------------------------ solver accuracy
+def _lanczos_vs_dense(seed: int):
+    model = TopTwoModel.scenario("hard", n_workers=450, n_tasks=300, n_labels=5, rng=seed)
+    R = model.sample(0.08, rng=seed + 1)
+    lz = spectral.spectral_estimate(R, R, solver="lanczos")
+    de = spectral.spectral_estimate(R, R, solver="dense")
+    return lz, de
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_lanczos_stopping_rule_keeps_u_within_the_zeroing_tolerance(seed):
+    """The Lanczos path stops at the Davis-Kahan bound ||r|| / gap <= U_ABS_TOL / 10
+    (``LANCZOS_U_TOL``): every entry of u then agrees with the dense eigen-solver's to
+    well below U_ABS_TOL, which the zeroing of u and the sign rule rely on."""
+    lz, de = _lanczos_vs_dense(seed)
+    err = np.abs(lz.left_vectors - de.left_vectors).max()
+    assert err <= spectral.U_ABS_TOL / 5, err
+    np.testing.assert_array_equal(lz.top, de.top)
+
+
+def test_a_looser_lanczos_stop_would_break_the_zeroing_tolerance(monkeypatch):
+    # twin: stopping at the sampling-noise level (here a relative residual of 1e-4)
+    # leaves errors far above U_ABS_TOL in u
+    monkeypatch.setattr(spectral, "LANCZOS_TOL", 1e-4)
+    monkeypatch.setattr(spectral, "LANCZOS_U_TOL", 1e-4)
+    lz, de = _lanczos_vs_dense(0)
+    assert np.abs(lz.left_vectors - de.left_vectors).max() > 10 * spectral.U_ABS_TOL

@@ -384,3 +384,204 @@ def test_idle_workers_get_exact_zero_in_u(monkeypatch):
     A = A.subset(A.workers < 200)
     for est in _fit_both_paths(monkeypatch, A):
         assert (est.result_.left_vectors[:, 200:] == 0).all()
+
+
+# ----------------------------------------------------------- review findings
+def test_eq4_gives_nan_where_the_components_l_is_not_positive():
+    """Every l_j >= 0 in exact arithmetic (the T smallest Delta v of a row summing to 0
+    have a sum <= 0), but with the tie tolerance eq. (3) may pick values that are not
+    the smallest, and l_j can be 0 or negative: eq. (4) is then undefined."""
+    eps = 1e-9
+    # Delta v = [eps, eps, -eps, -eps] (all within the tolerance): (g, h) = (1, 2) by the
+    # tie rule, l = 4/2 (-2 eps) < 0; Delta v = [eps, -eps, 0, 0]: l = 0
+    v = np.array([[eps, 2 * eps, eps], [eps, 0.0, 0.0], [3.0, 2.0, 1.0]])
+    top, q, _, l_j, _, l_task = top_from_projections(
+        v, tie_tol=np.array([1e-6, 1e-6, 0.0]), groups=np.array([0, 1, 2]),
+        return_l_task=True)
+    assert l_task[0] < 0 and l_task[1] == 0 and l_task[2] > 0
+    np.testing.assert_array_equal(top[:2], [[1, 2], [1, 2]])      # labels stay
+    assert np.isnan(q[:2]).all() and np.isfinite(q[2]).all()
+    # twin: the raw eq. (4) at these l is a finite-looking 0.5 and -inf
+    with np.errstate(divide="ignore"):
+        raw = 1 / 4 - np.array([eps, eps]) / l_task[:2]
+    assert raw[0] == pytest.approx(0.5) and raw[1] == -np.inf
+    # without groups (one l for all tasks) the same guard applies
+    _, q1, *_ = top_from_projections(v[:2], tie_tol=1e-6)
+    assert np.isnan(q1).all()
+
+
+def test_confusion_at_is_nan_where_l_is_not_positive():
+    v = np.array([[1e-9, 2e-9, 1e-9], [3.0, 2.0, 1.0]])
+    top, q, dv, l_j, l, l_task = top_from_projections(
+        v, tie_tol=np.array([1e-6, 0.0]), groups=np.array([0, 1]), return_l_task=True)
+    res = spectral_mod.SpectralResult(top, q, dv, v, np.zeros((3, 1)), np.zeros((3, 1)),
+                                      np.zeros(3), l_j, l, 1.0, 1.0, np.array([0, 1]),
+                                      None, l_task)
+    q_at = spectral_mod.confusion_at(res, top)
+    assert np.isnan(q_at[0]).all() and np.isfinite(q_at[1]).all()
+
+
+def _c_only_instance():
+    """B and C of a split where workers 3, 4 (tasks 5, 6) and worker 5 (task 7) have
+    responses in C only: components without any data for u^(k)."""
+    K = 4
+    wb = [0, 0, 1, 1, 2, 2, 0, 1]
+    tb = [0, 1, 0, 2, 1, 3, 4, 4]
+    lb = [1, 2, 1, 3, 2, 4, 3, 3]
+    wc = [0, 1, 2, 2, 3, 4, 3, 4, 5, 5]
+    tc = [0, 1, 2, 3, 5, 5, 6, 6, 7, 8]
+    lc = [1, 2, 3, 4, 2, 2, 3, 1, 4, 3]
+    shape = dict(n_workers=6, n_tasks=9, n_labels=K)
+    B = toptwo.Responses.from_triples(wb, tb, lb, **shape)
+    C = toptwo.Responses.from_triples(wc, tc, lc, **shape)
+    return B, C
+
+
+def test_components_with_responses_only_in_c_get_no_stage1_estimate():
+    """Sample splitting can leave a component with C responses but none in B: X^(k) = 0
+    there and u^(k) is not identified, so its tasks get no stage-1 estimate (documented
+    in spectral_estimate), and the other components are unaffected."""
+    B, C = _c_only_instance()
+    res = spectral_mod.spectral_estimate(B, C)
+    assert (res.top[5:] == 0).all() and np.isnan(res.confusion_raw[5:]).all()
+    assert (res.components[5:] == -1).all()
+    assert (res.top[:4] > 0).all() and (res.top[4] == 0).all()   # task 4: no answer in C
+    # the component with data in B gets exactly the estimate of its data alone
+    alone = spectral_mod.spectral_estimate(
+        toptwo.Responses.from_triples(B.workers, B.tasks, B.labels, n_workers=3,
+                                      n_tasks=5, n_labels=4),
+        toptwo.Responses.from_triples(C.workers[:4], C.tasks[:4], C.labels[:4],
+                                      n_workers=3, n_tasks=5, n_labels=4))
+    np.testing.assert_array_equal(res.top[:5], alone.top)
+    np.testing.assert_allclose(res.confusion_raw[:5], alone.confusion_raw, rtol=1e-12)
+
+
+def test_split_tasks_of_c_only_components_toptwo1_unresolved_toptwo2_ranked():
+    # the estimator-level behaviour: TopTwo1 leaves them unresolved (0, NaN); TopTwo2's
+    # eq. (6) ranks every answered task, with the median q and a NaN confusion_
+    model = TopTwoModel.spammer_hammer(50, 300, 5, hammer_fraction=0.5, rng=0)
+    R = model.sample(0.01, rng=100)
+    B, C = toptwo.split_entries(R, 0.5, np.random.default_rng(1))
+    n_comp, wcomp, _ = spectral_mod._components(B, C)
+    nB = np.bincount(wcomp[B.workers], minlength=n_comp)
+    nC = np.bincount(wcomp[C.workers], minlength=n_comp)
+    c_only = np.flatnonzero((nB == 0) & (nC > 0))
+    assert c_only.size                                          # the case occurs here
+    tasks = np.unique(C.tasks[np.isin(wcomp[C.workers], c_only)])
+    t1 = toptwo.TopTwo1(sample_splitting=True, rng=1).fit(R)
+    assert (t1.top_two_[tasks] == 0).all() and np.isnan(t1.confusion_[tasks]).all()
+    assert (t1.top_two_[C.task_counts() > 0] > 0).sum() > 0
+    t2 = toptwo.TopTwo2(sample_splitting=True, rng=1).fit(R)
+    assert (t2.top_two_[tasks] > 0).all() and np.isnan(t2.confusion_[tasks]).all()
+
+
+def test_tolerant_smallest_refuses_nan():
+    with pytest.raises(ValueError, match=r"`values` of tolerant_smallest must not be NaN "
+                                         r".*found NaN at row 1, column 2"):
+        spectral_mod.tolerant_smallest(np.array([[0.0, 1.0, 2.0], [0.0, 1.0, np.nan]]), 2, 0.0)
+    with pytest.raises(ValueError, match=r"`tol` of tolerant_smallest must be >= 0 \(not "
+                                         r"NaN\); found nan at row 0"):
+        spectral_mod.tolerant_smallest(np.zeros((1, 3)), 2, np.nan)
+    with pytest.raises(ValueError, match=r"`n_pick` of tolerant_smallest must be in 0..3"):
+        spectral_mod.tolerant_smallest(np.zeros((1, 3)), 4, 0.0)
+
+
+def test_tolerant_smallest_orders_infinities_without_repeating_an_index():
+    v = np.array([[np.inf, 1.0, np.inf, 0.0], [-np.inf, np.inf, -np.inf, 2.0]])
+    out = spectral_mod.tolerant_smallest(v, 4, 0.0)
+    np.testing.assert_array_equal(out, [[3, 1, 0, 2], [0, 2, 3, 1]])
+    # every row is a permutation (the old loop picked index 0 twice in the first row)
+    assert all(sorted(r) == [0, 1, 2, 3] for r in out.tolist())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_tolerant_smallest_matches_a_row_by_row_scan(seed):
+    rng = np.random.default_rng(seed)
+    v = rng.integers(0, 4, size=(300, 5)).astype(float) + rng.normal(0, 1e-12, (300, 5))
+    tol = rng.choice([0.0, 1e-9], size=300)
+    out = spectral_mod.tolerant_smallest(v, 3, tol)
+    for j in range(300):
+        left, want = list(range(5)), []
+        for _ in range(3):
+            low = min(v[j, k] for k in left)
+            k = min(k for k in left if v[j, k] <= low + tol[j])
+            want.append(k)
+            left.remove(k)
+        assert out[j].tolist() == want
+
+
+def _with_single_worker_components(n_single: int, seed: int = 0):
+    """A connected crowd plus ``n_single`` workers who each answered tasks nobody else
+    answered (one-worker components)."""
+    model = TopTwoModel.scenario("hard", 30, 100, 5, rng=seed)
+    R = model.sample(0.3, rng=seed + 1)
+    rng = np.random.default_rng(seed + 2)
+    w, t, lab = [R.workers], [R.tasks], [R.labels]
+    m = R.n_tasks
+    for i in range(n_single):
+        d = int(rng.integers(1, 4))
+        w.append(np.full(d, 30 + i))
+        t.append(np.arange(m, m + d))
+        lab.append(rng.integers(1, 6, size=d))
+        m += d
+    return toptwo.Responses.from_triples(np.concatenate(w), np.concatenate(t),
+                                         np.concatenate(lab), n_workers=30 + n_single,
+                                         n_tasks=m, n_labels=5)
+
+
+def test_one_worker_components_are_handled_in_one_pass(monkeypatch):
+    R = _with_single_worker_components(300)
+    calls = []
+    original = spectral_mod._spectral_block
+    monkeypatch.setattr(spectral_mod, "_spectral_block",
+                        lambda *a, **k: calls.append(1) or original(*a, **k))
+    res = spectral_mod.spectral_estimate(R, R)
+    assert len(calls) == 1          # the connected crowd only; 300 before
+    # each one-worker component gets exactly the estimate of its data alone
+    n_comp, wcomp, tcomp = spectral_mod._components(R, R)
+    for c in np.unique(tcomp[100:])[:25]:
+        tasks = np.flatnonzero(tcomp == c)
+        sel = np.isin(R.tasks, tasks)
+        alone = toptwo.Responses.from_triples(
+            np.zeros(sel.sum(), int), np.searchsorted(tasks, R.tasks[sel]), R.labels[sel],
+            n_workers=1, n_tasks=tasks.size, n_labels=5)
+        one = spectral_mod.spectral_estimate(alone, alone)
+        np.testing.assert_array_equal(res.top[tasks], one.top)
+        np.testing.assert_allclose(res.v[tasks], one.v, rtol=0, atol=0)
+        np.testing.assert_allclose(res.confusion_raw[tasks], one.confusion_raw, rtol=1e-12)
+        np.testing.assert_array_equal(res.v_error[tasks], one.v_error)
+
+
+def test_single_worker_component_reports_sigma_when_it_is_the_largest():
+    # only one-worker components: the one with most responses reports sigma_1 and s'
+    R = toptwo.Responses.from_triples([0, 0, 1, 1, 1], [0, 1, 2, 3, 4], [1, 3, 2, 2, 4],
+                                      n_labels=4)
+    res = spectral_mod.spectral_estimate(R, R)
+    K = 4
+    lab = np.array([2, 2, 4])
+    want = [np.sqrt(np.sum((np.where(lab > k, 1.0, -1.0) - (K - 2 * k) / K) ** 2))
+            for k in range(1, K)]
+    np.testing.assert_allclose(res.singular_values, want, rtol=1e-15)
+    assert res.s_prime_x == 1.0 and res.s_prime_y == 1.0
+    np.testing.assert_array_equal(res.top[:, 0], [1, 3, 2, 2, 4])
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("s", [0.01, 0.03, 0.3])
+def test_component_paths_agree(seed, s, monkeypatch):
+    """The worker-pair table, min-label propagation and scipy's connected_components
+    give the same numbering."""
+    model = TopTwoModel.random(60, 200, 4, rng=seed)
+    R = model.sample(s, rng=seed + 5)
+    B, C = toptwo.split_entries(R, 0.5, np.random.default_rng(seed))
+    for pair in ((R, R), (B, C)):
+        table = spectral_mod._components(*pair)
+        monkeypatch.setattr(spectral_mod, "_PAIR_TABLE_PER_RESPONSE", 0)
+        monkeypatch.setattr(spectral_mod, "_PAIR_TABLE_MIN", 0)
+        monkeypatch.setattr(spectral_mod, "_components_by_first_worker",
+                            lambda *a: pytest.fail("table path used"))
+        other = spectral_mod._components(*pair)
+        monkeypatch.undo()
+        assert table[0] == other[0]
+        np.testing.assert_array_equal(table[1], other[1])
+        np.testing.assert_array_equal(table[2], other[2])

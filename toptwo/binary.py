@@ -13,6 +13,11 @@ matrix (see :meth:`toptwo.TopTwoModel.r` and :meth:`~toptwo.TopTwoModel.expected
 Every A^(k) is a signed sum of the label-indicator matrices L_c (L_c[i, j] = 1 iff
 A_ij = c): A^(k) = sum_{c > k} L_c - sum_{c <= k} L_c. The estimators use that to
 share one sparsity structure across all k (only the +-1 data array changes).
+
+This module is the only implementation of the conversion: :func:`binary_sign` is the
+rule, :func:`to_binary` / :func:`binary_stack` give A^(k) as sparse matrices, and
+:class:`LabelBlocks` multiplies all K - 1 of them at once (TopTwo1 and TopTwo2 take
+A^(k) from here).
 """
 
 from __future__ import annotations
@@ -25,7 +30,18 @@ import scipy.sparse as sp
 from ._validation import check_int
 from .responses import Responses, as_responses
 
-__all__ = ["to_binary", "binary_stack", "from_binary"]
+__all__ = ["to_binary", "binary_stack", "from_binary", "binary_sign"]
+
+
+def binary_sign(labels: Any, k: Any) -> np.ndarray:
+    """The conversion rule of Sec. 3: +1.0 where label > k, -1.0 where 1 <= label <= k.
+
+    ``labels`` and ``k`` broadcast (e.g. a label array and one k, or a column of labels
+    1..K against a row of thresholds 1..K-1, which gives the (K, K-1) sign table of
+    :class:`LabelBlocks`). Labels must be observed answers (>= 1); unanswered entries
+    are not part of the sparse data.
+    """
+    return np.where(np.asarray(labels) > np.asarray(k), 1.0, -1.0)
 
 
 def to_binary(A: Any, k: int, n_labels: int | None = None) -> sp.csr_array:
@@ -88,7 +104,76 @@ def from_binary(stack: Sequence[Any]) -> Responses:
                      shape=shape, n_labels=K)
 
 
-def _binary_csr(R: Responses, k: int) -> sp.csr_array:
-    base = R.tocsr()
-    data = np.where(base.data > k, 1.0, -1.0)
-    return sp.csr_array((data, base.indices, base.indptr), shape=R.shape)
+def _binary_csr(R: Responses, k: int, offset: float = 0.0, *,
+                transpose: bool = False) -> sp.csr_array:
+    """A^(k) - ``offset`` on the observed entries, float CSR of shape (n, m).
+
+    With ``transpose=True`` the transpose (m, n), built from the cached task-major
+    form of ``R`` (no transposition per call). The sparsity pattern is shared with
+    ``R``; only the +-1 data array is new.
+    """
+    if transpose:
+        indptr, indices, labels = R.task_major()
+        shape = R.shape[::-1]
+    else:
+        base = R.tocsr()
+        indptr, indices, labels = base.indptr, base.indices, base.data
+        shape = R.shape
+    data = binary_sign(labels, k)
+    if offset:
+        data -= offset
+    return sp.csr_array((data, indices, indptr), shape=shape)
+
+
+class LabelBlocks:
+    """All K - 1 binary matrices of one set of responses, for joint products.
+
+    A^(k) = sum_c sign_k(c) L_c with sign_k(c) = :func:`binary_sign` (c, k) and L_c the
+    indicator of label c. Stacking the L_c as blocks of rows gives one sparse matrix
+    Lf of shape (K n, m) (row (c-1) n + i holds the tasks worker i labelled c); we
+    store its transpose ``Lt`` (m, K n). Then, for Y of shape (m, K-1) and X of shape
+    (n, K-1), column k of
+
+        forward(Y)  = sum_c sign_k(c) (L_c Y)[:, k]      = A^(k) Y[:, k]
+        backward(X) = Lt (sign (x) X)[:, k]              = (A^(k))^T X[:, k]
+
+    so one pass over the nnz responses serves all K - 1 binary matrices. ``offsets``
+    (length K - 1) gives A^(k) - offsets[k] on the observed entries instead (the
+    "observed" centring of Algorithm 1).
+    """
+
+    def __init__(self, R: Responses, offsets: np.ndarray | None = None):
+        n, m, K = R.n_workers, R.n_tasks, R.n_labels
+        self.n, self.m, self.K = n, m, K
+        indptr, workers, labels = R.task_major()
+        # 32-bit indices where they fit: a quarter less memory traffic per product
+        idx = np.int32 if max(K * n, R.nnz) < np.iinfo(np.int32).max else np.int64
+        cols = labels.astype(idx)
+        cols -= 1
+        cols *= n
+        cols += workers
+        indptr = indptr.astype(idx, copy=False)
+        # Task-major form only: Lt @ X gathers from the small (K n)-row X and writes its
+        # output in order, and Lt.T @ Y (a CSC product) reads Y in order and scatters
+        # into the small output; a worker-major Lf @ Y would gather rows of Y at random
+        # (measured 7x slower at 10^7 responses). Column indices need not be sorted.
+        self.Lt = sp.csr_array((np.ones(R.nnz), cols, indptr), shape=(m, K * n))
+        self.LtT = self.Lt.T
+        self.sign = binary_sign(np.arange(1, K + 1)[:, None], np.arange(1, K)[None, :])
+        if offsets is not None:
+            self.sign = self.sign - np.asarray(offsets, float)[None, :]
+
+    def forward(self, Y: np.ndarray) -> np.ndarray:
+        """(n, K-1): column k is A^(k) Y[:, k]."""
+        Z = (self.LtT @ Y).reshape(self.K, self.n, self.K - 1)
+        return np.einsum("cnk,ck->nk", Z, self.sign)
+
+    def backward(self, X: np.ndarray) -> np.ndarray:
+        """(m, K-1): column k is (A^(k))^T X[:, k]."""
+        Xe = (self.sign[:, None, :] * X[None, :, :]).reshape(self.K * self.n, self.K - 1)
+        return self.Lt @ Xe
+
+    def sq_norms(self, R: Responses) -> np.ndarray:
+        """(K-1,): ||A^(k) - offsets[k] on the observed entries||_F^2 for every k."""
+        counts = np.bincount(R.labels, minlength=self.K + 1)[1:].astype(float)
+        return counts @ self.sign ** 2

@@ -37,7 +37,7 @@ from ._validation import (_check_real, as_float_array, check_bool, check_choice,
                           check_rng)
 from ._base import BaseEstimator
 from .responses import Responses, as_responses
-from .spectral import _EPS
+from .spectral import _EPS, _first_true, _task_counts, _worker_counts
 from .spectral import (check_enough_labels, check_eta, check_spectral_labels, clip_confusion,
                        confusion_at, spectral_estimate, split_entries)
 
@@ -122,18 +122,32 @@ def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str =
     K = A2.n_labels
     top = _check_top(top, A2, owner="estimate_reliability")
     T = top.shape[1]
-    _, workers_tm, labels_tm = A2.task_major()         # task-major: sequential access
-    tasks_tm = A2.task_major_tasks()
-    hit = top[:, 0][tasks_tm] == labels_tm
-    for t in range(1, T):
-        hit |= top[:, t][tasks_tm] == labels_tm
+    indptr, workers_tm, labels_tm = A2.task_major()    # task-major: sequential access
+    counts = np.diff(indptr)
+    if K < 63:
+        # one bit per label: bit c of mask_j is set iff c is among task j's top labels
+        # (bit 0, "no estimate", never matches an answer), one pass over the responses
+        dt = next(d for d in (np.uint8, np.uint16, np.uint32, np.uint64)
+                  if K < 8 * np.dtype(d).itemsize)          # the smallest that holds K + 1 bits
+        mask = np.zeros(A2.n_tasks, dtype=dt)
+        for t in range(T):
+            mask |= np.left_shift(dt(1), top[:, t].astype(dt))
+        hit = np.repeat(mask, counts)
+        hit >>= labels_tm.astype(dt)
+        hit &= dt(1)
+        hit = hit.view(bool) if dt is np.uint8 else hit.astype(bool)
+    else:
+        tasks_tm = A2.task_major_tasks()
+        hit = top[:, 0][tasks_tm] == labels_tm
+        for t in range(1, T):
+            hit |= top[:, t][tasks_tm] == labels_tm
     hits = np.bincount(workers_tm[hit], minlength=A2.n_workers).astype(float)
     if normalization == "paper":
         denom = np.full(A2.n_workers, A2.nnz / A2.n_workers)
-    elif (top[:, 0] > 0)[A2.task_counts() > 0].all():   # every answered task resolved
-        denom = A2.worker_counts().astype(float)
+    elif (top[:, 0] > 0)[counts > 0].all():   # every answered task resolved
+        denom = _worker_counts(A2).astype(float)
     else:   # the worker's answers to tasks that have an estimate (top > 0)
-        resolved = top[:, 0][tasks_tm] > 0
+        resolved = np.repeat(top[:, 0] > 0, counts)
         denom = np.bincount(workers_tm[resolved], minlength=A2.n_workers).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         p = K / (K - T) * (hits / denom - T / K)
@@ -156,21 +170,35 @@ def best_pairs(Sa: np.ndarray, Sb: np.ndarray, tol: np.ndarray | float = 0.0
 
     Returns (a, b, score) with 0-based label indices.
     """
-    m, K = Sa.shape
-    rows = np.arange(m)
+    Sa, Sb = np.asarray(Sa, float), np.asarray(Sb, float)
+    return _best_pairs_columns(np.ascontiguousarray(Sa.T), np.ascontiguousarray(Sb.T), tol)
+
+
+def _best_pairs_columns(A: np.ndarray, Bc: np.ndarray, tol: np.ndarray | float
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`best_pairs` on scores stored label-major: A[c] = Sa[:, c], shape (K, m).
+
+    Column by column (K passes over the m rows): the same comparisons and sums as a
+    row-wise argmax/partition, without reductions along the short axis.
+    """
+    K, m = A.shape
     tol = np.broadcast_to(np.asarray(tol, float), (m,))
-    # best b for every a: the largest Sb unless it sits at a itself, then the runner-up
-    b1 = Sb.argmax(axis=1)
-    top2 = np.partition(Sb, K - 2, axis=1)[:, K - 2:]         # (second, first) largest
-    pair_best = Sa + top2[:, 1:2]                             # (m, K): best pair starting at a
-    pair_best[rows, b1] = Sa[rows, b1] + top2[:, 0]
-    M = pair_best.max(axis=1)
-    floor = (M - tol)[:, None]
-    a = np.argmax(pair_best >= floor, axis=1)                 # smallest a within tol
-    cand_b = (Sa[rows, a][:, None] + Sb >= floor)
-    cand_b[rows, a] = False
-    b = np.argmax(cand_b, axis=1)                             # smallest b != a within tol
-    return a, b, Sa[rows, a] + Sb[rows, b]
+    rows = np.arange(m)
+    # largest Sb, its first column b1, and the largest Sb outside column b1
+    first = Bc.max(axis=0)
+    b1 = _first_true([Bc[c] == first for c in range(K)])
+    rest = Bc.copy()
+    rest[b1, rows] = -np.inf
+    second = rest.max(axis=0) if K > 1 else rest[0]
+    # best pair starting at a: Sa[a] + the largest Sb outside column a
+    pair_best = A + first
+    pair_best[b1, rows] = A[b1, rows] + second
+    floor = pair_best.max(axis=0)
+    floor -= tol
+    a = _first_true([pair_best[c] >= floor for c in range(K)])   # smallest a within tol
+    sa = A[a, rows]
+    b = _first_true([(sa + Bc[c] >= floor) & (a != c) for c in range(K)])
+    return a, b, sa + Bc[b, rows]
 
 
 #: Largest number of ordered T-tuples K!/(K-T)! for which the top-T MLE enumerates all
@@ -249,28 +277,45 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
     if W.ndim == 1:
         W = np.column_stack([W, 1.0 - W])
     T = W.shape[1]
-    # task-major order: q_j repeats over a task's responses (no gather), and the sums are
-    # bit-identical to the worker-major ones (see Responses.task_label_counts_task_major)
-    _, workers_tm, _ = A.task_major()
-    tasks_tm = A.task_major_tasks()
+    # task-major order: q_j repeats over a task's responses (no gather), and every
+    # (task, label) sum adds the same numbers in the same order as a worker-major pass
+    # (see Responses.task_label_counts_task_major). Scores are stored label-major,
+    # S_t[c, j], so that the pair search below runs over contiguous columns.
+    indptr, workers_tm, labels_tm = A.task_major()
+    counts = np.diff(indptr)
+    m = A.n_tasks
+    index = labels_tm.astype(np.int64)
+    index -= 1
+    index *= m
+    index += A.task_major_tasks()
     cw = (K * p / (1.0 - p))[workers_tm]           # K p_i / (1 - p_i) per response
     scores = []
     for t in range(T):
-        w = np.ascontiguousarray(W[:, t])[tasks_tm]
+        w = np.repeat(W[:, t], counts)
         w *= cw
         np.log1p(w, out=w)                          # log(K p q_t / (1 - p) + 1)
-        scores.append(A.task_label_counts_task_major(w))
-    # sum_i of every weight of task j = the row sums of the score vectors (w >= 0)
-    total = sum(S.sum(axis=1) for S in scores)
-    tol = 2.0 * 8.0 * _EPS * (A.task_counts() + 2.0) * total
-    answered = A.task_counts() > 0
+        scores.append(np.bincount(index, weights=w, minlength=K * m).reshape(K, m))
+    # sum_i of every weight of task j = the column sums of the score vectors (w >= 0),
+    # added label by label in increasing order (the order of a row sum for K < 8)
+    if K < 8:
+        total = 0
+        for S in scores:
+            row = S[0].copy()
+            for c in range(1, K):
+                row += S[c]
+            total = total + row
+    else:
+        total = sum(np.ascontiguousarray(S.T).sum(axis=1) for S in scores)
+    d = _task_counts(A)
+    tol = 2.0 * 8.0 * _EPS * (d + 2.0) * total
+    answered = d > 0
     if T == 2:
-        a, b, _ = best_pairs(scores[0], scores[1], tol)
+        a, b, _ = _best_pairs_columns(scores[0], scores[1], tol)
         top = np.column_stack([a, b]) + 1
     else:
         from math import perm
 
-        S = np.stack(scores, axis=1)            # (m, T, K)
+        S = np.stack([Sc.T for Sc in scores], axis=1)            # (m, T, K)
         top = np.zeros((A.n_tasks, T), dtype=np.int64)
         if perm(K, T) <= MAX_ENUMERATED_TUPLES:
             top[answered] = _best_tuples(S[answered], tol[answered]) + 1
@@ -397,7 +442,6 @@ class TopTwo2(BaseEstimator):
         check_spectral_labels(R.n_labels, T, owner)
         check_enough_labels(R, f"{owner}.fit")
         gen = check_rng(self.rng, owner=owner)
-        answered = R.task_counts() > 0
         if split:
             A1, A2 = split_entries(R, s1, gen)                       # step 1
             B, C = split_entries(A1, 0.5, gen)                       # Alg. 1 step 1
@@ -409,7 +453,7 @@ class TopTwo2(BaseEstimator):
         res = spectral_estimate(B, C, eta=eta, n_top=T,              # step 2
                                 sign_rule=self.sign_rule, centering=self.centering)
         p_hat = estimate_reliability(A2, res.top, normalization=norm,   # step 3
-                                     n_responses=R.worker_counts())
+                                     n_responses=_worker_counts(R))
         q_raw = res.confusion_raw
         seen = np.isfinite(q_raw[:, 0])
         q_use = np.clip(q_raw, *CONFUSION_CLIP)
@@ -422,6 +466,7 @@ class TopTwo2(BaseEstimator):
         p_mle = np.clip(np.nan_to_num(p_hat, nan=MIN_RELIABILITY), MIN_RELIABILITY,
                         MAX_RELIABILITY)
         top = plugin_mle(R, p_mle, q_mle)                             # step 4
+        answered = _task_counts(R) > 0
         for _ in range(n_ref):             # stops early once the labels stop changing
             new_top, p_mle, q_mle = _refine(R, top, q_mle, shrink)
             if np.array_equal(new_top, top):

@@ -45,6 +45,7 @@ from scipy.sparse.linalg import LinearOperator, eigsh
 from ._validation import (check_bool, check_choice, check_int, check_positive,
                           check_rng)
 from ._base import BaseEstimator
+from .binary import LabelBlocks, _binary_csr, binary_sign
 from .responses import Responses, as_responses, binary_labels_message, check_labels_used
 
 __all__ = ["TopTwo1", "SpectralResult", "spectral_estimate", "spectral_from_matrices",
@@ -138,79 +139,24 @@ def _trim(u: np.ndarray, eta: float, n: int | None = None) -> np.ndarray:
     return out
 
 
-class _SignedPattern:
-    """One sparsity pattern of responses, in CSR and transposed (CSC-as-CSR) order.
-
-    Every binary matrix A^(k) shares this pattern; only the +-1 data differ
-    (A^(k) = sum_{c>k} L_c - sum_{c<=k} L_c), so the transpose is computed once per
-    fit and each k costs two O(nnz) sign arrays.
-    """
-
-    def __init__(self, R: Responses):
-        csr = R.tocsr()
-        self.shape = R.shape
-        self.indptr, self.indices, self.labels = csr.indptr, csr.indices, csr.data
-        self.t_indptr, self.t_indices, self.t_labels = R.task_major()
-
-    def binary(self, k: int, offset: float = 0.0) -> sp.csr_array:
-        """A^(k) - offset on the observed entries, as float CSR (n x m)."""
-        return sp.csr_array((np.where(self.labels > k, 1.0, -1.0) - offset, self.indices,
-                             self.indptr), shape=self.shape)
-
-    def binary_t(self, k: int, offset: float = 0.0) -> sp.csr_array:
-        """(A^(k) - offset on the observed entries)^T as float CSR (m x n)."""
-        return sp.csr_array((np.where(self.t_labels > k, 1.0, -1.0) - offset,
-                             self.t_indices, self.t_indptr), shape=self.shape[::-1])
+# A^(k) and the joint products over all k come from toptwo.binary (the one
+# implementation of Proposition 1's conversion).
+_LabelBlocks = LabelBlocks
 
 
-class _LabelBlocks:
-    """All K - 1 binary matrices of one set of responses, for joint products.
-
-    A^(k) = sum_c sign_k(c) L_c with sign_k(c) = +1 if c > k else -1 and L_c the
-    indicator of label c. Stacking the L_c as blocks of rows gives one sparse matrix
-    Lf of shape (K n, m) (row (c-1) n + i holds the tasks worker i labelled c); we
-    store its transpose ``Lt`` (m, K n). Then, for Y of shape (m, K-1) and X of shape
-    (n, K-1), column k of
-
-        forward(Y)  = sum_c sign_k(c) (L_c Y)[:, k]      = A^(k) Y[:, k]
-        backward(X) = Lt (sign (x) X)[:, k]              = (A^(k))^T X[:, k]
-
-    so one pass over the nnz responses serves all K - 1 binary matrices (every A^(k) is a
-    signed sum of the label-indicator matrices).
-    """
-
-    def __init__(self, R: Responses, offsets: np.ndarray | None = None):
-        n, m, K = R.n_workers, R.n_tasks, R.n_labels
-        self.n, self.m, self.K = n, m, K
-        indptr, workers, labels = R.task_major()
-        cols = (labels.astype(np.int64) - 1) * n + workers
-        # Task-major form only: Lt @ X gathers from the small (K n)-row X and writes its
-        # output in order, and Lt.T @ Y (a CSC product) reads Y in order and scatters
-        # into the small output; a worker-major Lf @ Y would gather rows of Y at random
-        # (measured 7x slower at 10^7 responses). Column indices need not be sorted.
-        self.Lt = sp.csr_array((np.ones(R.nnz), cols, indptr), shape=(m, K * n))
-        self.LtT = self.Lt.T
-        c = np.arange(1, K + 1)[:, None]
-        k = np.arange(1, K)[None, :]
-        self.sign = np.where(c > k, 1.0, -1.0)                   # (K, K-1)
-        if offsets is not None:          # A^(k) - offsets[k] on observed entries
-            self.sign = self.sign - offsets[None, :]
-
-    def forward(self, Y: np.ndarray) -> np.ndarray:
-        """(n, K-1): column k is A^(k) Y[:, k]."""
-        Z = (self.LtT @ Y).reshape(self.K, self.n, self.K - 1)
-        return np.einsum("cnk,ck->nk", Z, self.sign)
-
-    def backward(self, X: np.ndarray) -> np.ndarray:
-        """(m, K-1): column k is (A^(k))^T X[:, k]."""
-        Xe = (self.sign[:, None, :] * X[None, :, :]).reshape(self.K * self.n, self.K - 1)
-        return self.Lt @ Xe
-
-
-#: Lanczos settings for the joint path: stop when the residual of the top Ritz pair is
-#: below LANCZOS_TOL times the Ritz value (the criterion ARPACK uses), at most
-#: LANCZOS_MAX_STEPS steps (then ARPACK finishes the unconverged problems).
+#: Lanczos settings for the joint path. The top Ritz pair (theta, u) of the Gram matrix
+#: G = X X^T has residual r = G u - theta u, and by the Davis-Kahan sin-theta theorem
+#: ||u - u_exact||_2 <= ||r|| / gap, gap = theta_1 - lambda_2. We stop when
+#: ||r|| <= LANCZOS_U_TOL * gap_ritz (gap_ritz = theta_1 - theta_2 of the Ritz values,
+#: which overestimates the gap a little, theta_2 <= lambda_2 by interlacing: hence a
+#: margin of 10 below ``U_ABS_TOL``, so every entry of u is within U_ABS_TOL of the
+#: exact one), or when ||r|| <= LANCZOS_TOL theta_1 (the criterion ARPACK uses; it
+#: decides when the gap is small). At most LANCZOS_MAX_STEPS steps (then ARPACK
+#: finishes the unconverged problems). The sampling noise of u (~ 1/sqrt(s n) per
+#: entry) is far larger; the accuracy is set by the round-off-proof decisions, which
+#: need every entry to U_ABS_TOL (zeroing and the sign rule, see ``U_ABS_TOL``).
 LANCZOS_TOL = 1e-10
+LANCZOS_U_TOL = 1e-9
 LANCZOS_MAX_STEPS = 80
 
 
@@ -260,7 +206,10 @@ def _joint_leading_left(blocks: _LabelBlocks, shifts: np.ndarray
             else:
                 theta, S = eigh_tridiagonal(alpha[:j + 1, k], beta[:j, k])
             top = int(np.argmax(theta))
-            if b[k] * abs(S[-1, top]) <= LANCZOS_TOL * max(theta[top], 1e-300) or j + 1 == n:
+            resid = b[k] * abs(S[-1, top])            # ||G u - theta u|| of the Ritz pair
+            gap = theta[top] - np.max(np.delete(theta, top)) if theta.size > 1 else 0.0
+            if (resid <= max(LANCZOS_TOL * max(theta[top], 1e-300), LANCZOS_U_TOL * gap)
+                    or j + 1 == n):
                 done[k] = True
                 U[:, k] = Q[:j + 1, :, k].T @ S[:, top]
                 theta_top[k] = theta[top]
@@ -319,9 +268,10 @@ def _leading_left(M: sp.csr_array, MT: sp.csr_array, c: float, v0: np.ndarray | 
 #: Absolute accuracy assumed of the entries of a unit vector u^(k). Every solver path
 #: returns u with ||u_hat - u||_2 <= ||r|| / gap (Davis-Kahan sin-theta bound, r the
 #: residual G u_hat - theta u_hat of the Gram matrix G = X X^T, gap = theta_1 - theta_2):
-#: dense eigh gives ||r|| ~ n eps ||G||, the Lanczos path stops at ||r|| <= 1e-10 theta_1
-#: (``LANCZOS_TOL``), ARPACK at the same relative tolerance. With theta_1/gap <= 100 this
-#: is below 1e-8. Entries with |u_i| <= U_ABS_TOL are therefore indistinguishable from 0:
+#: dense eigh gives ||r|| ~ n eps ||G||, the Lanczos path stops at ||r|| <= 1e-9 gap
+#: (``LANCZOS_U_TOL``: error <= 1e-9 directly) or at ||r|| <= 1e-10 theta_1
+#: (``LANCZOS_TOL``), ARPACK at the latter relative tolerance. With theta_1/gap <= 100
+#: the latter is below 1e-8. Entries with |u_i| <= U_ABS_TOL are therefore indistinguishable from 0:
 #: they are set to exactly 0 and never vote in the sign rule.
 U_ABS_TOL = 1e-8
 
@@ -360,20 +310,59 @@ def tolerant_smallest(values: np.ndarray, n_pick: int, tol: np.ndarray | float
     ``tol`` (per row) of the smallest one is an exact tie, and the tie goes to the
     smallest index (the documented tie rule: the smaller label). Entries that differ by
     more than ``tol`` keep their floating-point order. With ``tol = 0`` this is a stable
-    argsort truncated to ``n_pick`` columns.
+    argsort truncated to ``n_pick`` columns. +-inf are ordinary values (an infinite tie
+    goes to the smaller index); NaN has no order and is refused (ValueError), as is a
+    NaN or negative ``tol``.
+
+    Computed column by column (K passes over m rows per slot), not with reductions
+    along the short axis of an (m, K) array.
     """
-    m, K = values.shape
-    tol = np.broadcast_to(np.asarray(tol, float), (m,))[:, None]
-    vals = np.array(values, dtype=float, copy=True)
+    vals = np.asarray(values, dtype=float)
+    if vals.ndim != 2:
+        raise ValueError(f"`values` of tolerant_smallest must be 2-D (rows x labels); got "
+                         f"shape {vals.shape} instead.")
+    m, K = vals.shape
+    if not 0 <= n_pick <= K:
+        raise ValueError(f"`n_pick` of tolerant_smallest must be in 0..{K} (the number of "
+                         f"columns); got {n_pick} instead.")
+    bad = np.isnan(vals)
+    if bad.any():
+        j, k = (int(x) for x in np.argwhere(bad)[0])
+        raise ValueError(f"`values` of tolerant_smallest must not be NaN (NaN has no "
+                         f"order); found NaN at row {j}, column {k}.")
+    tol = np.broadcast_to(np.asarray(tol, dtype=float), (m,))
+    if np.isnan(tol).any() or (tol < 0).any():
+        j = int(np.argmax(np.isnan(tol) | (tol < 0)))
+        raise ValueError(f"`tol` of tolerant_smallest must be >= 0 (not NaN); found "
+                         f"{float(tol[j])!r} at row {j}.")
+    cols = vals.T.copy()                                      # (K, m): one row per label
     out = np.empty((m, n_pick), dtype=np.int64)
     rows = np.arange(m)
+    # picked entries become +inf; only when +inf occurs among the values themselves
+    # must they be told apart from the picked ones
+    avail = np.ones((K, m), dtype=bool) if np.isposinf(vals).any() else None
     for t in range(n_pick):
-        low = np.min(vals, axis=1, keepdims=True)
-        cand = vals <= low + tol
-        pick = np.argmax(cand, axis=1)                 # first (smallest) tied index
+        low = np.min(cols if avail is None else np.where(avail, cols, np.inf), axis=0)
+        floor = low + tol
+        # the smallest tied index wins (branch-free first-true search, see mle)
+        pick = _first_true([(cols[k] <= floor) if avail is None
+                            else (cols[k] <= floor) & avail[k] for k in range(K)])
         out[:, t] = pick
-        vals[rows, pick] = np.inf
+        cols[pick, rows] = np.inf
+        if avail is not None:
+            avail[pick, rows] = False
     return out
+
+
+def _first_true(conds: list[np.ndarray]) -> np.ndarray:
+    """Index of the first True among K boolean rows, per column (0 where none is)."""
+    K = len(conds)
+    dt = np.int8 if K < 127 else np.int32
+    key = np.full(conds[0].shape, K, dtype=dt)
+    for c, cond in enumerate(conds):
+        np.minimum(key, (~cond).astype(dt) * dt(K - c) + dt(c), out=key)
+    key[key == K] = 0
+    return key.astype(np.int64)
 
 
 def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | None = None,
@@ -402,7 +391,8 @@ def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | 
     Returns
     -------
     top : (m, T) int labels 1..K (eq. (3); ties go to the smaller label)
-    q_raw : (m, T) 1/K - Delta v^(g_jt) / l (eq. (4)), unclipped
+    q_raw : (m, T) 1/K - Delta v^(g_jt) / l (eq. (4)), unclipped; NaN where the task's
+        l is not > 0 (no usable estimate of ||p||_2 for its component)
     delta_v : (m, K)
     l_j : (m,) step 5 per task (NaN outside ``active``)
     l : float, mean of l_j over active tasks; with ``groups``, sqrt(sum_C max(l_C, 0)^2)
@@ -440,6 +430,10 @@ def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | 
         l = float(np.sqrt(np.sum(l_pos ** 2))) if ok.any() else float("nan")
     with np.errstate(invalid="ignore", divide="ignore"):
         q_raw = 1.0 / K - top_mass / l_task[:, None]          # eq. (4)
+    # l estimates ||p||_2 > 0: where it is 0, negative or NaN (a component whose data
+    # show no signal) eq. (4) is undefined (it would give +-inf, NaN or a q with the
+    # wrong sign), so q is NaN there; eq. (3)'s labels do not need l and stay
+    q_raw[~(l_task > 0)] = np.nan
     if return_l_task:
         return top.astype(np.int64), q_raw, delta_v, l_j, l, l_task
     return top.astype(np.int64), q_raw, delta_v, l_j, l
@@ -489,6 +483,9 @@ def _components(B: Responses, C: Responses) -> tuple[int, np.ndarray, np.ndarray
     ``_PROPAGATION_ROUNDS`` rounds (a long chain) goes to scipy's connected_components.
     """
     n, m = B.shape
+    parts = (B,) if C is B else (B, C)
+    if n * n <= max(_PAIR_TABLE_PER_RESPONSE * sum(R.nnz for R in parts), _PAIR_TABLE_MIN):
+        return _components_by_first_worker(parts, n, m)
     if C is B:
         labels = _propagate_min_label(B)
         if labels is not None:
@@ -512,6 +509,54 @@ def _components(B: Responses, C: Responses) -> tuple[int, np.ndarray, np.ndarray
     lw = np.where(wl >= 0, first[np.maximum(wl, 0)], -1)
     tl = lab[n:]
     lt = np.where(tl >= 0, first[np.maximum(tl, 0)], -1)
+    return _renumber(lw, lt)
+
+
+#: The worker-pair table of ``_components_by_first_worker`` (n^2 booleans) is used while
+#: n^2 <= this many times the number of responses (so it stays linear in the data).
+_PAIR_TABLE_PER_RESPONSE = 4
+#: ... and always while n^2 <= this (a table of 64 KiB).
+_PAIR_TABLE_MIN = 1 << 16
+
+
+def _components_by_first_worker(parts: tuple[Responses, ...], n: int, m: int
+                                ) -> tuple[int, np.ndarray, np.ndarray]:
+    """Connected components through a worker x worker table (few workers, many tasks).
+
+    Every task links all its workers to its smallest worker f_j, which keeps the
+    components; the distinct pairs (f_j, i) fit an n x n boolean table, filled in one
+    pass over the responses, and scipy labels the components of that small graph. A task
+    takes the component of f_j. Same result as ``_components``' other paths.
+    """
+    from scipy.sparse.csgraph import connected_components
+
+    first = np.full(m, n, dtype=np.int64)              # n: the task has no response
+    active = np.zeros(n, dtype=bool)
+    for R in parts:
+        indptr, workers, _ = R.task_major()
+        has = indptr[1:] > indptr[:-1]
+        # workers are increasing within a task: the first one is the smallest
+        first[has] = np.minimum(first[has], workers[indptr[:-1][has]])
+        active |= np.diff(R.tocsr().indptr) > 0
+    table = np.zeros(n * n, dtype=bool)
+    for R in parts:
+        indptr, workers, _ = R.task_major()
+        key = np.repeat(first * n, np.diff(indptr))
+        key += workers
+        table[key] = True
+    flat = np.flatnonzero(table)                       # the pairs, row by row
+    rows = flat // n
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    G = sp.csr_array((np.ones(flat.size, dtype=np.int8), flat - rows * n, indptr),
+                     shape=(n, n))
+    _, lab = connected_components(G, directed=False)
+    # relabel every component by its smallest worker index (as the propagation does)
+    first_of = np.full(n, n, dtype=np.int64)
+    np.minimum.at(first_of, lab[active], np.flatnonzero(active))
+    lw = np.where(active, first_of[lab], -1)
+    ft = np.minimum(first, n - 1)
+    lt = np.where(first < n, lw[ft], -1)
     return _renumber(lw, lt)
 
 
@@ -607,11 +652,7 @@ def _leading_vectors(B: Responses, off: np.ndarray, rank_one: np.ndarray, solver
     """
     n, K = B.n_workers, B.n_labels
     if n == 1:                          # a 1 x m matrix: u = (1), sigma = its norm
-        PB = _SignedPattern(B)
-        sv = np.array([np.sqrt(float((PB.binary(k, off[k - 1]).data ** 2).sum()
-                                     + rank_one[k - 1] ** 2 * (B.n_tasks - B.nnz)))
-                       for k in range(1, K)])
-        return np.ones((K - 1, 1)), sv
+        return np.ones((K - 1, 1)), _single_row_norms(B, off, rank_one)
     if solver == "auto":
         solver = "dense" if n <= DENSE_GRAM_MAX_WORKERS else "lanczos"
     U = np.empty((K - 1, n))
@@ -621,22 +662,41 @@ def _leading_vectors(B: Responses, off: np.ndarray, rank_one: np.ndarray, solver
         Ucols, sv, done = _joint_leading_left(blocks, rank_one)
         U = Ucols.T.copy()
         todo = np.flatnonzero(~done) + 1
-        if todo.size:
-            PB = _SignedPattern(B)
-            for k in map(int, todo):
-                U[k - 1], sv[k - 1] = _leading_left(PB.binary(k, off[k - 1]),
-                                                    PB.binary_t(k, off[k - 1]),
-                                                    rank_one[k - 1],
-                                                    np.full(n, 1.0 / np.sqrt(n)), dense=False)
+        for k in map(int, todo):
+            U[k - 1], sv[k - 1] = _leading_left(_binary_csr(B, k, off[k - 1]),
+                                                _binary_csr(B, k, off[k - 1], transpose=True),
+                                                rank_one[k - 1], np.full(n, 1.0 / np.sqrt(n)),
+                                                dense=False)
         return U, sv
-    PB = _SignedPattern(B)
     for k in range(1, K):
-        M, MT, c = PB.binary(k, off[k - 1]), PB.binary_t(k, off[k - 1]), rank_one[k - 1]
+        M, c = _binary_csr(B, k, off[k - 1]), rank_one[k - 1]
+        MT = _binary_csr(B, k, off[k - 1], transpose=True)
         if solver == "dense":
             U[k - 1], sv[k - 1] = _leading_left(M, MT, c, None, dense=True)
         else:
             U[k - 1], sv[k - 1] = _svds_left(M, MT, c)
     return U, sv
+
+
+def _worker_counts(R: Responses) -> np.ndarray:
+    """Responses per worker, from the cached CSR form when there is one (no extra pass)."""
+    if R._wcounts is None and R._csr is not None:
+        return np.diff(R._csr.indptr)
+    return R.worker_counts()
+
+
+def _task_counts(R: Responses) -> np.ndarray:
+    """Responses per task, from the cached task-major form when there is one."""
+    if R._tcounts is None and R._tmajor is not None:
+        return np.diff(R._tmajor[0])
+    return R.task_counts()
+
+
+def _single_row_norms(B: Responses, off: np.ndarray, rank_one: np.ndarray) -> np.ndarray:
+    """sigma_1 of every X^(k) of a one-worker block: the norm of its single row."""
+    return np.array([np.sqrt(float((_binary_csr(B, k, off[k - 1]).data ** 2).sum()
+                                   + rank_one[k - 1] ** 2 * (B.n_tasks - B.nnz)))
+                     for k in range(1, B.n_labels)])
 
 
 def _svds_left(M: sp.csr_array, MT: sp.csr_array, c: float) -> tuple[np.ndarray, float]:
@@ -654,6 +714,33 @@ def _svds_left(M: sp.csr_array, MT: sp.csr_array, c: float) -> tuple[np.ndarray,
     u, s, _ = svds(op, k=1, tol=ARPACK_TOL, v0=np.full(min(n, m), 1.0 / np.sqrt(min(n, m)))
                    if n <= m else None, solver="arpack", random_state=0)
     return u[:, 0], float(s[0])
+
+
+def _single_worker_blocks(C: Responses, wcomp: np.ndarray, tcomp: np.ndarray,
+                          singles: np.ndarray, nC_c: np.ndarray,
+                          w_bounds: tuple[np.ndarray, np.ndarray]) -> dict:
+    """Algorithm 1 steps 2-3 on all one-worker components at once ("observed" centring).
+
+    A one-worker component c is a 1 x m_c matrix: u = (1), u~ = (1), and task j's only
+    response in C gives v_j^(k) = (A^(k)_ij - (K-2k)/K) / (2 s'_c), s'_c = nnz_c(C)/m_c:
+    exactly what :func:`_spectral_block` computes for it, in one vectorised pass.
+    """
+    K = C.n_labels
+    order, bounds = w_bounds
+    comp_ids = np.flatnonzero(singles)
+    workers = order[bounds[comp_ids]]
+    m_c = np.bincount(tcomp[tcomp >= 0], minlength=singles.size)
+    sy_c = nC_c / m_c                                        # s' of C per component
+    mask = singles[np.maximum(wcomp[C.workers], 0)] & (wcomp[C.workers] >= 0)
+    tasks = C.tasks[mask]
+    lab = C.labels[mask]
+    comp = wcomp[C.workers[mask]]
+    off = (K - 2 * np.arange(1, K)) / K
+    signed = binary_sign(lab[:, None], np.arange(1, K)[None, :]) - off[None, :]
+    v = signed * 1.0 / (2.0 * sy_c[comp])[:, None]
+    v_err = _v_error_bound(np.ones(tasks.size), sy_c[comp])
+    all_tasks = np.flatnonzero(np.isin(tcomp, comp_ids) & (tcomp >= 0))
+    return dict(workers=workers, tasks=tasks, v=v, v_err=v_err, all_tasks=all_tasks)
 
 
 def _clean(u: np.ndarray) -> np.ndarray:
@@ -685,7 +772,7 @@ def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
     # A worker with no response in B has a zero row in X^(k) (always with "observed";
     # with "paper" where s'(K-2k)/K = 0), so u_i = (X v)_i / sigma = 0 exactly; the
     # solvers leave rounding noise there.
-    idle = B.worker_counts() == 0
+    idle = _worker_counts(B) == 0
     if idle.any():
         U[np.ix_(rank_one == 0, idle)] = 0.0
     U = np.array([_fix_sign(_clean(u), sign_rule) for u in U])
@@ -697,7 +784,7 @@ def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
     if not observed:
         v -= shifts * Ut.sum(axis=1) / 2.0
         extra = n * U_ABS_TOL
-    v_err = _v_error_bound(C.task_counts(), sy, extra)
+    v_err = _v_error_bound(_task_counts(C), sy, extra)
     return dict(U=U, Ut=Ut, sv=sv, v=v, v_err=v_err)
 
 
@@ -720,7 +807,22 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
     of the component. On connected data (the paper's setting, and any instance with
     enough responses) this is Algorithm 1 unchanged. ``centering="paper"`` subtracts
     s'(K-2k)/K from every entry, which couples all components; it runs on the whole
-    matrix, as printed.
+    matrix, as printed. When the data are one component, B and C are used as they are
+    (no copy), and s' and the trimming threshold still count only the workers and tasks
+    that have a response (s' = nnz/(n' m'), threshold 2/(eta sqrt(n')) with n', m' the
+    active workers and tasks), exactly as for a component of disconnected data. One-worker
+    components (u = (1)) are computed all at once.
+
+    No responses in B. With the B/C split a component can have responses in C but none
+    in B (typically one worker whose few answers all went to C). X^(k) is 0 there and
+    u^(k) is not identified by the data, so its tasks get no stage-1 estimate: top 0,
+    NaN confusion, component -1, like tasks without a response in C. (Algorithm 1 on
+    the whole matrix would give them v = 0 and the tie rule's (1, 2), which carries no
+    information either.) TopTwo1 reports them unresolved; TopTwo2 still ranks them by
+    eq. (6) on all responses, with the median q (see :class:`toptwo.TopTwo2`). A
+    uniform u on such a component (a majority vote) was measured and left out: it
+    changes no average (web, TopTwo2 with splits: 0.1752 g error either way over five
+    splits) and would change stored results.
 
     Round-off. Entries of u^(k) within ``U_ABS_TOL`` of 0 count as 0; Delta v that
     agree within their error bound are ties of eq. (3) (smaller label first). So the
@@ -746,47 +848,74 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
         blk = _spectral_block(B, C, eta=eta, sign_rule=sign_rule, centering=centering,
                               solver=solver, sx=sx_all, sy=sy_all)
         U, Ut, v, v_err, sv = blk["U"], blk["Ut"], blk["v"], blk["v_err"], blk["sv"]
-        groups[C.task_counts() > 0] = 0
+        groups[_task_counts(C) > 0] = 0
         sx, sy = sx_all, sy_all
     else:
         n_comp, wcomp, tcomp = _components(B, C)
-        w_loc, w_bounds = _local_index(wcomp, n_comp)
-        t_loc, t_bounds = _local_index(tcomp, n_comp)
-        B_parts = _edges_by_component(B, wcomp, n_comp)
-        C_parts = B_parts if C is B else _edges_by_component(C, wcomp, n_comp)
-        best_nnz = -1
-        sx = sy = float("nan")
-        for c in range(n_comp):
-            wi = w_bounds[0][w_bounds[1][c]:w_bounds[1][c + 1]]
-            ti = t_bounds[0][t_bounds[1][c]:t_bounds[1][c + 1]]
-            shape = (wi.size, ti.size)
-            if n_comp == 1:
-                # one component: the data themselves (idle rows and columns are zero
-                # in X^(k) and change nothing; the caches of B and C are kept)
-                Bc, Cc = B, C
-            else:
+        if n_comp == 1:
+            # one component: the data themselves (idle rows and columns are zero in
+            # X^(k) and change nothing; the caches of B and C are kept); s' and the
+            # trimming threshold count the active workers and tasks only
+            nw, nt = int((wcomp >= 0).sum()), int((tcomp >= 0).sum())
+            comps = [(0, None, None, B, C, (nw, nt))] if B.nnz and C.nnz else []
+            singles = np.zeros(1, dtype=bool)
+            nB_c, nC_c = np.array([B.nnz]), np.array([C.nnz])
+        else:
+            w_loc, w_bounds = _local_index(wcomp, n_comp)
+            t_loc, t_bounds = _local_index(tcomp, n_comp)
+            nw_c, nt_c = np.diff(w_bounds[1]), np.diff(t_bounds[1])
+            B_parts = _edges_by_component(B, wcomp, n_comp)
+            C_parts = B_parts if C is B else _edges_by_component(C, wcomp, n_comp)
+            nB_c, nC_c = np.diff(B_parts[1]), np.diff(C_parts[1])
+            singles = (nw_c == 1) & (nB_c > 0) & (nC_c > 0)
+            comps = []
+            for c in np.flatnonzero(~singles & (nB_c > 0) & (nC_c > 0)):
+                wi = w_bounds[0][w_bounds[1][c]:w_bounds[1][c + 1]]
+                ti = t_bounds[0][t_bounds[1][c]:t_bounds[1][c + 1]]
+                shape = (wi.size, ti.size)
                 Bc = _component_responses(B, B_parts, c, w_loc, t_loc, shape)
                 Cc = Bc if C is B else _component_responses(C, C_parts, c, w_loc, t_loc,
                                                             shape)
-            if Bc.nnz == 0 or Cc.nnz == 0:
-                continue                # no data for u (or for v): no stage-1 estimate
+                comps.append((int(c), wi, ti, Bc, Cc, shape))
+        # the component with the most responses in B reports sigma_1 and s' (the first
+        # such one on a tie)
+        has_u = (nB_c > 0) & (nC_c > 0)
+        best = int(np.argmax(np.where(has_u, nB_c, -1))) if has_u.any() else -1
+        sx = sy = float("nan")
+        if singles.any():
+            # every one-worker component at once: u = (1) (the sign rule keeps it, the
+            # trimming threshold 2/eta >= 2 never removes it), so v_j^(k) is the
+            # worker's centred binary answer / (2 s'); the same numbers as the
+            # per-component path, without a Python loop over (often thousands of) them
+            blk = _single_worker_blocks(C, wcomp, tcomp, singles, nC_c, w_bounds)
+            U[:, blk["workers"]] = 1.0
+            Ut[:, blk["workers"]] = 1.0
+            v[blk["tasks"]] = blk["v"]
+            v_err[blk["tasks"]] = blk["v_err"]
+            groups[blk["all_tasks"]] = tcomp[blk["all_tasks"]]
+            if best >= 0 and singles[best]:
+                sel = _component_responses(B, B_parts, best, w_loc, t_loc,
+                                           (1, int(nt_c[best])))
+                off = (K - 2 * np.arange(1, K)) / K
+                sv = _single_row_norms(sel, off, np.zeros(K - 1))
+                sx, sy = nB_c[best] / nt_c[best], nC_c[best] / nt_c[best]
+        for c, wi, ti, Bc, Cc, shape in comps:
             sxc = Bc.nnz / (shape[0] * shape[1])
             syc = Cc.nnz / (shape[0] * shape[1])
-            blk = _spectral_block(Bc, Cc, eta=eta, sign_rule=sign_rule,
-                                  centering=centering, solver=solver, sx=sxc, sy=syc,
-                                  n_eff=shape[0])
-            if Bc is B:
+            blk = _spectral_block(Bc, Cc, eta=eta, sign_rule=sign_rule, centering=centering,
+                                  solver=solver, sx=sxc, sy=syc, n_eff=shape[0])
+            if wi is None:
                 U, Ut, v, v_err = blk["U"], blk["Ut"], blk["v"], blk["v_err"]
+                groups[tcomp >= 0] = 0
             else:
                 U[:, wi], Ut[:, wi] = blk["U"], blk["Ut"]
                 v[ti], v_err[ti] = blk["v"], blk["v_err"]
-            groups[ti] = c
-            if Bc.nnz > best_nnz:        # the main component reports sigma_1 and s'
-                best_nnz = Bc.nnz
+                groups[ti] = c
+            if c == best:
                 sv, sx, sy = blk["sv"], sxc, syc
     # steps 4-6; a task with no response in C has no data in v^(k) (v_j is 0 or the
     # centring constant), so it gets no estimate rather than the tie rule's (1, 2)
-    active = (C.task_counts() > 0) & (groups >= 0)
+    active = (_task_counts(C) > 0) & (groups >= 0)
     top, q_raw, dv, l_j, l, l_task = top_from_projections(
         v, n_top, active=active, tie_tol=v_err, groups=groups, return_l_task=True)
     top[~active] = 0
@@ -876,7 +1005,9 @@ class TopTwo1(BaseEstimator):
     ----------
     top_two_ : ndarray of shape (n_tasks, 2)
         (g_j, h_j) by eq. (3); both 0 for a task with no response (with
-        ``sample_splitting=True``: no response in the projection half C).
+        ``sample_splitting=True``: no response in the projection half C, or in a
+        connected component without any response in B, where u^(k) is not identified;
+        see :func:`spectral_estimate`).
     top_ : ndarray of shape (n_tasks, T)
         All T estimated plausible answers (equals ``top_two_`` for T = 2).
     confusion_ : ndarray of shape (n_tasks,)
@@ -963,7 +1094,7 @@ def confusion_at(res: SpectralResult, top: np.ndarray) -> np.ndarray:
     l_task = res.l_task if res.l_task is not None else np.full(top.shape[0], res.norm_p)
     with np.errstate(invalid="ignore", divide="ignore"):      # NaN l: no estimate
         q = 1.0 / K - np.take_along_axis(res.delta_v, idx, axis=1) / l_task[:, None]
-    return np.where(top > 0, q, np.nan)
+    return np.where((top > 0) & (l_task > 0)[:, None], q, np.nan)
 
 
 def clip_confusion(q: np.ndarray, n_top: int) -> np.ndarray:
