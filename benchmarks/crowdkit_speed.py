@@ -145,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
                    "crowdkit": _child("crowdkit", theirs, datadir, args.timeout)}
             print(name, row["toptwo"], row["crowdkit"], flush=True)
             rows.append(row)
+    if wanted is not None and RESULTS.exists():     # a partial rerun replaces its own rows
+        kept = [r for r in json.loads(RESULTS.read_text())["rows"] if r["method"] not in wanted]
+        rows = sorted(kept + rows, key=lambda r: [p[0] for p in PAIRS].index(r["method"]))
     out = {"size": SIZE, "crowdkit_version": crowdkit.__version__,
            "python": platform.python_version(), "machine": platform.machine(),
            "timeout_s": args.timeout, "rows": rows}

@@ -37,7 +37,7 @@ from ._validation import (_check_real, as_float_array, check_bool, check_choice,
                           check_rng)
 from ._base import BaseEstimator
 from .responses import Responses, as_responses
-from .spectral import _EPS, _first_true, _task_counts, _worker_counts
+from .spectral import _EPS, _first_true
 from .spectral import (check_enough_labels, check_eta, check_spectral_labels, clip_confusion,
                        confusion_at, spectral_estimate, split_entries)
 
@@ -145,7 +145,7 @@ def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str =
     if normalization == "paper":
         denom = np.full(A2.n_workers, A2.nnz / A2.n_workers)
     elif (top[:, 0] > 0)[counts > 0].all():   # every answered task resolved
-        denom = _worker_counts(A2).astype(float)
+        denom = A2.worker_counts().astype(float)
     else:   # the worker's answers to tasks that have an estimate (top > 0)
         resolved = np.repeat(top[:, 0] > 0, counts)
         denom = np.bincount(workers_tm[resolved], minlength=A2.n_workers).astype(float)
@@ -306,7 +306,7 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
             total = total + row
     else:
         total = sum(np.ascontiguousarray(S.T).sum(axis=1) for S in scores)
-    d = _task_counts(A)
+    d = A.task_counts()
     tol = 2.0 * 8.0 * _EPS * (d + 2.0) * total
     answered = d > 0
     if T == 2:
@@ -453,7 +453,7 @@ class TopTwo2(BaseEstimator):
         res = spectral_estimate(B, C, eta=eta, n_top=T,              # step 2
                                 sign_rule=self.sign_rule, centering=self.centering)
         p_hat = estimate_reliability(A2, res.top, normalization=norm,   # step 3
-                                     n_responses=_worker_counts(R))
+                                     n_responses=R.worker_counts())
         q_raw = res.confusion_raw
         seen = np.isfinite(q_raw[:, 0])
         q_use = np.clip(q_raw, *CONFUSION_CLIP)
@@ -466,7 +466,7 @@ class TopTwo2(BaseEstimator):
         p_mle = np.clip(np.nan_to_num(p_hat, nan=MIN_RELIABILITY), MIN_RELIABILITY,
                         MAX_RELIABILITY)
         top = plugin_mle(R, p_mle, q_mle)                             # step 4
-        answered = _task_counts(R) > 0
+        answered = R.task_counts() > 0
         for _ in range(n_ref):             # stops early once the labels stop changing
             new_top, p_mle, q_mle = _refine(R, top, q_mle, shrink)
             if np.array_equal(new_top, top):

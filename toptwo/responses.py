@@ -186,14 +186,26 @@ class Responses:
             self.n_tasks, K).astype(float, copy=False)
 
     def task_counts(self) -> np.ndarray:
-        """Number of responses per task, shape (n_tasks,) (read-only)."""
-        return self._memo("task_counts", lambda: _read_only(
-            np.bincount(self.tasks, minlength=self.n_tasks)))
+        """Number of responses per task, shape (n_tasks,) (read-only).
+
+        Read off the task-major index pointers when this fit has built them (no extra pass).
+        """
+        def build() -> np.ndarray:
+            if self._memoized("task_major"):
+                return _read_only(np.diff(self.task_major()[0]))
+            return _read_only(np.bincount(self.tasks, minlength=self.n_tasks))
+        return self._memo("task_counts", build)
 
     def worker_counts(self) -> np.ndarray:
-        """Number of responses per worker, shape (n_workers,) (read-only)."""
-        return self._memo("worker_counts", lambda: _read_only(
-            np.bincount(self.workers, minlength=self.n_workers)))
+        """Number of responses per worker, shape (n_workers,) (read-only).
+
+        Read off the CSR index pointers when this fit has built them (no extra pass).
+        """
+        def build() -> np.ndarray:
+            if self._memoized("csr"):
+                return _read_only(np.diff(self.tocsr().indptr))
+            return _read_only(np.bincount(self.workers, minlength=self.n_workers))
+        return self._memo("worker_counts", build)
 
     def unused_labels(self) -> np.ndarray:
         """Labels in ``1..n_labels`` that no worker gave (sorted int array, maybe empty).

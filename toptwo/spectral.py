@@ -678,20 +678,6 @@ def _leading_vectors(B: Responses, off: np.ndarray, rank_one: np.ndarray, solver
     return U, sv
 
 
-def _worker_counts(R: Responses) -> np.ndarray:
-    """Responses per worker, from the cached CSR form when there is one (no extra pass)."""
-    if R._wcounts is None and R._csr is not None:
-        return np.diff(R._csr.indptr)
-    return R.worker_counts()
-
-
-def _task_counts(R: Responses) -> np.ndarray:
-    """Responses per task, from the cached task-major form when there is one."""
-    if R._tcounts is None and R._tmajor is not None:
-        return np.diff(R._tmajor[0])
-    return R.task_counts()
-
-
 def _single_row_norms(B: Responses, off: np.ndarray, rank_one: np.ndarray) -> np.ndarray:
     """sigma_1 of every X^(k) of a one-worker block: the norm of its single row."""
     return np.array([np.sqrt(float((_binary_csr(B, k, off[k - 1]).data ** 2).sum()
@@ -772,7 +758,7 @@ def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
     # A worker with no response in B has a zero row in X^(k) (always with "observed";
     # with "paper" where s'(K-2k)/K = 0), so u_i = (X v)_i / sigma = 0 exactly; the
     # solvers leave rounding noise there.
-    idle = _worker_counts(B) == 0
+    idle = B.worker_counts() == 0
     if idle.any():
         U[np.ix_(rank_one == 0, idle)] = 0.0
     U = np.array([_fix_sign(_clean(u), sign_rule) for u in U])
@@ -784,7 +770,7 @@ def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
     if not observed:
         v -= shifts * Ut.sum(axis=1) / 2.0
         extra = n * U_ABS_TOL
-    v_err = _v_error_bound(_task_counts(C), sy, extra)
+    v_err = _v_error_bound(C.task_counts(), sy, extra)
     return dict(U=U, Ut=Ut, sv=sv, v=v, v_err=v_err)
 
 
@@ -848,7 +834,7 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
         blk = _spectral_block(B, C, eta=eta, sign_rule=sign_rule, centering=centering,
                               solver=solver, sx=sx_all, sy=sy_all)
         U, Ut, v, v_err, sv = blk["U"], blk["Ut"], blk["v"], blk["v_err"], blk["sv"]
-        groups[_task_counts(C) > 0] = 0
+        groups[C.task_counts() > 0] = 0
         sx, sy = sx_all, sy_all
     else:
         n_comp, wcomp, tcomp = _components(B, C)
@@ -857,7 +843,9 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
             # X^(k) and change nothing; the caches of B and C are kept); s' and the
             # trimming threshold count the active workers and tasks only
             nw, nt = int((wcomp >= 0).sum()), int((tcomp >= 0).sum())
-            comps = [(0, None, None, B, C, (nw, nt))] if B.nnz and C.nnz else []
+            comps: list[tuple[int, np.ndarray | None, np.ndarray | None, Responses, Responses,
+                              tuple[int, int]]] = (
+                [(0, None, None, B, C, (nw, nt))] if B.nnz and C.nnz else [])
             singles = np.zeros(1, dtype=bool)
             nB_c, nC_c = np.array([B.nnz]), np.array([C.nnz])
         else:
@@ -869,14 +857,14 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
             nB_c, nC_c = np.diff(B_parts[1]), np.diff(C_parts[1])
             singles = (nw_c == 1) & (nB_c > 0) & (nC_c > 0)
             comps = []
-            for c in np.flatnonzero(~singles & (nB_c > 0) & (nC_c > 0)):
-                wi = w_bounds[0][w_bounds[1][c]:w_bounds[1][c + 1]]
-                ti = t_bounds[0][t_bounds[1][c]:t_bounds[1][c + 1]]
-                shape = (wi.size, ti.size)
+            for c in (int(x) for x in np.flatnonzero(~singles & (nB_c > 0) & (nC_c > 0))):
+                w_idx = w_bounds[0][w_bounds[1][c]:w_bounds[1][c + 1]]
+                t_idx = t_bounds[0][t_bounds[1][c]:t_bounds[1][c + 1]]
+                shape = (w_idx.size, t_idx.size)
                 Bc = _component_responses(B, B_parts, c, w_loc, t_loc, shape)
                 Cc = Bc if C is B else _component_responses(C, C_parts, c, w_loc, t_loc,
                                                             shape)
-                comps.append((int(c), wi, ti, Bc, Cc, shape))
+                comps.append((c, w_idx, t_idx, Bc, Cc, shape))
         # the component with the most responses in B reports sigma_1 and s' (the first
         # such one on a tie)
         has_u = (nB_c > 0) & (nC_c > 0)
@@ -915,7 +903,7 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
                 sv, sx, sy = blk["sv"], sxc, syc
     # steps 4-6; a task with no response in C has no data in v^(k) (v_j is 0 or the
     # centring constant), so it gets no estimate rather than the tie rule's (1, 2)
-    active = (_task_counts(C) > 0) & (groups >= 0)
+    active = (C.task_counts() > 0) & (groups >= 0)
     top, q_raw, dv, l_j, l, l_task = top_from_projections(
         v, n_top, active=active, tie_tol=v_err, groups=groups, return_l_task=True)
     top[~active] = 0
