@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=900.0,
                         help="seconds per fit before it is reported as timed out (default 900)")
     parser.add_argument("--only", default=None,
-                        help="comma-separated subset of the method rows (default: all)")
+                        help="semicolon-separated subset of the method rows (default: all)")
     args = parser.parse_args(argv)
     try:
         import crowdkit
@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run([sys.executable, "-c",
                         f"import sys; sys.path.insert(0, {str(HERE)!r}); "
                         f"import crowdkit_speed as c; c._generate({datadir!r})"], check=True)
-        wanted = None if args.only is None else set(args.only.split(","))
+        wanted = None if args.only is None else set(args.only.split(";"))
         for name, ours, theirs in PAIRS:
             if wanted is not None and name not in wanted:
                 continue
