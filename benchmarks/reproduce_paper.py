@@ -104,23 +104,34 @@ def scenario_factory(name):
     return lambda gen: toptwo.TopTwoModel.scenario(name, 50, 500, 5, rng=gen)
 
 
+def _unit_file(part, unit):
+    return Path(_OPTS["cache"]) / part / (hashlib.sha1(repr(unit).encode()).hexdigest()[:16]
+                                          + ".json")
+
+
+def _cached(job):
+    """Run one unit in a worker, unless a finished copy is in the cache (written atomically,
+    so several processes can share the cache, e.g. one run with ``--reverse``)."""
+    part, func, unit = job
+    f = _unit_file(part, unit)
+    if f.exists():
+        return json.loads(f.read_text()), None
+    recs, sec = func(unit)
+    tmp = f.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(recs))
+    tmp.replace(f)
+    return recs, sec
+
+
 def _run_units(part, func, units):
     """``func(unit)`` for every unit in worker processes; finished units are cached."""
-    cache = Path(_OPTS["cache"]) / part
-    cache.mkdir(parents=True, exist_ok=True)
-    todo, out = [], {}
-    for u in units:
-        f = cache / (hashlib.sha1(repr(u).encode()).hexdigest()[:16] + ".json")
-        if f.exists():
-            out[repr(u)] = json.loads(f.read_text())
-        else:
-            todo.append(u)
+    (Path(_OPTS["cache"]) / part).mkdir(parents=True, exist_ok=True)
+    todo = list(reversed(units)) if _OPTS.get("reverse") else list(units)
+    out = {}
     with ProcessPoolExecutor(max_workers=_OPTS["workers"]) as pool:
-        for u, (recs, sec) in zip(todo, pool.map(func, todo)):
-            f = cache / (hashlib.sha1(repr(u).encode()).hexdigest()[:16] + ".json")
-            f.write_text(json.dumps(recs))
+        for u, (recs, sec) in zip(todo, pool.map(_cached, [(part, func, u) for u in todo])):
             out[repr(u)] = recs
-            print(f"{part} {u}: {sec:.0f} s", flush=True)
+            print(f"{part} {u}: " + ("cached" if sec is None else f"{sec:.0f} s"), flush=True)
     return [r for u in units for r in out[repr(u)]]
 
 
@@ -316,10 +327,13 @@ def main(argv=None):
     ap.add_argument("--replicates", type=int, default=None,
                     help="override the part's number of replicates")
     ap.add_argument("--workers", type=int, default=2, help="worker processes")
+    ap.add_argument("--reverse", action="store_true",
+                    help="run the units in reverse order (a second process sharing the cache)")
     ap.add_argument("--cache", default=str(_OPTS["cache"]),
                     help="directory of finished units (resumes an interrupted run)")
     args = ap.parse_args(argv)
     _OPTS["workers"], _OPTS["cache"] = args.workers, Path(args.cache)
+    _OPTS["reverse"] = args.reverse
     parts = list(PARTS) if args.part == "all" else [args.part]
     for part in parts:
         func, reps = PARTS[part]
