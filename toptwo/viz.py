@@ -364,8 +364,10 @@ def method_color(name: str, names: Sequence[str]) -> Any:
         return ("#d62728", "#b2182b", "#f4a582", "#67001f")[_OURS.index(name)]
     others = [m for m in names if m != "Oracle" and m not in _OURS]
     cmap = matplotlib.colormaps["tab20"]
+    # tab20 without its two reds (kept for the TopTwo methods): dark shades, then light
+    palette = [k for k in range(0, 20, 2) if k != 6] + [k for k in range(1, 20, 2) if k != 7]
     i = others.index(name) if name in others else len(others)
-    return cmap((2 * i) % 20 + (i // 10) % 2)
+    return cmap(palette[i % len(palette)])
 
 
 def plot_paired_differences(rows: Mapping[str, Sequence[Sequence[float]]], *, ax: Any = None,
@@ -417,7 +419,7 @@ def plot_paired_differences(rows: Mapping[str, Sequence[Sequence[float]]], *, ax
         a = np.asarray(r, dtype=float).reshape(-1, 4)
         x, mean, sem, n = a.T
         half = np.where(n > 1, stats.t.ppf(0.975, np.maximum(n - 1, 1)), 0.0) * sem
-        shift = (i - (len(rows) - 1) / 2) * 0.012 * (np.ptp(x) if x.size > 1 else 1.0)
+        shift = (i - (len(rows) - 1) / 2) * 0.004 * (np.ptp(x) if x.size > 1 else 1.0)
         col = method_color(name, names)
         ax.plot(x + shift, mean, "-o", ms=2.5, lw=1, color=col, label=name)
         ax.vlines(x + shift, mean - half, mean + half, color=col, lw=1)
