@@ -128,6 +128,8 @@ def _run_units(part, func, units):
     """``func(unit)`` for every unit in worker processes; finished units are cached."""
     (Path(_OPTS["cache"]) / part).mkdir(parents=True, exist_ok=True)
     todo = list(reversed(units)) if _OPTS.get("reverse") else list(units)
+    k = _OPTS.get("rotate", 0) % len(todo)
+    todo = todo[k:] + todo[:k]
     out = {}
     with ProcessPoolExecutor(max_workers=_OPTS["workers"]) as pool:
         for u, (recs, sec) in zip(todo, pool.map(_cached, [(part, func, u) for u in todo])):
@@ -361,11 +363,13 @@ def main(argv=None):
     ap.add_argument("--workers", type=int, default=2, help="worker processes")
     ap.add_argument("--reverse", action="store_true",
                     help="run the units in reverse order (a second process sharing the cache)")
+    ap.add_argument("--rotate", type=int, default=0,
+                    help="start at this unit (a third process sharing the cache)")
     ap.add_argument("--cache", default=str(_OPTS["cache"]),
                     help="directory of finished units (resumes an interrupted run)")
     args = ap.parse_args(argv)
     _OPTS["workers"], _OPTS["cache"] = args.workers, Path(args.cache)
-    _OPTS["reverse"] = args.reverse
+    _OPTS["reverse"], _OPTS["rotate"] = args.reverse, args.rotate
     parts = list(PARTS) if args.part == "all" else [args.part]
     for part in parts:
         func, reps = PARTS[part]
