@@ -11,7 +11,6 @@ fail (it rejects a claim that is false).
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import toptwo

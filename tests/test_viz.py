@@ -208,7 +208,9 @@ def test_plot_gap_ranking_orders_best_first():
 
 def test_method_color_is_stable_and_distinct():
     from toptwo.viz import method_color
-    from toptwo.paper_experiments import ALL_METHOD_NAMES as names
+    from toptwo.paper_experiments import ALL_METHOD_NAMES
+
+    names = ALL_METHOD_NAMES
     cols = [method_color(m, names) for m in names]
     assert len({str(c) for c in cols}) == len(names)
     assert method_color("Oracle", names) == "black"
