@@ -1,50 +1,62 @@
 """Full-size reproduction of the paper's experiments (Sec. 6, Appendices A, C-E).
 
-Usage (from the repository root, one BLAS thread)::
+Usage (from the repository root, one BLAS thread per process)::
 
-    OMP_NUM_THREADS=1 /work/venv/bin/python benchmarks/reproduce_paper.py all
-    OMP_NUM_THREADS=1 /work/venv/bin/python benchmarks/reproduce_paper.py synthetic
+    OMP_NUM_THREADS=1 python benchmarks/reproduce_paper.py all --workers 2
+    OMP_NUM_THREADS=1 python benchmarks/reproduce_paper.py synthetic --workers 2
 
-Parts (each writes ``benchmarks/results/reproduce_<part>.json``, read by notebooks 06-09):
+Parts (each writes ``benchmarks/results/reproduce_<part>.json``, read by notebooks 06-09).
+Every method is ``toptwo.paper_experiments.ALL_METHOD_NAMES``: the paper's MV, MV-D&S
+(one-coin), OPT-D&S, PGD, M-MSR, MultiSPA-KL, MultiSPA-EM, EBCC, TopTwo1, TopTwo2 and the
+oracle MLE, plus MV-D&S (full), MACE, GLAD, TopTwo2 split and TopTwo2 refine3.
 
 ``synthetic``
     Fig. 1 [`fig:synthetic_acc`] and Fig. `fig:app:synthetic_acc`: the four scenarios of
-    Table 2 at (n, m, K) = (50, 500, 5), s = 0.02, 0.04, ..., 0.2 (n s = 1..10), 30
-    replicates (a fresh instance and A per replicate, as in the paper), methods MV,
-    MV-D&S, OneCoinDS, TopTwo1, TopTwo2, TopTwo2 split, TopTwo2 refine3, Oracle.
-    Stores mean/sem/95% CI per (scenario, method, s, metric), the first 3 replicates
-    raw (the notebook's own small run must equal them) and the paired gap to the oracle.
+    Table 1 [`tab:synth_setup1`] at (n, m, K) = (50, 500, 5), n s = 1, 2, 4, 6, 8, 10
+    (s = 0.02 ... 0.2), 30 replicates (a fresh instance and A per replicate, as in the
+    paper), every method. Stores per (scenario, metric, method, n s) the mean and 95% CI,
+    the paired difference TopTwo2 - every method (mean, sem, n) per n s, the gap to the
+    oracle averaged over the grid, and every replicate's pair error (``raw``).
 ``robustness``
     Appendix D (Fig. `fig:app_exp`): n, m, spread of p, spread of q, spammer fraction at
-    s = 0.1, 20 replicates (the paper: 10).
+    s = 0.1, 30 replicates (the paper: 10), every method; MultiSPA-KL and GLAD (7 s and 2 s
+    per fit at n = 200) 10 replicates.
 ``estimation``
     Fig. `fig:estm_pq`: MSE of p_hat (eq. (5)) and q_hat (eq. (4)) of TopTwo2 against
     n s, at (50, 500) and at the paper's (100, 1000) for q, 20 replicates.
 ``real``
-    Sec. 6.2 / Fig. 2a on color: errors against responses per task by subsampling
-    (at most d responses per task, 10 subsamples per budget, as in the paper); g error
-    of every method on all seven datasets (inference on all tasks, score on tasks with
-    truth). Duplicate (worker, task) pairs: the last line is kept (the paper's loaders).
+    Sec. 6.2 / Fig. 2a on color: errors against responses per task by subsampling (at
+    most d responses per task, d = 2, 4, 8, 12, 16, 20), 30 subsamples per budget (the paper:
+    10) for every method but the slow ones: M-MSR, EBCC, MACE and GLAD (0.2-0.5 s per fit)
+    get 10 subsamples, MultiSPA-KL (7 s per fit on color) 10 subsamples at d = 4, 12, 20. Duplicate (worker, task) pairs: the last line is kept
+    (the paper's loaders).
+``baselines``
+    The g error of every method on the seven datasets (inference on all tasks, score on
+    the tasks with a truth), one fit each.
 ``topt``
     Appendix `subsec:top_T`: T = 3 recovery at (50, 500, 5), 20 replicates.
-``baselines``
-    Every baseline of the paper's comparison (``toptwo.paper_experiments.BASELINE_NAMES``:
-    MV-D&S, OPT-D&S, PGD, M-MSR, MultiSPA-KL/-EM, EBCC, MACE, GLAD, ...) on the four
-    scenarios at n s = 2, 4, ..., 10, 10 replicates (the slow methods make 30 replicates a
-    20-minute run), and on the seven datasets.
 
-Seeding: :func:`toptwo.paper_experiments.sweep_rates` (prefix-stable per rate), so a
-notebook re-running a few rates with fewer replicates reproduces the first replicates
-stored here exactly.
+Run time (2 worker processes, one BLAS thread each, on a shared 2-core machine): see
+``meta.seconds`` of each JSON file; synthetic, robustness and real are the long ones
+(several minutes each); the notebooks never run them, they re-run a few draws.
+``--workers`` sets the number of processes; finished units (one scenario and rate, one
+knob value, one budget) are cached under ``--cache`` so an interrupted run resumes.
+
+Seeding: :func:`toptwo.paper_experiments.sweep_rates` (prefix-stable per rate, and each
+method's generator depends on its name only), so a notebook re-running a few rates with
+fewer replicates reproduces the first replicates stored here.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import platform
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -59,15 +71,15 @@ RESULTS = HERE / "results"
 
 SEED = 20230
 SCENARIOS = ("easy", "hard", "few_smart", "high_variance")
-SYN_RATES = tuple(round(0.02 * k, 2) for k in range(1, 11))
+ALL = pe.ALL_METHOD_NAMES
+SYN_RATES = (0.02, 0.04, 0.08, 0.12, 0.16, 0.2)          # n s = 1, 2, 4, 6, 8, 10
 SYN_REPLICATES = 30
-SYN_METHODS = pe.METHOD_NAMES
 METRICS3 = ("err_pair", "err_g", "err_h")
-ROB_METHODS = ("MV", "MV-D&S (full)", "OneCoinDS", "TopTwo1", "TopTwo2", "TopTwo2 refine3", "Oracle")
-REAL_METHODS = ("MV", "MV-D&S (full)", "OneCoinDS", "TopTwo1", "TopTwo2", "TopTwo2 split",
-                "TopTwo2 refine3")
-COLOR_BUDGETS = (2, 4, 6, 8, 10, 12, 14, 16, 18, 20)
+COLOR_BUDGETS = (2, 4, 8, 12, 16, 20)
+KL_BUDGETS = (4, 12, 20)
+KL_REPLICATES = 10
 DUPLICATES = "last"   # the paper's MATLAB loaders keep the last answer read
+_OPTS = {"workers": 2, "cache": Path(os.environ.get("TMPDIR", "/tmp")) / "toptwo_reproduce"}
 
 
 def r4(x):
@@ -93,45 +105,90 @@ def scenario_factory(name):
     return lambda gen: toptwo.TopTwoModel.scenario(name, 50, 500, 5, rng=gen)
 
 
+def _unit_file(part, unit):
+    return Path(_OPTS["cache"]) / part / (hashlib.sha1(repr(unit).encode()).hexdigest()[:16]
+                                          + ".json")
+
+
+def _cached(job):
+    """Run one unit in a worker, unless a finished copy is in the cache (written atomically,
+    so several processes can share the cache, e.g. one run with ``--reverse``)."""
+    part, func, unit = job
+    f = _unit_file(part, unit)
+    if f.exists():
+        return json.loads(f.read_text()), None
+    recs, sec = func(unit)
+    tmp = f.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(recs))
+    tmp.replace(f)
+    return recs, sec
+
+
+def _run_units(part, func, units):
+    """``func(unit)`` for every unit in worker processes; finished units are cached."""
+    (Path(_OPTS["cache"]) / part).mkdir(parents=True, exist_ok=True)
+    todo = list(reversed(units)) if _OPTS.get("reverse") else list(units)
+    k = _OPTS.get("rotate", 0) % len(todo)
+    todo = todo[k:] + todo[:k]
+    out = {}
+    with ProcessPoolExecutor(max_workers=_OPTS["workers"]) as pool:
+        for u, (recs, sec) in zip(todo, pool.map(_cached, [(part, func, u) for u in todo])):
+            out[repr(u)] = recs
+            print(f"{part} {u}: " + ("cached" if sec is None else f"{sec:.0f} s"), flush=True)
+    return [r for u in units for r in out[repr(u)]]
+
+
+def _clean(recs):
+    keep = ("method", "replicate", "queries_per_task", "sampling_rate", "value", "budget",
+            "responses_per_task", "scenario", "knob") + METRICS3
+    return [{k: (float(v) if isinstance(v, (float, np.floating)) else v)
+             for k, v in r.items() if k in keep} for r in recs]
+
+
+def _tables(recs, x):
+    """Summary, paired TopTwo2 - others, gap to the oracle and raw pair errors."""
+    names = list(dict.fromkeys(r["method"] for r in recs))
+    out = {"summary": summarise(recs, METRICS3, x=x), "toptwo2_minus": {}}
+    for metric in METRICS3:
+        tab = pe.paired_table(recs, "TopTwo2", names, metric, x=x)
+        out["toptwo2_minus"][metric] = {m: [[r4(a), r4(b), r4(c), n] for a, b, c, n in rows]
+                                        for m, rows in tab.items()}
+    if "Oracle" in names:
+        out["gap_to_oracle"] = {}
+        for m in names:
+            if m != "Oracle":
+                g = pe.paired_gap(recs, m, "Oracle", "err_pair", x=x)
+                out["gap_to_oracle"][m] = {k: r4(g[k]) for k in ("mean", "sem", "ci_low",
+                                                                  "ci_high")} | {"n": g["n"]}
+    raw = {}
+    for r in recs:
+        raw.setdefault(r["method"], {}).setdefault(str(float(r[x])), {})[r["replicate"]] = \
+            r4(r["err_pair"])
+    out["raw_err_pair"] = {m: {k: [v[i] for i in sorted(v)] for k, v in d.items()}
+                           for m, d in raw.items()}
+    return out
+
+
+def _synthetic_unit(unit):
+    c, name, rate, reps = unit
+    t0 = time.perf_counter()
+    recs = pe.sweep_rates(scenario_factory(name), pe.method_factories(ALL), (rate,), reps,
+                          seed=SEED, key=(c,), tags={"scenario": name})
+    return _clean(recs), time.perf_counter() - t0
+
+
 def part_synthetic(replicates):
-    methods = pe.method_factories(SYN_METHODS)
     out = {"config": {"n": 50, "m": 500, "K": 5, "rates": SYN_RATES,
-                      "replicates": replicates, "methods": list(SYN_METHODS), "seed": SEED,
-                      "key": "spawn_key=(scenario index, round(1e5 s))"},
+                      "replicates": replicates, "methods": list(ALL),
+                      "paper_methods": list(pe.PAPER_NAMES), "seed": SEED,
+                      "key": "spawn_key=(scenario index, round(1e5 s))",
+                      "notes": dict(toptwo.baselines.PAPER_METHOD_NOTES)},
            "scenarios": {}}
-    for c, name in enumerate(SCENARIOS):
-        t0 = time.perf_counter()
-        recs = pe.sweep_rates(scenario_factory(name), methods, SYN_RATES, replicates,
-                              seed=SEED, key=(c,), tags={"scenario": name})
-        first = {}
-        for rec in recs:
-            if rec["replicate"] < 3:
-                key = f'{rec["method"]}|{rec["sampling_rate"]}'
-                first.setdefault(key, []).append([rec[m] for m in METRICS3])
-        gaps = {}
-        for meth in ("TopTwo2", "TopTwo2 split", "TopTwo2 refine3", "TopTwo1", "MV",
-                     "MV-D&S (full)", "OneCoinDS"):
-            g = pe.paired_gap(recs, meth, "Oracle", "err_pair")
-            gaps[meth] = {k: r4(g[k]) for k in ("mean", "sem", "ci_low", "ci_high")}
-            gaps[meth]["per_x"] = {str(k): r4(v) for k, v in g["per_x"].items()}
-        diffs = {}
-        for a, b in (("TopTwo2 refine3", "TopTwo2"), ("TopTwo2 split", "TopTwo2")):
-            g = pe.paired_gap(recs, a, b, "err_pair")
-            diffs[f"{a} - {b}"] = {k: r4(g[k]) for k in ("mean", "sem", "ci_low", "ci_high")}
-        vs = {}   # paired TopTwo2 - other, per n s: (mean, sem), for the notebook's claims
-        for metric in METRICS3:
-            vs[metric] = {}
-            for meth in SYN_METHODS:
-                if meth != "TopTwo2":
-                    g = pe.paired_gap(recs, "TopTwo2", meth, metric)
-                    vs[metric][meth] = [[r4(k), r4(v[0]), r4(v[1])]
-                                        for k, v in g["per_x"].items()]
-        out["scenarios"][name] = {"summary": summarise(recs, METRICS3),
-                                  "toptwo2_minus": vs,
-                                  "first_replicates": first, "gap_to_oracle": gaps,
-                                  "paired_differences": diffs,
-                                  "seconds": round(time.perf_counter() - t0, 1)}
-        print(f"synthetic {name}: {out['scenarios'][name]['seconds']} s", flush=True)
+    units = [(c, name, s, replicates) for c, name in enumerate(SCENARIOS) for s in SYN_RATES]
+    recs = _run_units("synthetic", _synthetic_unit, units)
+    for name in SCENARIOS:
+        out["scenarios"][name] = _tables([r for r in recs if r["scenario"] == name],
+                                         "queries_per_task")
     return out
 
 
@@ -151,33 +208,47 @@ ROB_SWEEPS = {
 }
 
 
-def part_robustness(replicates, sweeps=None):
-    methods = pe.method_factories(ROB_METHODS)
-    out = {"config": {"s": 0.1, "replicates": replicates, "methods": list(ROB_METHODS),
+#: the two methods that cost most at n = 200 or m = 2000 (7 s and 2 s per fit): 10
+#: replicates in the robustness sweeps (the paper's count), the others 30
+SLOW_ROB = ("MultiSPA-KL", "GLAD")
+SLOW_ROB_REPLICATES = 10
+
+
+def _robustness_unit(unit):
+    k, knob, v_idx, reps, names = unit
+    values, make = ROB_SWEEPS[knob]
+    v = values[v_idx]
+    t0 = time.perf_counter()
+    # an earlier run of every method with at least `reps` replicates
+    full = _unit_file("robustness", (k, knob, v_idx, SYN_REPLICATES))
+    if reps <= SYN_REPLICATES and full.exists():
+        recs = [r for r in json.loads(full.read_text()) if r["method"] in names
+                and r["replicate"] < reps]
+        return recs, time.perf_counter() - t0
+    recs = pe.sweep_rates(make(v), pe.method_factories(names), [0.1], reps, seed=SEED,
+                          key=(100 + k, v_idx), tags={"value": float(v), "knob": knob})
+    return _clean(recs), time.perf_counter() - t0
+
+
+def part_robustness(replicates):
+    slow_reps = min(SLOW_ROB_REPLICATES, replicates)
+    out = {"config": {"s": 0.1, "replicates": replicates, "methods": list(ALL),
+                      "paper_methods": list(pe.PAPER_NAMES),
+                      "fewer_replicates": {"methods": list(SLOW_ROB), "replicates": slow_reps},
                       "seed": SEED, "key": "spawn_key=(100 + knob index, value index, 10000)",
                       "defaults": "n=50, m=500, K=5, p~U[0,1], q~U(0.5,1]",
                       "spammers": "p_i = 0 (the paper: p_i in [0, 0.1])"}, "sweeps": {}}
-    for k, knob in enumerate(sweeps or ROB_SWEEPS):
-        values, make = ROB_SWEEPS[knob]
-        t0 = time.perf_counter()
-        recs = []
-        for v_idx, v in enumerate(values):
-            recs += pe.sweep_rates(make(v), methods, [0.1], replicates, seed=SEED,
-                                   key=(100 + k, v_idx), tags={"value": float(v)})
-        vs = {}
-        for meth in ROB_METHODS:
-            if meth != "TopTwo2":
-                g = pe.paired_gap(recs, "TopTwo2", meth, "err_pair", x="value")
-                vs[meth] = [[r4(k), r4(v[0]), r4(v[1])] for k, v in g["per_x"].items()]
-        first = {f'{r["method"]}|{r["value"]}': [] for r in recs}
-        for r in recs:
-            if r["replicate"] < 2:
-                first[f'{r["method"]}|{r["value"]}'].append(r["err_pair"])
-        out["sweeps"][knob] = {"values": [float(v) for v in values],
-                               "summary": summarise(recs, METRICS3, x="value"),
-                               "toptwo2_minus": vs, "first_replicates": first,
-                               "seconds": round(time.perf_counter() - t0, 1)}
-        print(f"robustness {knob}: {out['sweeps'][knob]['seconds']} s", flush=True)
+    fast = tuple(m for m in ALL if m not in SLOW_ROB)
+    units = []
+    for k, knob in enumerate(ROB_SWEEPS):
+        for i in range(len(ROB_SWEEPS[knob][0])):
+            units += [(k, knob, i, replicates, fast), (k, knob, i, slow_reps, SLOW_ROB)]
+    recs = _run_units("robustness", _robustness_unit, units)
+    order = {m: i for i, m in enumerate(ALL)}
+    recs.sort(key=lambda r: (r["knob"], r["value"], r["replicate"], order[r["method"]]))
+    for knob, (values, _) in ROB_SWEEPS.items():
+        out["sweeps"][knob] = {"values": [float(v) for v in values]}
+        out["sweeps"][knob].update(_tables([r for r in recs if r["knob"] == knob], "value"))
     return out
 
 
@@ -201,27 +272,43 @@ def part_estimation(replicates):
     return out
 
 
-def part_real(replicates):
-    methods = pe.method_factories(REAL_METHODS)
-    out = {"config": {"duplicates": DUPLICATES, "methods": list(REAL_METHODS),
-                      "budgets": COLOR_BUDGETS, "replicates": replicates}, "color": {},
-           "datasets": {}}
+def _color():
     ds = load_dataset("color", duplicates=DUPLICATES)
-    truth = np.column_stack([ds.truth, ds.confusing])
-    recs = pe.subsample_sweep(ds.responses, truth, methods, COLOR_BUDGETS, replicates,
-                              seed=SEED)
-    out["color"] = summarise(recs, METRICS3 + ("responses_per_task",), x="budget")
-    out["color_first_replicate"] = {f'{r["method"]}|{r["budget"]}': [r[m] for m in METRICS3]
-                                    for r in recs if r["replicate"] == 0}
-    for dname in DATASETS:
-        dset = load_dataset(dname, duplicates=DUPLICATES)
-        has = dset.has_truth
-        row = {}
-        for name, make in methods.items():
-            est = make(None, np.random.default_rng(np.random.SeedSequence(SEED, spawn_key=(
-                400, DATASETS.index(dname))))).fit(dset.responses)
-            row[name] = r4(np.mean(est.top_two_[has, 0] != dset.truth[has]))
-        out["datasets"][dname] = row
+    return ds.responses, np.column_stack([ds.truth, ds.confusing])
+
+
+def _real_unit(unit):
+    d, names, reps = unit
+    R, truth = _color()
+    t0 = time.perf_counter()
+    recs = pe.subsample_sweep(R, truth, pe.method_factories(names), (d,), reps, seed=SEED)
+    return _clean(recs), time.perf_counter() - t0
+
+
+#: the iterative methods that cost 0.2-0.5 s per fit on color: 10 subsamples (as the paper)
+SLOW_REAL = ("M-MSR", "EBCC", "MACE", "GLAD")
+SLOW_REPLICATES = 10
+
+
+def part_real(replicates):
+    fast = [m for m in ALL if m not in ("Oracle", "MultiSPA-KL") + SLOW_REAL]
+    out = {"config": {"duplicates": DUPLICATES,
+                      "methods": [m for m in ALL if m != "Oracle"],
+                      "paper_methods": [m for m in pe.PAPER_NAMES if m != "Oracle"],
+                      "budgets": COLOR_BUDGETS, "replicates": replicates,
+                      "fewer_replicates": {"methods": list(SLOW_REAL),
+                                           "replicates": SLOW_REPLICATES,
+                                           "MultiSPA-KL": {"budgets": KL_BUDGETS,
+                                                           "replicates": KL_REPLICATES}},
+                      "seed": SEED, "key": "spawn_key=(d, replicate)"}}
+    units = [(d, tuple(fast), replicates) for d in COLOR_BUDGETS]
+    units += [(d, SLOW_REAL, min(SLOW_REPLICATES, replicates)) for d in COLOR_BUDGETS]
+    units += [(d, ("MultiSPA-KL",), min(KL_REPLICATES, replicates)) for d in KL_BUDGETS]
+    recs = _run_units("real", _real_unit, units)
+    order = {m: i for i, m in enumerate(ALL)}
+    recs.sort(key=lambda r: (r["budget"], r["replicate"], order[r["method"]]))
+    out["color"] = _tables(recs, "budget")
+    out["color"]["summary"] |= summarise(recs, ("responses_per_task",), x="budget")
     return out
 
 
@@ -242,57 +329,14 @@ def part_topt(replicates):
             "first_replicates": first}
 
 
-BASE_RATES = (0.04, 0.08, 0.12, 0.16, 0.2)         # n s = 2, 4, 6, 8, 10
-
-
-def _baseline_scenario(c_name):
-    """One scenario of the baselines part (a worker process; returns its records)."""
-    c, name = c_name
-    methods = pe.method_factories(pe.BASELINE_NAMES)
-    t0 = time.perf_counter()
-    recs = pe.sweep_rates(scenario_factory(name), methods, BASE_RATES, _BASE_REPS[0],
-                          seed=SEED + 1, key=(c,), tags={"scenario": name})
-    return name, recs, round(time.perf_counter() - t0, 1)
-
-
-_BASE_REPS = [10]
-
-
 def part_baselines(replicates):
-    """Every baseline of the paper's comparison on Table 2's scenarios and the real data.
-
-    The four scenarios at (50, 500, 5), n s = 2, 4, ..., 10, ``replicates`` fresh
-    instances per rate (prefix-stable seeding, as in ``synthetic``), methods
-    ``pe.BASELINE_NAMES``; per scenario the mean pair error with its 95% CI, the paired
-    gap of every method to the oracle and of TopTwo2 to every method; and the g error of
-    every method on the seven datasets. The scenarios run in two processes.
-    """
-    from concurrent.futures import ProcessPoolExecutor
-
-    _BASE_REPS[0] = replicates
-    out = {"config": {"n": 50, "m": 500, "K": 5, "rates": BASE_RATES,
-                      "replicates": replicates, "methods": list(pe.BASELINE_NAMES),
-                      "seed": SEED + 1, "notes": dict(toptwo.baselines.PAPER_METHOD_NOTES)},
-           "scenarios": {}, "datasets": {}}
-    with ProcessPoolExecutor(max_workers=2) as pool:
-        done = list(pool.map(_baseline_scenario, list(enumerate(SCENARIOS))))
-    for name, recs, seconds in done:
-        gaps, vs = {}, {}
-        for meth in pe.BASELINE_NAMES:
-            if meth != "Oracle":
-                g = pe.paired_gap(recs, meth, "Oracle", "err_pair")
-                gaps[meth] = {k: r4(g[k]) for k in ("mean", "sem", "ci_low", "ci_high")}
-            if meth != "TopTwo2":
-                g = pe.paired_gap(recs, "TopTwo2", meth, "err_pair")
-                vs[meth] = [[r4(k), r4(v[0]), r4(v[1])] for k, v in g["per_x"].items()]
-        first = {f'{r["method"]}|{r["sampling_rate"]}': [r[m] for m in METRICS3]
-                 for r in recs if r["replicate"] == 0}
-        out["scenarios"][name] = {"summary": summarise(recs, METRICS3),
-                                  "gap_to_oracle": gaps, "toptwo2_minus": vs,
-                                  "first_replicate": first, "seconds": seconds}
-        print(f"baselines {name}: {seconds} s", flush=True)
-    names = [m for m in pe.BASELINE_NAMES if m != "Oracle"]
+    """The g error of every method on the seven datasets (one fit each)."""
+    names = [m for m in ALL if m != "Oracle"]
     methods = pe.method_factories(names)
+    out = {"config": {"methods": names, "paper_methods": [m for m in pe.PAPER_NAMES
+                                                          if m != "Oracle"],
+                      "duplicates": DUPLICATES, "seed": SEED,
+                      "key": "spawn_key=(401, dataset index)"}, "datasets": {}}
     for dname in DATASETS:
         dset = load_dataset(dname, duplicates=DUPLICATES)
         has = dset.has_truth
@@ -306,9 +350,9 @@ def part_baselines(replicates):
     return out
 
 
-PARTS = {"synthetic": (part_synthetic, SYN_REPLICATES), "robustness": (part_robustness, 20),
-         "estimation": (part_estimation, 20), "real": (part_real, 10),
-         "topt": (part_topt, 20), "baselines": (part_baselines, 10)}
+PARTS = {"synthetic": (part_synthetic, SYN_REPLICATES), "robustness": (part_robustness, 30),
+         "estimation": (part_estimation, 20), "real": (part_real, 30),
+         "topt": (part_topt, 20), "baselines": (part_baselines, 1)}
 
 
 def main(argv=None):
@@ -316,7 +360,16 @@ def main(argv=None):
     ap.add_argument("part", choices=list(PARTS) + ["all"])
     ap.add_argument("--replicates", type=int, default=None,
                     help="override the part's number of replicates")
+    ap.add_argument("--workers", type=int, default=2, help="worker processes")
+    ap.add_argument("--reverse", action="store_true",
+                    help="run the units in reverse order (a second process sharing the cache)")
+    ap.add_argument("--rotate", type=int, default=0,
+                    help="start at this unit (a third process sharing the cache)")
+    ap.add_argument("--cache", default=str(_OPTS["cache"]),
+                    help="directory of finished units (resumes an interrupted run)")
     args = ap.parse_args(argv)
+    _OPTS["workers"], _OPTS["cache"] = args.workers, Path(args.cache)
+    _OPTS["reverse"], _OPTS["rotate"] = args.reverse, args.rotate
     parts = list(PARTS) if args.part == "all" else [args.part]
     for part in parts:
         func, reps = PARTS[part]
@@ -326,9 +379,11 @@ def main(argv=None):
         res["meta"] = {"toptwo": toptwo.__version__, "numpy": np.__version__,
                        "python": platform.python_version(),
                        "seconds": round(time.perf_counter() - t0, 1),
+                       "workers": args.workers,
+                       "load_average": [round(v, 2) for v in os.getloadavg()],
                        "command": f"OMP_NUM_THREADS=1 python benchmarks/reproduce_paper.py "
-                                  f"{part}" + (f" --replicates {reps}"
-                                               if args.replicates else "")}
+                                  f"{part} --workers {args.workers}"
+                                  + (f" --replicates {reps}" if args.replicates else "")}
         path = RESULTS / f"reproduce_{part}.json"
         path.write_text(json.dumps(res, indent=None, separators=(",", ":")) + "\n")
         print(f"{part}: {res['meta']['seconds']} s -> {path.relative_to(HERE.parent)} "

@@ -233,3 +233,75 @@ def test_observed_centering_agrees_with_algorithm_1_under_uniform_sampling():
     # negative twin: a random labelling agrees on about 1/K of the tasks
     rand = np.random.default_rng(0).integers(1, 6, 400)
     assert np.mean(rand == t1.top_two_[:, 0]) < 0.5
+
+
+# ---------------------------------------------------------------- Holm, paired tables
+def test_holm_matches_hand_computation():
+    # p sorted: 0.01 (x4 = 0.04), 0.02 (x3 = 0.06), 0.03 (x2 = 0.06), 0.5 (x1 = 0.5)
+    adj = pe.holm([0.03, 0.01, 0.5, 0.02])
+    assert np.allclose(adj, [0.06, 0.04, 0.5, 0.06])
+
+
+def test_holm_is_monotone_and_capped():
+    adj = pe.holm([0.4, 0.3, 0.9])
+    assert np.allclose(adj, [0.9, 0.9, 0.9])   # 0.3*3 = 0.9, then max-accumulated
+    assert pe.holm([0.8, 0.9]).max() <= 1.0
+
+
+def test_holm_rejects_bad_pvalues():
+    with pytest.raises(ValueError, match="values in \\[0, 1\\]"):
+        pe.holm([0.1, 1.5])
+    with pytest.raises(ValueError, match="non-empty"):
+        pe.holm([])
+
+
+def _raw():
+    rng = np.random.default_rng(0)
+    base = rng.uniform(0.2, 0.6, size=(2, 30))          # instance difficulty, per x
+    return {"A": {"1.0": list(base[0]), "2.0": list(base[1])},
+            "B": {"1.0": list(base[0] + 0.05 + 0.01 * rng.standard_normal(30)),
+                  "2.0": list(base[1] + 0.05 + 0.01 * rng.standard_normal(30))},
+            "C": {"1.0": list(base[0] + 0.01 * rng.standard_normal(30)),
+                  "2.0": list(base[1] + 0.01 * rng.standard_normal(30))}}
+
+
+def test_compare_methods_finds_the_shift_and_not_the_tie():
+    rows = pe.compare_methods(_raw(), [("A", "B"), ("A", "C")])
+    ab, ac = rows
+    assert ab["significant"] and ab["ci_high"] < 0 and abs(ab["mean"] + 0.05) < 0.01
+    assert not ac["significant"] and ac["ci_low"] < 0 < ac["ci_high"]
+    assert ab["p_holm"] >= ab["p"] and ac["p_holm"] >= ac["p"]
+
+
+def test_compare_methods_uses_scipy_paired_t():
+    from scipy import stats
+    raw = _raw()
+    (row,) = pe.compare_methods(raw, [("A", "B")], xs=[1.0])
+    a, b = np.array(raw["A"]["1.0"]), np.array(raw["B"]["1.0"])
+    assert np.isclose(row["p"], stats.ttest_rel(a, b).pvalue)
+    half = stats.t.ppf(0.975, 29) * (a - b).std(ddof=1) / np.sqrt(30)
+    assert np.isclose(row["ci_high"] - row["mean"], half)
+
+
+def test_compare_methods_validates():
+    with pytest.raises(ValueError, match="not in the table"):
+        pe.compare_methods(_raw(), [("A", "Z")])
+    with pytest.raises(ValueError, match="missing"):
+        pe.grid_average(_raw(), "A", xs=[3.0])
+    with pytest.raises(ValueError, match="at least one"):
+        pe.compare_methods(_raw(), [])
+
+
+def test_paired_table_rows():
+    recs = [{"method": m, "replicate": r, "queries_per_task": x, "err_pair": e}
+            for (m, r, x, e) in [("T", 0, 1.0, 0.3), ("T", 1, 1.0, 0.5), ("M", 0, 1.0, 0.4),
+                                 ("M", 1, 1.0, 0.4)]]
+    tab = pe.paired_table(recs, "T", ["T", "M"])
+    (row,) = tab["M"]
+    assert row[0] == 1.0 and np.isclose(row[1], 0.0) and np.isclose(row[2], 0.1) and row[3] == 2
+    assert "T" not in tab
+
+
+def test_all_method_names_are_buildable_and_paper_first():
+    assert pe.ALL_METHOD_NAMES[:len(pe.PAPER_NAMES)] == pe.PAPER_NAMES
+    assert set(pe.method_factories(pe.ALL_METHOD_NAMES)) == set(pe.ALL_METHOD_NAMES)

@@ -180,3 +180,37 @@ def test_plot_delta_v_data():
         plot_delta_v(dv[0], [0])
     with pytest.raises(ValueError, match="must be in 0..1; got 5 instead"):
         plot_delta_v(dv, [5])
+
+
+def test_plot_paired_differences_data_and_zero_line():
+    from toptwo.viz import plot_paired_differences
+    rows = {"MV": [[1, -0.02, 0.005, 30], [2, -0.03, 0.005, 30]],
+            "MACE": [[1, 0.01, 0.004, 30], [2, 0.5, 0.004, 30]]}
+    fig = plot_paired_differences(rows, ylim=(-0.1, 0.1))
+    ax = fig.axes[0]
+    assert ax.lines[0].get_label() == "MV"
+    assert np.allclose(ax.lines[0].get_ydata(), [-0.02, -0.03])
+    assert any(np.allclose(line.get_ydata(), [0, 0]) for line in ax.lines)  # zero line
+    assert ax.get_ylim() == (-0.1, 0.1)
+    # the off-scale point is drawn at the edge as a triangle
+    assert any(line.get_marker() == "^" for line in ax.lines)
+    with pytest.raises(ValueError, match="at least one method"):
+        plot_paired_differences({})
+
+
+def test_plot_gap_ranking_orders_best_first():
+    from toptwo.viz import plot_gap_ranking
+    gaps = {"A": {"mean": 0.03, "ci_low": 0.02, "ci_high": 0.04},
+            "B": {"mean": 0.01, "ci_low": 0.0, "ci_high": 0.02}}
+    fig = plot_gap_ranking(gaps)
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["B", "A"]
+
+
+def test_method_color_is_stable_and_distinct():
+    from toptwo.viz import method_color
+    from toptwo.paper_experiments import ALL_METHOD_NAMES
+
+    names = ALL_METHOD_NAMES
+    cols = [method_color(m, names) for m in names]
+    assert len({str(c) for c in cols}) == len(names)
+    assert method_color("Oracle", names) == "black"

@@ -43,7 +43,9 @@ from .model import TopTwoModel
 from .responses import Responses, as_responses
 from .spectral import TopTwo1
 
-__all__ = ["METHOD_NAMES", "method_factories", "sweep_rates", "paired_gap", "top_t_sweep",
+__all__ = ["METHOD_NAMES", "PAPER_NAMES", "ALL_METHOD_NAMES", "holm", "paired_table",
+           "grid_average", "compare_methods", "method_factories", "sweep_rates", "paired_gap",
+           "top_t_sweep",
            "plot_grid", "subsample_per_task", "subsample_sweep",
            "vote_ratio", "top_t_errors"]
 
@@ -91,6 +93,16 @@ _add_registry()
 BASELINE_NAMES = ("MV", "MV-D&S", "MV-D&S (full)", "OPT-D&S", "PGD", "M-MSR",
                   "MultiSPA-KL", "MultiSPA-EM", "EBCC", "MACE", "GLAD", "TopTwo1",
                   "TopTwo2", "Oracle")
+
+
+#: Every method of the comparison in the notebooks' plotting order: the paper's methods
+#: (Sec. 6.1, Fig. 1 [`fig:synthetic_acc`]) first, then the package's extras (the textbook
+#: full-matrix D&S, MACE, GLAD and two variants of TopTwo2). ``OneCoinDS`` is left out:
+#: it is the same one-coin EM as ``"MV-D&S"`` (identical answers).
+PAPER_NAMES = ("MV", "MV-D&S", "OPT-D&S", "PGD", "M-MSR", "MultiSPA-KL", "MultiSPA-EM",
+               "EBCC", "TopTwo1", "TopTwo2", "Oracle")
+ALL_METHOD_NAMES = PAPER_NAMES + ("MV-D&S (full)", "MACE", "GLAD", "TopTwo2 split",
+                                  "TopTwo2 refine3")
 
 
 def method_factories(names: Sequence[str] = METHOD_NAMES, *, n_top: int = 2
@@ -234,6 +246,146 @@ def paired_gap(records: Sequence[Mapping[str, Any]], method: str, reference: str
     half = _t975(len(reps) - 1) * sem if len(reps) > 1 else 0.0
     return {"mean": mean, "sem": sem, "ci_low": mean - half, "ci_high": mean + half,
             "n": len(reps), "per_x": {xv: summ(v) for xv, v in sorted(per_x.items())}}
+
+
+def paired_table(records: Sequence[Mapping[str, Any]], method: str, others: Sequence[str],
+                 metric: str = "err_pair", *, x: str = "queries_per_task"
+                 ) -> dict[str, list[list[float]]]:
+    """Per x: ``[x, mean, sem, n]`` of the paired difference ``method - other``.
+
+    The rows of the "TopTwo2 minus every method" tables of
+    ``benchmarks/reproduce_paper.py`` (one row per x; ``sem`` is the sample sd of the
+    per-replicate differences over sqrt(n)). Pairs are (x, replicate) with both methods.
+    """
+    out = {}
+    for other in others:
+        if other == method:
+            continue
+        vals: dict[str, dict[tuple[float, int], float]] = {method: {}, other: {}}
+        for rec in records:
+            if rec["method"] in vals and np.isfinite(rec[metric]):
+                vals[rec["method"]][(float(rec[x]), int(rec["replicate"]))] = float(rec[metric])
+        per_x: dict[float, list[float]] = {}
+        for k in sorted(set(vals[method]) & set(vals[other])):
+            per_x.setdefault(k[0], []).append(vals[method][k] - vals[other][k])
+        rows = []
+        for xv, d in sorted(per_x.items()):
+            a = np.asarray(d)
+            sem = float(a.std(ddof=1) / math.sqrt(a.size)) if a.size > 1 else 0.0
+            rows.append([xv, float(a.mean()), sem, int(a.size)])
+        out[other] = rows
+    return out
+
+
+def holm(pvalues: Any) -> np.ndarray:
+    """Holm's step-down adjusted p-values (family-wise error control).
+
+    ``adjusted[i] <= alpha`` rejects hypothesis i with family-wise error rate at most
+    alpha over all the hypotheses given (Holm, 1979). Same result as
+    ``statsmodels.stats.multitest.multipletests(p, method="holm")[1]``.
+
+    Parameters
+    ----------
+    pvalues : array-like of float in [0, 1]
+        The unadjusted p-values of the family of hypotheses.
+    """
+    p = np.asarray(pvalues, dtype=float)
+    if p.ndim != 1 or p.size == 0 or np.any(~np.isfinite(p)) or np.any((p < 0) | (p > 1)):
+        raise ValueError(f"holm: pvalues must be a non-empty 1-D array of values in [0, 1]; "
+                         f"got {np.asarray(pvalues)!r} instead.")
+    order = np.argsort(p, kind="stable")
+    m = p.size
+    adj_sorted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+    out = np.empty(m)
+    out[order] = adj_sorted
+    return out
+
+
+def grid_average(raw: Mapping[str, Mapping[str, Sequence[float]]], method: str,
+                 xs: Sequence[float] | None = None) -> np.ndarray:
+    """Per replicate, a method's error averaged over the grid points ``xs``.
+
+    Parameters
+    ----------
+    raw : mapping method -> {str(x): [error of replicate 0, 1, ...]}
+        The ``raw_err_pair`` tables of ``benchmarks/reproduce_paper.py``.
+    method : str
+        A key of ``raw``.
+    xs : sequence of float, optional
+        Grid points to average over (default: every grid point of the method).
+
+    Returns
+    -------
+    ndarray of shape (n_replicates,)
+        Replicates present at every grid point (the smallest count over ``xs``).
+    """
+    if method not in raw:
+        raise ValueError(f"grid_average: method {method!r} not in the table; "
+                         f"available: {sorted(raw)}.")
+    table = raw[method]
+    keys = [str(float(x)) for x in xs] if xs is not None else list(table)
+    missing = [k for k in keys if k not in table]
+    if missing or not keys:
+        raise ValueError(f"grid_average: grid points {missing or keys!r} missing for "
+                         f"{method!r}; available: {list(table)}.")
+    n = min(len(table[k]) for k in keys)
+    return np.mean([np.asarray(table[k][:n], dtype=float) for k in keys], axis=0)
+
+
+def compare_methods(raw: Mapping[str, Mapping[str, Sequence[float]]],
+                    pairs: Sequence[tuple[str, str]], *, xs: Sequence[float] | None = None,
+                    alpha: float = 0.05) -> list[dict[str, Any]]:
+    """Paired comparisons ``a - b`` of grid-averaged errors, Holm-corrected as one family.
+
+    For each pair (a, b) the per-replicate difference of :func:`grid_average` errors is
+    tested against 0 with a two-sided paired t test (``scipy.stats.ttest_rel``); its mean
+    gets a Student-t 95% CI (``scipy.stats.t.ppf``). The p-values of all the pairs are
+    adjusted together with :func:`holm`, so "significant" claims over the whole family
+    have a family-wise error rate of at most ``alpha``.
+
+    Parameters
+    ----------
+    raw : mapping
+        As in :func:`grid_average`.
+    pairs : sequence of (str, str)
+        The comparisons (a, b): difference a - b (negative: a has the lower error).
+    xs : sequence of float, optional
+        Grid points averaged over (default: all of each method's).
+    alpha : float, default=0.05
+        Family-wise error rate for the ``significant`` flag.
+
+    Returns
+    -------
+    list of dict (one per pair, in order) with ``a``, ``b``, ``mean``, ``ci_low``,
+    ``ci_high`` (unadjusted 95% CI), ``n``, ``p``, ``p_holm`` and ``significant``
+    (``p_holm <= alpha``).
+    """
+    from scipy import stats  # lazy: keeps import toptwo light
+
+    if not pairs:
+        raise ValueError("compare_methods: `pairs` must list at least one (a, b) pair.")
+    if not 0 < alpha < 1:
+        raise ValueError(f"The 'alpha' parameter of compare_methods must be in (0, 1); "
+                         f"got {alpha!r} instead.")
+    rows = []
+    for a, b in pairs:
+        da, db = grid_average(raw, a, xs), grid_average(raw, b, xs)
+        n = min(da.size, db.size)
+        d = da[:n] - db[:n]
+        if n < 2:
+            raise ValueError(f"compare_methods: {a!r} - {b!r} has {n} replicate(s); a "
+                             f"paired t test needs at least 2.")
+        sem = float(d.std(ddof=1) / math.sqrt(n))
+        half = float(stats.t.ppf(0.975, n - 1)) * sem
+        p = 1.0 if sem == 0 and d.mean() == 0 else (
+            0.0 if sem == 0 else float(stats.ttest_rel(da[:n], db[:n]).pvalue))
+        rows.append({"a": a, "b": b, "mean": float(d.mean()), "ci_low": float(d.mean()) - half,
+                     "ci_high": float(d.mean()) + half, "n": int(n), "p": p})
+    adj = holm([r["p"] for r in rows])
+    for r, q in zip(rows, adj):
+        r["p_holm"] = float(q)
+        r["significant"] = bool(q <= alpha)
+    return rows
 
 
 def subsample_per_task(A: Any, d: int, rng: Any) -> Responses:

@@ -30,6 +30,9 @@ __all__ = [
     "plot_singular_values",
     "plot_rate",
     "plot_delta_v",
+    "method_color",
+    "plot_paired_differences",
+    "plot_gap_ranking",
 ]
 
 
@@ -340,4 +343,147 @@ def plot_delta_v(delta_v: Any, tasks: Sequence[int], *, expected: Any = None,
     if exp is not None:
         axes[0].legend(fontsize=8)
     fig.tight_layout()
+    return fig
+
+
+# ------------------------------------------------- the reproduction notebooks (06-08)
+_OURS = ("TopTwo1", "TopTwo2", "TopTwo2 split", "TopTwo2 refine3")
+
+
+def method_color(name: str, names: Sequence[str]) -> Any:
+    """One colour per method, stable across a notebook's figures.
+
+    The TopTwo methods get reds and the oracle black; the other methods take the
+    ``tab20`` colours in the order of ``names``.
+    """
+    import matplotlib
+
+    if name == "Oracle":
+        return "black"
+    if name in _OURS:
+        return ("#d62728", "#b2182b", "#f4a582", "#67001f")[_OURS.index(name)]
+    others = [m for m in names if m != "Oracle" and m not in _OURS]
+    cmap = matplotlib.colormaps["tab20"]
+    # tab20 without its two reds (kept for the TopTwo methods): dark shades, then light
+    palette = [k for k in range(0, 20, 2) if k != 6] + [k for k in range(1, 20, 2) if k != 7]
+    i = others.index(name) if name in others else len(others)
+    return cmap(palette[i % len(palette)])
+
+
+def plot_paired_differences(rows: Mapping[str, Sequence[Sequence[float]]], *, ax: Any = None,
+                            reference: str = "TopTwo2", xlabel: str = "average queries per task  n s",
+                            title: str | None = None, ylim: tuple[float, float] | None = None,
+                            legend: bool = True, names: Sequence[str] | None = None) -> Any:
+    """Paired differences ``reference - method`` against x, with 95% CIs and a zero line.
+
+    Below the zero line the reference (TopTwo2) has the lower error; a CI that crosses
+    the line is a tie at that x.
+
+    Parameters
+    ----------
+    rows : mapping method -> [[x, mean, sem, n], ...]
+        Per x the mean paired difference, its standard error and the number of pairs
+        (the ``toptwo2_minus`` tables of ``benchmarks/reproduce_paper.py``). The CI is
+        mean +/- ``scipy.stats.t.ppf(0.975, n - 1)`` sem.
+    ax : matplotlib Axes, optional
+        Axes to draw on (a new figure when None).
+    reference : str, default="TopTwo2"
+        Name of the reference method (axis label only).
+    xlabel, title : str
+        Axis label and title.
+    ylim : (float, float), optional
+        Y range; points outside it are drawn at the edge as triangles (so a zoomed
+        panel does not hide that a method is far away).
+    legend : bool, default=True
+        Draw a legend (plain-text method names).
+    names : sequence of str, optional
+        All method names, for :func:`method_color` (default: the keys of ``rows``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        ``ax.lines[i]`` is method i of ``rows`` (``get_xydata()`` = (x, mean)), then the
+        zero line; ``ax.collections[i]`` its CI bars.
+    """
+    import matplotlib.pyplot as plt  # lazy
+    from scipy import stats
+
+    if not rows:
+        raise ValueError("plot_paired_differences: `rows` must hold at least one method.")
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(5, 3.5))
+    else:
+        fig = ax.figure
+    names = list(names or rows)
+    for i, (name, r) in enumerate(rows.items()):
+        a = np.asarray(r, dtype=float).reshape(-1, 4)
+        x, mean, sem, n = a.T
+        half = np.where(n > 1, stats.t.ppf(0.975, np.maximum(n - 1, 1)), 0.0) * sem
+        shift = (i - (len(rows) - 1) / 2) * 0.004 * (np.ptp(x) if x.size > 1 else 1.0)
+        col = method_color(name, names)
+        ax.plot(x + shift, mean, "-o", ms=2.5, lw=1, color=col, label=name)
+        ax.vlines(x + shift, mean - half, mean + half, color=col, lw=1)
+    ax.axhline(0, color="k", lw=0.8)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+        for name, r in rows.items():
+            a = np.asarray(r, dtype=float).reshape(-1, 4)
+            for xv, m in zip(a[:, 0], a[:, 1]):
+                if m < ylim[0] or m > ylim[1]:
+                    edge = ylim[0] if m < ylim[0] else ylim[1]
+                    ax.plot([xv], [edge], "v" if m < ylim[0] else "^", ms=5, clip_on=False,
+                            color=method_color(name, names))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(f"{reference} minus method")
+    if title:
+        ax.set_title(title, fontsize=10)
+    if legend:
+        ax.legend(fontsize=7, ncol=2)
+    ax.grid(True, alpha=0.3)
+    return fig
+
+
+def plot_gap_ranking(gaps: Mapping[str, Mapping[str, float]], *, ax: Any = None,
+                     title: str | None = None, xlabel: str = "pair error minus the oracle's",
+                     names: Sequence[str] | None = None) -> Any:
+    """Methods ranked by their gap to a reference, best on top, with 95% CIs.
+
+    Parameters
+    ----------
+    gaps : mapping method -> {"mean", "ci_low", "ci_high"}
+        e.g. the ``gap_to_oracle`` table of ``benchmarks/reproduce_paper.py``.
+    ax : matplotlib Axes, optional
+        Axes to draw on (a new figure when None).
+    title, xlabel : str
+        Title and x-axis label.
+    names : sequence of str, optional
+        All method names, for :func:`method_color`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The y tick labels of ``ax`` are the methods, best first (top).
+    """
+    import matplotlib.pyplot as plt  # lazy
+
+    if not gaps:
+        raise ValueError("plot_gap_ranking: `gaps` must hold at least one method.")
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(4, 4))
+    else:
+        fig = ax.figure
+    names = list(names or gaps)
+    ranked = sorted(gaps, key=lambda m: (gaps[m]["mean"], m))
+    y = np.arange(len(ranked))
+    mean = np.array([gaps[m]["mean"] for m in ranked])
+    lo = mean - np.array([gaps[m]["ci_low"] for m in ranked])
+    hi = np.array([gaps[m]["ci_high"] for m in ranked]) - mean
+    ax.errorbar(mean, y, xerr=[lo, hi], fmt="none", ecolor="0.6")
+    ax.scatter(mean, y, c=[method_color(m, names) for m in ranked], s=18, zorder=3)
+    ax.set_yticks(y, ranked, fontsize=8)
+    ax.invert_yaxis()
+    ax.axvline(0, color="k", lw=0.8)
+    ax.set_xlabel(xlabel)
+    if title:
+        ax.set_title(title, fontsize=10)
     return fig
