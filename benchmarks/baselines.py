@@ -7,7 +7,7 @@ Usage (from the repository root)::
     OMP_NUM_THREADS=1 python benchmarks/baselines.py mvds     [--reps 10]
 
 accuracy
-    The four Table 2 scenarios at (n, m, K) = (50, 500, 5) and sampling rates
+    The four Table 1 scenarios at (n, m, K) = (50, 500, 5) and sampling rates
     s in {0.1, 0.2, 0.3}; replicate r of a scenario draws the model with
     ``rng=1000 + r`` and the responses with ``rng=2000 + 10 r + (rate index)``; each
     method gets ``rng=r``. Reported: pair error minus the oracle MLE's pair error on the

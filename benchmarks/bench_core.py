@@ -12,7 +12,7 @@ Sizes (n_workers, n_tasks, K, sampling rate s) of the performance targets:
     large   (2000, 1_000_000, 5, 0.005)  ~ 1e7 responses
 
 Method. For each size the responses are drawn once from the ``hard`` scenario of
-Table 2 (``TopTwoModel.scenario("hard", ...).sample(s, rng=...)``) in a child process
+Table 1 (``TopTwoModel.scenario("hard", ...).sample(s, rng=...)``) in a child process
 and saved as three ``.npy`` arrays (worker, task, label) in a temporary directory.
 Every case is then measured in its own fresh child process, which loads the arrays and
 builds a fresh :class:`toptwo.Responses` for every repeat (so conversions such as

@@ -4,7 +4,7 @@ Usage (from the repository root; about a minute on one core)::
 
     OMP_NUM_THREADS=1 /work/venv/bin/python benchmarks/splitting.py
 
-On the four scenarios of the paper's Table 2 [`tab:synth_setup1`] at (n, m, K) =
+On the four scenarios of the paper's Table 1 [`tab:synth_setup1`] at (n, m, K) =
 (50, 500, 5) and sampling rates s in {0.05, 0.1, 0.2} (2.5, 5 and 10 answers per task),
 each of ``--replicates`` seeded replicates draws a fresh instance (p, q, g, h) and a
 fresh response matrix A, and fits on that same A:

@@ -86,12 +86,7 @@ def test_committed_json_matches_the_paper():
 
 # Numbers the notebooks print next to a label that differ from the paper's counters
 # (reported to the notebook owners; a new disagreement fails this test).
-KNOWN_DISAGREEMENTS = {
-    ("06_synthetic_scenarios", "tab:synth_setup1"),  # says Table 2; paper: Table 1
-    ("07_robustness", "eqn:total_s_pq"),  # says eq. (7); paper: eq. (13)
-    ("08_real_data", "tab:data_info"),  # says Table 3; paper: Table 4
-    ("08_real_data", "tab:data_info_3"),  # says Table 4; paper: Table 3
-}
+KNOWN_DISAGREEMENTS: set[tuple[str, str]] = set()   # every printed number now agrees
 
 
 def _markdown(nb: Path) -> str:

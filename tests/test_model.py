@@ -1,4 +1,4 @@
-"""The top-two model (eq. (1) [`eqn:A_dist`]), its scenarios (Table 2), the top-T
+"""The top-two model (eq. (1) [`eqn:A_dist`]), its scenarios (Table 1), the top-T
 generalisation, and the Proposition 1 quantities r^(k), Delta r (eq. (2)), E[A^(k)]."""
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ def test_sample_rate_validated(s):
         m.sample(s, rng=0)
 
 
-# ------------------------------------------------------- Table 2 scenarios
+# ------------------------------------------------------- Table 1 scenarios
 N_SC, M_SC = 200, 2000
 
 

@@ -1,7 +1,7 @@
 """Command line of toptwo: ``python -m toptwo demo`` and ``python -m toptwo infer FILE.csv``.
 
 ``demo`` draws one synthetic instance of the top-two model (eq. (1) [`eqn:A_dist`],
-a scenario of Table 2) and prints the error rates of majority vote, TopTwo1
+a scenario of Table 1) and prints the error rates of majority vote, TopTwo1
 (Algorithm 1), TopTwo2 (Algorithm 2) and the oracle MLE (eq. (6) with the true p, q).
 
 ``infer`` reads ``worker,task,label`` triples (see :mod:`toptwo.io`) and writes, per
@@ -83,12 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser(
         "demo", help="compare the estimators on a synthetic instance (no files needed)",
         description=f"Draw one synthetic instance of the top-two model (n={n} workers, "
-                    f"m={m} tasks, K={K} labels; a scenario of the paper's Table 2) and "
+                    f"m={m} tasks, K={K} labels; a scenario of the paper's Table 1) and "
                     f"print the error rates of majority vote, TopTwo1 (Algorithm 1), "
                     f"TopTwo2 (Algorithm 2) and the oracle MLE that knows the true "
                     f"reliabilities and confusions.")
     demo.add_argument("--scenario", choices=sorted(SCENARIOS), default="hard",
-                      help="worker/task parameter scenario of Table 2 (default: hard)")
+                      help="worker/task parameter scenario of Table 1 (default: hard)")
     demo.add_argument("--queries-per-task", type=_positive_int, default=10, metavar="Q",
                       help=f"expected number of answers per task, Q = n s with n={n} "
                            f"workers; 1..{n} (default: 10, i.e. s = 0.2)")

@@ -342,7 +342,7 @@ class TopTwo2(BaseEstimator):
     sample_splitting : bool, default=False
         True: the paper's Algorithm 2 (A^1/A^2 split, and Algorithm 1's B/C split inside
         stage 1). False: the variant of the authors' experiments, every stage on all of
-        A. Default False, because it measures better on all four scenarios of Table 2
+        A. Default False, because it measures better on all four scenarios of Table 1
         (``benchmarks/splitting.py``, notebook 04; figures in the README's
         design-choices table).
     reliability_normalization : {"per_worker", "paper"}, default="per_worker"

@@ -44,7 +44,7 @@ __all__ = ["TopTwoModel", "SCENARIOS", "label_distribution"]
 #: it, per-worker binomial counts and distinct task draws (never n x m memory).
 DENSE_MASK_MAX_PAIRS = 1 << 24
 
-#: The four scenarios of the paper's Table 2 [`tab:synth_setup1`].
+#: The four scenarios of the paper's Table 1 [`tab:synth_setup1`].
 SCENARIOS = ("easy", "hard", "few_smart", "high_variance")
 
 
@@ -208,7 +208,7 @@ class TopTwoModel:
     @classmethod
     def scenario(cls, name: str, n_workers: int = 50, n_tasks: int = 500,
                  n_labels: int = 5, *, rng: Any = None) -> "TopTwoModel":
-        """The four synthetic scenarios of Table 2 [`tab:synth_setup1`].
+        """The four synthetic scenarios of Table 1 [`tab:synth_setup1`].
 
         ==============  ====================================  ================================
         name            workers p_i                           tasks q_j
@@ -219,7 +219,7 @@ class TopTwoModel:
         high_variance   Uniform[0, 1] (see below)             50%: (0.5, 0.6], 50%: (0.9, 1]
         ==============  ====================================  ================================
 
-        ``high_variance``: Table 2 prints p_i in [0, 0.1], but the authors' released
+        ``high_variance``: Table 1 prints p_i in [0, 0.1], but the authors' released
         experiment data draw p_i from [0, 1], and with p_i <= 0.1 the average queries per
         task n s <= 10 of Fig. 1 carry almost no information (||p||^2/n <= 0.0033 makes
         the minimax bound of Theorem 3(a) stay above 0.77 error for g alone), while Fig. 1
@@ -229,7 +229,7 @@ class TopTwoModel:
         owner = "TopTwoModel.scenario"
         if name not in SCENARIOS:
             raise ValueError(f"Unknown scenario {name!r} for {owner}; choose one of "
-                             f"{', '.join(SCENARIOS)} (the paper's Table 2).")
+                             f"{', '.join(SCENARIOS)} (the paper's Table 1).")
         n = check_int(n_workers, "n_workers", owner=owner, minimum=1)
         m = check_int(n_tasks, "n_tasks", owner=owner, minimum=1)
         K = check_int(n_labels, "n_labels", owner=owner, minimum=3)

@@ -956,7 +956,7 @@ class TopTwo1(BaseEstimator):
         probability, singular vectors from B, projection on C. False: the variant the
         authors' experiments ran, with all of the input used for both. The default is
         False because halving the data for each step costs more accuracy than the
-        independence it buys (the split is worse on every Table 2 scenario, paired on
+        independence it buys (the split is worse on every Table 1 scenario, paired on
         the same data: ``benchmarks/splitting.py``, notebook 04; figures in the README's
         design-choices table).
     n_top : int, default=2
@@ -969,7 +969,7 @@ class TopTwo1(BaseEstimator):
         assumption eta sqrt(n) <= ||p||_2) their entries of u^(k) are noise around 0
         and decide the paper's count, while the sum is carried by the reliable workers.
         Neither measures better everywhere: "sum" never flips u^(k) in spammer-heavy
-        synthetic crowds where the paper's rule does, is equal on Table 2's scenarios,
+        synthetic crowds where the paper's rule does, is equal on Table 1's scenarios,
         and is worse on subsampled real data (color), where a few prolific workers with
         large entries decide the sum. So the paper's rule stays the default (figures in
         the README's design-choices table, notebook 05).
