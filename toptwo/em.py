@@ -137,6 +137,19 @@ _NEWTON_MAX = 100
 #: its magnitude (far above its round-off, about 1e-16 sqrt(m) of it).
 LL_RTOL = 1e-9
 _NEWTON_TOL = 1e-12
+#: SQUAREM (``confusion="grid"``): an extrapolated point is kept only if it raises the
+#: log-posterior by more than this fraction of its magnitude (far above round-off, so
+#: the choice does not depend on it); logit(p) is clipped to +-_LOGIT_MAX.
+_SQUAREM_MARGIN = 1e-12
+_LOGIT_MAX = 27.0
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    return np.log(p) - np.log1p(-p)
+
+
+def _expit(t: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-t))
 
 
 def _task_scores(R: Responses, p: np.ndarray, q: np.ndarray):
@@ -225,37 +238,162 @@ GRID_NODES = 10
 GRID_PSEUDO = 0.1
 
 
-def _grid_posteriors(Sa: np.ndarray, Sb: np.ndarray, log_pi: np.ndarray):
-    """Posterior over (node k, a, b) proportional to pi_k exp(Sa[k, j, a] + Sb[k, j, b]), a != b.
+def _exclusive_sums(E: np.ndarray) -> np.ndarray:
+    """X[c] = sum_{b != c} E[b] along axis 0, by prefix and suffix sums (no subtraction,
+    so no cancellation)."""
+    K = E.shape[0]
+    X = np.empty_like(E)
+    np.copyto(X[1], E[0])                     # prefix sums E[0] + ... + E[c - 1]
+    for c in range(2, K):
+        np.add(X[c - 1], E[c - 1], out=X[c])
+    s = E[K - 1].copy()                       # plus suffix sums E[c + 1] + ... + E[K - 1]
+    for c in range(K - 2, 0, -1):
+        X[c] += s
+        s += E[c]
+    X[0] = s
+    return X
 
-    Returns (Gk, Hk, pair, node, logZ): Gk[k, j, c] = P(q_j = q_k, g_j = c), Hk likewise for
-    h, pair[j, a, b] = P((g_j, h_j) = (a, b)), node[j, k] = P(q_j = q_k), and the log
-    normaliser logZ[j]. Chunked over tasks; stable log-sum-exp.
+
+#: A task whose largest per-node term is below this (in the shift by the largest S^a +
+#: S^b) is recomputed with the exact shift (:func:`_grid_node_terms`).
+_TINY = 1e-200
+
+
+def _grid_node_terms_exact(sa: np.ndarray, sb: np.ndarray):
+    """:func:`_grid_node_terms` for a few tasks, through the (K, K, r, G) array of all pairs
+    shifted by the largest off-diagonal term."""
+    K = sa.shape[0]
+    L = sa[:, None] + sb[None, :]
+    L[np.arange(K), np.arange(K)] = -np.inf
+    M = L.max(axis=(0, 1, 3))
+    L -= M[None, None, :, None]
+    np.exp(L, out=L)
+    Gu = L.sum(axis=1)
+    return Gu, L.sum(axis=0), Gu.sum(axis=0), M
+
+
+def _grid_node_terms(S: np.ndarray):
+    """Per-node terms of the posterior over (node k, a, b), proportional to
+    pi_k exp(Sa[a, j, k] + Sb[b, j, k]) for a != b, in O(m K GRID_NODES).
+
+    ``S`` of shape (K, m, 2 G) (label, task, node) holds Sa in ``S[..., :G]`` and Sb in
+    ``S[..., G:]``. Returns (W, Z, M) with W[..., :G] = Gu, W[..., G:] = Hu where, with a
+    shift M[j],
+    Gu[c, j, k] = sum_{b != c} exp(Sa[c, j, k] + Sb[b, j, k] - M[j]) (c as g), Hu[c, j, k]
+    the same sum over a != c with c as h, and Z[j, k] = sum_c Gu[c, j, k]: the likelihood
+    of task j's answers given node k, times exp(-M[j] - C_j). With E^a = exp(Sa - max_c
+    Sa) (likewise E^b) and M[j] = max_k (max_c Sa + max_c Sb), Gu[c] = E^a[c] X^b[c]
+    exp(max Sa + max Sb - M), X^b[c] = sum_{b != c} E^b[b] by prefix and suffix sums, so
+    no (K, K, m, G) array is built and nothing cancels. All terms are at most 1. A task
+    whose answers all favour one label by a log-ratio of several hundred in both slots
+    would underflow (its largest term below _TINY); such tasks are recomputed over all
+    pairs with the exact shift (:func:`_grid_node_terms_exact`). Chunked over tasks.
     """
-    G_, m, K = Sa.shape
-    Gk = np.empty((G_, m, K))
-    Hk = np.empty((G_, m, K))
-    pair = np.empty((m, K, K))
-    node = np.empty((m, G_))
-    logZ = np.empty(m)
-    diag = np.eye(K, dtype=bool)
-    step = max(1, _PAIR_CHUNK // (G_ * K * K))
+    K, m, G2 = S.shape
+    G = G2 // 2
+    W = np.empty_like(S)
+    Z = np.empty((m, G))
+    M = np.empty(m)
+    step = max(1, _PAIR_CHUNK // (K * G))
     for lo in range(0, m, step):
         hi = min(m, lo + step)
-        L = Sa[:, lo:hi, :, None] + Sb[:, lo:hi, None, :] + log_pi[:, None, None, None]
-        L[:, :, diag] = -np.inf
-        M = L.max(axis=(0, 2, 3))
-        L -= M[None, :, None, None]
-        np.exp(L, out=L)
-        g = L.sum(axis=3)                       # unnormalised marginals; L is not rescaled
-        Z = g.sum(axis=(0, 2))
-        inv = 1.0 / Z
-        Gk[:, lo:hi] = g * inv[None, :, None]
-        Hk[:, lo:hi] = L.sum(axis=2) * inv[None, :, None]
-        pair[lo:hi] = L.sum(axis=0) * inv[:, None, None]
-        node[lo:hi] = Gk[:, lo:hi].sum(axis=2).T
-        logZ[lo:hi] = M + np.log(Z)
-    return Gk, Hk, pair, node, logZ
+        # contiguous copies: numpy's loops over the strided (.., G) halves are slow
+        sa, sb = np.ascontiguousarray(S[:, lo:hi, :G]), np.ascontiguousarray(S[:, lo:hi, G:])
+        ma, mb = sa.max(axis=0), sb.max(axis=0)
+        Ea = np.exp(sa - ma)
+        Eb = np.exp(sb - mb)
+        top = ma + mb
+        Mc = top.max(axis=1)
+        w = np.exp(top - Mc[:, None])
+        Gu = _exclusive_sums(Eb)
+        Gu *= Ea
+        Gu *= w
+        Hu = _exclusive_sums(Ea)
+        Hu *= Eb
+        Hu *= w
+        Z[lo:hi] = Gu.sum(axis=0)
+        M[lo:hi] = Mc
+        bad = np.flatnonzero(Z[lo:hi].max(axis=1) < _TINY)
+        if bad.size:
+            Gu[:, bad], Hu[:, bad], Z[lo + bad], M[lo + bad] = _grid_node_terms_exact(
+                sa[:, bad], sb[:, bad])
+        W[:, lo:hi, :G] = Gu
+        W[:, lo:hi, G:] = Hu
+    return W, Z, M
+
+
+#: Newton steps on the grid weights per EM iteration (each one raises the objective).
+_PI_NEWTON = 4
+
+
+def _pi_newton(Z: np.ndarray, pi: np.ndarray, delta: float) -> tuple[np.ndarray, float]:
+    """Maximise F(pi) = sum_j log(Z[j] @ pi) + delta sum_k log pi_k over the simplex.
+
+    The log-posterior's dependence on the grid weights for fixed p (Z from
+    :func:`_grid_node_terms`, rows of answered tasks): concave, solved by Newton steps on
+    the simplex (the KKT system of the equality-constrained quadratic model), each step
+    shortened so that no weight falls below half its value and halved until F rises
+    (Armijo); stops when the Newton decrement is below 1e-12 per task. Returns the new
+    weights and F at them; F never decreases.
+    """
+    G = pi.size
+    m = max(Z.shape[0], 1)
+
+    def F(w):
+        return float(np.log(Z @ w).sum() + delta * np.log(w).sum())
+
+    f = F(pi)
+    kkt = np.zeros((G + 1, G + 1))
+    kkt[:G, G] = kkt[G, :G] = 1.0
+    for _ in range(_PI_NEWTON):
+        Rm = Z / (Z @ pi)[:, None]
+        g = Rm.sum(axis=0) + delta / pi
+        kkt[:G, :G] = -(Rm.T @ Rm) - np.diag(delta / pi ** 2)
+        try:
+            d = np.linalg.solve(kkt, np.concatenate([-g, [0.0]]))[:G]
+        except np.linalg.LinAlgError:
+            break
+        dec = float(g @ d)
+        if not dec > 1e-12 * m:
+            break
+        neg = d < 0
+        t = min(1.0, float((0.5 * pi[neg] / -d[neg]).min(initial=1.0)))
+        while t > 1e-10:
+            w = pi + t * d
+            w /= w.sum()
+            fw = F(w)
+            if fw >= f + 1e-4 * t * dec:
+                break
+            t *= 0.5
+        else:
+            break
+        pi, f = w, fw
+    return pi, f
+
+
+def _grid_pairs(S: np.ndarray, log_pi: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """P((g_j, h_j) = (a, b)) with q_j integrated out, shape (m, K, K) (0 on the diagonal).
+
+    ``S`` and ``M`` as in :func:`_grid_node_terms`, so every exp is at most 1. Built in
+    chunks of tasks; O(m K^2 GRID_NODES), run once after EM.
+    """
+    K, m, G2 = S.shape
+    G = G2 // 2
+    Sa, Sb = S[..., :G], S[..., G:]
+    pair = np.zeros((m, K, K))
+    step = max(1, _PAIR_CHUNK // (G * K * K))
+    for lo in range(0, m, step):
+        hi = min(m, lo + step)
+        shift = log_pi[None, :] - M[lo:hi, None]
+        for a in range(K):
+            sa = Sa[a, lo:hi] + shift
+            for b in range(K):
+                if b != a:
+                    L = sa + Sb[b, lo:hi]
+                    np.exp(L, out=L)
+                    pair[lo:hi, a, b] = L.sum(axis=1)
+        pair[lo:hi] /= pair[lo:hi].sum(axis=(1, 2))[:, None, None]
+    return pair
 
 
 class TopTwoEM(BaseEstimator):
@@ -327,19 +465,21 @@ class TopTwoEM(BaseEstimator):
     """
 
     def __init__(self, *, max_iter: int = 100, tol: float = 1e-6,
+                 posterior_tol: float = 1e-3,
                  confusion_prior_strength: float = 4.0,
                  reliability_prior_strength: float = 0.5,
                  confusion: str = "grid", init: TopTwo2 | None = None, rng: Any = None):
         self.confusion = confusion
         self.max_iter = max_iter
         self.tol = tol
+        self.posterior_tol = posterior_tol
         self.confusion_prior_strength = confusion_prior_strength
         self.reliability_prior_strength = reliability_prior_strength
         self.init = init
         self.rng = rng
 
     # ---------------------------------------------------------------- checks
-    def _check_params(self, owner: str) -> tuple[int, float, float, float]:
+    def _check_params(self, owner: str) -> tuple[int, float, float, float, float]:
         max_iter = check_int(self.max_iter, "max_iter", owner=owner, minimum=0)
         vals = []
         for name in ("tol", "confusion_prior_strength", "reliability_prior_strength"):
@@ -348,17 +488,21 @@ class TopTwoEM(BaseEstimator):
                 raise ValueError(f"The '{name}' parameter of {owner} must be a float > 0; "
                                  f"got {getattr(self, name)!r} instead.")
             vals.append(v)
+        post_tol = _check_real(self.posterior_tol, "posterior_tol", owner=owner)
+        if not 0 <= post_tol < 1:
+            raise ValueError(f"The 'posterior_tol' parameter of {owner} must be a float in "
+                             f"[0, 1); got {self.posterior_tol!r} instead.")
         check_choice(self.confusion, "confusion", ("map", "grid"), owner=owner)
         if self.init is not None and not isinstance(self.init, TopTwo2):
             raise TypeError(f"The 'init' parameter of {owner} must be None or a "
                             f"toptwo.TopTwo2; got {type(self.init).__name__} instead.")
-        return max_iter, vals[0], vals[1], vals[2]
+        return max_iter, vals[0], vals[1], vals[2], post_tol
 
     # ------------------------------------------------------------------- fit
     def fit(self, A: Any, n_labels: int | None = None) -> "TopTwoEM":
         """Fit TopTwo2, then run EM on A (dense array, sparse matrix or Responses)."""
         owner = "TopTwoEM"
-        max_iter, tol, nu_q, nu_p = self._check_params(owner)
+        max_iter, tol, nu_q, nu_p, post_tol = self._check_params(owner)
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
         check_spectral_labels(R.n_labels, 2, owner)
         # a copy: fitting must not change the user's parameter object
@@ -381,7 +525,7 @@ class TopTwoEM(BaseEstimator):
         a_p = b_p = nu_p / 2.0                           # exponents of p and 1 - p
 
         if self.confusion == "grid":
-            out = self._fit_grid(R, p, t_init, max_iter, tol, a_p, b_p)
+            out = self._fit_grid(R, p, t_init, max_iter, tol, a_p, b_p, post_tol)
             top = np.column_stack([out["a"], out["b"]]).astype(np.int64) + 1
             top[~answered] = 0
             self._set(init, top, out["pair_proba"], out["g_proba"], out["q"], out["p"],
@@ -497,7 +641,7 @@ class TopTwoEM(BaseEstimator):
         self.n_workers_in_, self.n_tasks_in_, self.n_labels_in_ = R.n_workers, R.n_tasks, R.n_labels
 
     def _fit_grid(self, R: Responses, p: np.ndarray, t_init: np.ndarray, max_iter: int,
-                  tol: float, a_p: float, b_p: float) -> dict:
+                  tol: float, a_p: float, b_p: float, post_tol: float) -> dict:
         """EM with q_j latent on a grid whose weights pi are estimated (``confusion="grid"``)."""
         n, m, K = R.n_workers, R.n_tasks, R.n_labels
         answered = R.task_counts() > 0
@@ -505,7 +649,6 @@ class TopTwoEM(BaseEstimator):
         n_ans = int(answered.sum())
         _, workers_tm, labels_tm = R.task_major()
         tasks_tm = R.task_major_tasks()
-        flat = tasks_tm.astype(np.int64) * K + (labels_tm - 1)
         Gn = GRID_NODES
         t_nodes = (np.arange(Gn) + 0.5) / Gn
         q_nodes = 0.5 * (1.0 + t_nodes)
@@ -513,38 +656,43 @@ class TopTwoEM(BaseEstimator):
         pi = (np.bincount(bins, minlength=Gn) + 1.0) / (bins.size + Gn)
         Nw = R.worker_counts().astype(float)
 
-        # (task, label) x worker incidence: S^a for every node is one sparse product with
-        # the (worker, node) weights log(1 + K p_i q_k/(1 - p_i)), which depend on the
-        # worker and the node only
-        inc = sp.csr_array((np.ones(flat.size), (flat, workers_tm)), shape=(m * K, n))
+        # (label, task) x worker incidence, label-major: S^a and S^b for every node are
+        # sparse products with the (worker, node) weights log(1 + K p_i q_k/(1 - p_i)) and
+        # log(1 + K p_i (1 - q_k)/(1 - p_i)), which depend on the worker and the node only;
+        # the results reshape to contiguous (label, task, node) arrays
+        rows = (labels_tm - 1).astype(np.int64) * m + tasks_tm
+        inc = sp.csr_array((np.ones(rows.size), (rows, workers_tm)), shape=(K * m, n))
         inc_t = inc.T.tocsr()
+        qq = np.concatenate([q_nodes, 1.0 - q_nodes])
+        split = np.kron(np.eye(2), np.ones((Gn, 1)))             # sums over the nodes
 
         def e_step(p, pi):
-            pw = p[workers_tm]
-            cw = (K * p / (1.0 - p))[:, None]
-            Sa = (inc @ np.log1p(cw * q_nodes[None, :])).T.reshape(Gn, m, K)
-            Sb = (inc @ np.log1p(cw * (1.0 - q_nodes)[None, :])).T.reshape(Gn, m, K)
-            C = np.bincount(tasks_tm, weights=np.log((1.0 - pw) / K), minlength=m)
-            post = _grid_posteriors(Sa, Sb, np.log(pi))
+            # E-step at p, with the grid weights first moved to their optimum given p
+            # (the objective depends on pi only through Z: a concave problem in G
+            # unknowns, :func:`_pi_newton`), then the posterior under the new weights
+            S = (inc @ np.log1p((K * p / (1.0 - p))[:, None] * qq[None, :])).reshape(K, m, 2 * Gn)
+            W, Z, M = _grid_node_terms(S)
+            pi, f = _pi_newton(Z[answered], pi, GRID_PSEUDO)
+            scale = pi[None, :] / (Z @ pi)[:, None]
+            W *= np.concatenate([scale, scale], axis=1)          # contiguous (m, 2 G)
             pa = p[active]
-            lp = float((C + post[4])[answered].sum() - n_ans * np.log(K * (K - 1))
-                       + a_p * np.log(pa).sum() + b_p * np.log1p(-pa).sum()
-                       + GRID_PSEUDO * np.log(pi).sum())
-            return post, lp
+            # log-posterior: sum_j C_j = sum_i N_i log((1 - p_i)/K); log Z_j = M_j + log D_j
+            lp = float(Nw @ np.log((1.0 - p) / K) + M[answered].sum() + f
+                       - n_ans * np.log(K * (K - 1))
+                       + a_p * np.log(pa).sum() + b_p * np.log1p(-pa).sum())
+            gh = (W.reshape(K * m, 2 * Gn) @ split).reshape(K, m, 2)[:, answered]
+            return (S, W, M), pi, gh, lp
 
-        post, lp = e_step(p, pi)
-        history = [lp]
-        converged = False
-        n_iter = 0
-        for n_iter in range(1, max_iter + 1):  # noqa: B007 - its last value is read after the loop
-            Gk, Hk, _, node, _ = post
+        lo_p, hi_p = np.full(n, _EDGE), np.full(n, 1.0 - _EDGE)
+        x = (q_nodes - 1.0 / K)[:, None]
+        y = (1.0 - q_nodes - 1.0 / K)[:, None]
+
+        def m_step(state, p):
             # p_i: the same concave 1-D problem as for confusion="map", with the node's
             # q_k in place of q_j, so the responses aggregate per (worker, node)
-            Wg = (inc_t @ Gk.reshape(Gn, m * K).T).T          # (node, worker) sums
-            Wh = (inc_t @ Hk.reshape(Gn, m * K).T).T
+            WW = inc_t @ state[1].reshape(K * m, 2 * Gn)         # (worker, 2 node) sums
+            Wg, Wh = WW[:, :Gn].T, WW[:, Gn:].T
             Wo = np.clip(Nw - Wg.sum(axis=0) - Wh.sum(axis=0), 0.0, None)
-            x = (q_nodes - 1.0 / K)[:, None]
-            y = (1.0 - q_nodes - 1.0 / K)[:, None]
 
             def d_p(pv):
                 ux = x / (1.0 / K + pv[None, :] * x)
@@ -554,23 +702,63 @@ class TopTwoEM(BaseEstimator):
                       - a_p / pv ** 2 - b_p / (1.0 - pv) ** 2)
                 return d1, d2
 
-            p_new = _newton(d_p, p, np.full(n, _EDGE), np.full(n, 1.0 - _EDGE))
-            pi_new = (node[answered].sum(axis=0) + GRID_PSEUDO) / (n_ans + Gn * GRID_PSEUDO)
-            change = max(float(np.abs(p_new - p)[active].max(initial=0.0)),
-                         float(np.abs(pi_new - pi).max()))
-            p, pi = p_new, pi_new
-            del Gk, Hk, node
-            post = None                       # free the old posterior before the new one
-            post, lp = e_step(p, pi)
-            rise = lp - history[-1]
-            history.append(lp)
-            if change < tol or rise <= LL_RTOL * abs(lp):
-                converged = True
+            return _newton(d_p, p, lo_p, hi_p)
+
+        def done(old, new):
+            """The stopping rules between two consecutive accepted points."""
+            change = max(float(np.abs(new[0] - old[0])[active].max(initial=0.0)),
+                         float(np.abs(new[1] - old[1]).max()))
+            post_change = float(np.abs(new[2] - old[2]).max(initial=0.0))
+            return (change < tol or post_change < post_tol
+                    or new[4] - old[4] <= LL_RTOL * abs(new[4]))
+
+        # cur = (p, pi, g and h marginals, E-step state, log-posterior)
+        state, pi, gh, lp = e_step(p, pi)
+        cur = (p, pi, gh, state, lp)
+        history = [lp]
+        converged = False
+        n_iter = 0
+        while n_iter < max_iter and not converged:
+            # two EM steps, then a SQUAREM extrapolation of logit(p) (Varadhan and
+            # Roland 2008, scheme S3), kept only if it raises the log-posterior
+            pts = [cur]
+            for _ in range(2):
+                p_new = m_step(cur[3], cur[0])
+                state, pi, gh, lp = e_step(p_new, cur[1])
+                n_iter += 1
+                nxt = (p_new, pi, gh, state, lp)
+                converged = done(cur, nxt)
+                cur = nxt
+                history.append(lp)
+                pts.append(cur)
+                if converged or n_iter >= max_iter:
+                    break
+            if converged or n_iter >= max_iter:
                 break
-        _, _, pair, node, _ = post
+            t0, t1, t2 = (_logit(pt[0][active]) for pt in pts)
+            r, v = t1 - t0, t2 - 2.0 * t1 + t0
+            nv = float(np.sqrt(v @ v))
+            if not nv > 0:
+                continue
+            alpha = min(-float(np.sqrt(r @ r)) / nv, -1.0)
+            p_ext = cur[0].copy()
+            p_ext[active] = _expit(np.clip(t0 - 2.0 * alpha * r + alpha * alpha * v,
+                                           -_LOGIT_MAX, _LOGIT_MAX))
+            state, pi, gh, lp = e_step(p_ext, cur[1])
+            n_iter += 1
+            if lp > cur[4] + _SQUAREM_MARGIN * abs(cur[4]):
+                nxt = (p_ext, pi, gh, state, lp)
+                converged = done(cur, nxt)
+                cur = nxt
+            history.append(cur[4])
+        p, pi, gh, state, lp = cur
+        S, W, M = state
+        pair = _grid_pairs(S, np.log(pi), M)
+        node = W[..., :Gn].sum(axis=0)
         # labels: the pair with the largest marginal posterior; pairs whose posterior is
-        # within a factor exp(-tie_j) of it are ties (round-off of the scores, and the
-        # effect of stopping at tolerance tol), the lexicographically smallest wins
+        # within a factor exp(-tie_j), less 2 posterior_tol, of it are ties (round-off of
+        # the scores, and the effect of stopping one iteration earlier or later), the
+        # lexicographically smallest wins
         pw = p[workers_tm]
         d = R.task_counts().astype(float)
         rounding = 8.0 * _EPS * (d + 2.0) * np.bincount(
@@ -579,7 +767,8 @@ class TopTwoEM(BaseEstimator):
         tie = (2.0 * rounding + tol * (np.bincount(tasks_tm, weights=sens, minlength=m)
                                        + 1.0 / pi.min()))
         P = pair.reshape(m, K * K)
-        best = np.argmax(P >= P.max(axis=1, keepdims=True) * np.exp(-tie)[:, None], axis=1)
+        Pmax = P.max(axis=1, keepdims=True)
+        best = np.argmax(P >= Pmax * np.exp(-tie)[:, None] - 2.0 * post_tol, axis=1)
         a, b = best // K, best % K
         rows = np.arange(m)
         return dict(a=a, b=b, pair_proba=P[rows, best], g_proba=pair[rows, a, :].sum(axis=1),
