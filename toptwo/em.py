@@ -77,30 +77,52 @@ Monotonicity and stopping. E-step then the two exact conditional maximisations n
 decrease the log-posterior, log L(p, q) + log pi(p) + log pi(q) (recorded in
 ``log_likelihood_``; the Newton solves stop at a relative step of 1e-12, so a decrease
 can only be round-off). EM stops when the largest change of any p_i or q_j (of pi_k with
-``confusion="grid"``) is below ``tol``, or when an iteration raised the log-posterior by
-at most LL_RTOL = 1e-9 of its magnitude (far above its round-off), or after ``max_iter``
-iterations.
+``confusion="grid"``) is below ``tol``, or (``confusion="grid"``) when no task's
+posterior probability of any label being g_j or h_j changed by ``posterior_tol`` or more
+(the quantity the labels are read from), or when an iteration raised the log-posterior
+by at most LL_RTOL = 1e-9 of its magnitude (far above its round-off), or after
+``max_iter`` iterations (E-steps).
 
-Option ``confusion="grid"`` (q_j integrated out). With about 10 answers per task the MAP
-of q_j is far from q_j (measured mean bias -0.2 on ``easy``, +0.12 on ``hard``), and
-the plug-in pair posterior is overconfident (expected calibration error 0.06-0.13 on
-Table 2's scenarios, ``benchmarks/em.py``). With ``confusion="grid"`` q_j is a latent
-variable instead, drawn from a distribution pi over GRID_NODES fixed values q_k (t_k =
-2 q_k - 1 at the midpoints of equal bins of [0, 1]) whose weights are estimated: the
-latent state of task j is (q-node k, a, b), with prior pi_k / (K(K-1)). E-step: the
-posterior over (k, a, b), from per-node scores S^a_jk, S^b_jk (GRID_NODES times the cost
-of the E-step above). M-step: pi_k = (sum_j P(node k | A_.j) + delta)/(m_answered +
-GRID_NODES delta) (the MAP under a Dirichlet(1 + delta) prior, delta = GRID_PSEUDO); p_i
-maximises the same concave 1-D function as above with q_k in place of q_j, whose
-per-response terms aggregate into (worker, node) sums, so its Newton steps cost O(n
-GRID_NODES). The per-node scores are one sparse product: the weight log(1 + K p_i q_k/
-(1 - p_i)) depends on the worker and the node only, so S^a for all nodes is the (task,
-label) x worker incidence matrix times an (n, GRID_NODES) table; the (worker, node) sums
-of the M-step are the transposed product. The labels are the mode of the pair posterior with q_j integrated out (the
-Bayes decision for the pair error), ``pair_proba_`` its probability and ``confusion_``
-the posterior mean of q_j. The weights pi converge slowly (EM for mixing weights), so
-it usually runs to ``max_iter``; 50 iterations gave the same errors as 200.
-``theory_checks.checks_em`` checks the pi update (Lagrange conditions) with SymPy.
+Option ``confusion="grid"`` (q_j integrated out; the default). With about 10 answers per
+task the MAP of q_j is far from q_j (measured mean bias -0.2 on ``easy``, +0.12 on
+``hard``), and the plug-in pair posterior is overconfident (expected calibration error
+0.06-0.13 on Table 2's scenarios, ``benchmarks/em.py``). With ``confusion="grid"`` q_j is
+a latent variable instead, drawn from a distribution pi over GRID_NODES fixed values q_k
+(t_k = 2 q_k - 1 at the midpoints of equal bins of [0, 1]) whose weights are estimated:
+the latent state of task j is (q-node k, a, b), with prior pi_k / (K(K-1)); pi has a
+Dirichlet(1 + delta) prior (delta = GRID_PSEUDO).
+
+* Per-node scores. The weight log(1 + K p_i q_k/(1 - p_i)) depends on the worker and the
+  node only, so S^a_jk(c) for all nodes is one sparse product of the (label, task) x
+  worker incidence matrix with an (n, GRID_NODES) table (likewise S^b, in the same
+  product).
+* E-step in O(m K GRID_NODES), not O(m K^2 GRID_NODES). The marginal of "c is g_j" at
+  node k is sum_{b != c} exp(S^a(c) + S^b(b)) = exp(S^a(c)) X^b(c), where X^b(c) =
+  sum_{b != c} exp(S^b(b)) is an exclusive sum, computed from prefix and suffix sums of
+  exp(S^b - max S^b) (no subtraction, so no cancellation; :func:`_grid_node_terms`).
+  The shift by max S^a + max S^b can only underflow when a task's answers favour one
+  label by a log-ratio of several hundred in both slots; such tasks are recomputed over
+  all K(K-1) pairs with the exact shift.
+* Grid weights (ECME; Liu and Rubin 1994). For fixed p the log-posterior depends on pi
+  only through F(pi) = sum_j log(sum_k pi_k Z_jk) + delta sum_k log pi_k, with Z_jk the
+  likelihood of task j's answers at node k: concave on the simplex, so each E-step first
+  raises F by Newton steps with a line search from the current pi (:func:`_pi_newton`;
+  the plain EM update pi_k = (sum_j P(node k | A_.j) + delta)/(m_answered + GRID_NODES
+  delta) converges slowly, like any mixing weights under EM), then computes the posterior
+  under the new pi.
+* M-step for p: the same concave 1-D problem as above with q_k in place of q_j; its
+  per-response terms aggregate into (worker, node) sums (the transposed sparse product),
+  so each Newton step costs O(n GRID_NODES).
+* Acceleration. Every two EM steps, logit(p) is extrapolated by SQUAREM (Varadhan and
+  Roland 2008, step length of scheme S3, at least the plain two-step point); the E-step at
+  the extrapolated point is kept only if it raises the log-posterior by more than
+  _SQUAREM_MARGIN of its magnitude, otherwise EM continues from the plain point. So the
+  recorded log-posterior never decreases.
+
+The labels are the mode of the pair posterior with q_j integrated out (the Bayes
+decision for the pair error), ``pair_proba_`` its probability and ``confusion_`` the
+posterior mean of q_j. ``theory_checks.checks_em`` checks the pi update (Lagrange
+conditions) with SymPy.
 
 Labels. (g_j, h_j) is the posterior mode: the argmax of S^a_j(a) + S^b_j(b) at the final
 (p, q), by :func:`toptwo.mle.best_pairs`. Pair scores within a tolerance are ties and go
@@ -108,6 +130,9 @@ to the lexicographically smaller (a, b); the tolerance is the floating-point bou
 eq. (6) (see :func:`toptwo.plugin_mle`) plus ``tol`` times the sensitivity of the scores
 to (p, q) (the sum over the task's answers of |d w/d p| + |d w/d q| for both slots): the
 scores can move that much when round-off makes EM stop one iteration earlier or later.
+With ``confusion="grid"`` the pair posterior with q_j integrated out is compared: pairs
+whose posterior is at least exp(-tie_j) times the largest, less 2 ``posterior_tol`` (the
+posterior's possible change from one more iteration), are ties.
 """
 
 from __future__ import annotations
@@ -406,13 +431,18 @@ class TopTwoEM(BaseEstimator):
     Parameters
     ----------
     max_iter : int, default=100
-        Largest number of EM iterations (with ``confusion="grid"`` the grid weights
-        converge slowly, like any mixing weights under EM, and the loop usually runs to
-        this cap; 50 iterations gave the same errors as 200 on Table 2's scenarios).
+        Largest number of EM iterations (with ``confusion="grid"``: of E-steps, counting
+        the SQUAREM extrapolations; about 10-30 are used on Table 2's scenarios and 17 at
+        2 10^6 responses).
     tol : float, default=1e-6
         Stop when the largest change of any p_i (of a worker with answers) or q_j (of
         an answered task; of a grid weight with ``confusion="grid"``) in one iteration is
         below ``tol`` (or the log-posterior rose by at most ``LL_RTOL`` of its magnitude).
+    posterior_tol : float, default=1e-3
+        With ``confusion="grid"``: also stop when no answered task's posterior
+        probability that a label is g_j, or h_j, changed by this much or more in one
+        iteration (0 turns this rule off); pairs whose posterior is within 2
+        ``posterior_tol`` of the best are ties (smallest pair wins). Ignored with "map".
     confusion_prior_strength : float, default=4.0
         nu > 0: pseudo-answers of the Beta prior on t_j = 2 q_j - 1 (mode at the mean of
         TopTwo2's t over answered tasks, clipped to [0.1, 0.9]).
