@@ -703,12 +703,14 @@ class TopTwoEM(BaseEstimator):
         qq = np.concatenate([q_nodes, 1.0 - q_nodes])
         split = np.kron(np.eye(2), np.ones((Gn, 1)))             # sums over the nodes
 
+        def scores(p):
+            return (inc @ np.log1p((K * p / (1.0 - p))[:, None] * qq[None, :])).reshape(K, m, 2 * Gn)
+
         def e_step(p, pi):
             # E-step at p, with the grid weights first moved to their optimum given p
             # (the objective depends on pi only through Z: a concave problem in G
             # unknowns, :func:`_pi_newton`), then the posterior under the new weights
-            S = (inc @ np.log1p((K * p / (1.0 - p))[:, None] * qq[None, :])).reshape(K, m, 2 * Gn)
-            W, Z, M = _grid_node_terms(S)
+            W, Z, M = _grid_node_terms(scores(p))
             pi, f = _pi_newton(Z[answered], pi, GRID_PSEUDO)
             scale = pi[None, :] / (Z @ pi)[:, None]
             W *= np.concatenate([scale, scale], axis=1)          # contiguous (m, 2 G)
@@ -718,7 +720,7 @@ class TopTwoEM(BaseEstimator):
                        - n_ans * np.log(K * (K - 1))
                        + a_p * np.log(pa).sum() + b_p * np.log1p(-pa).sum())
             gh = (W.reshape(K * m, 2 * Gn) @ split).reshape(K, m, 2)[:, answered]
-            return (S, W, M), pi, gh, lp
+            return (W, M), pi, gh, lp
 
         lo_p, hi_p = np.full(n, _EDGE), np.full(n, 1.0 - _EDGE)
         x = (q_nodes - 1.0 / K)[:, None]
@@ -727,7 +729,7 @@ class TopTwoEM(BaseEstimator):
         def m_step(state, p):
             # p_i: the same concave 1-D problem as for confusion="map", with the node's
             # q_k in place of q_j, so the responses aggregate per (worker, node)
-            WW = inc_t @ state[1].reshape(K * m, 2 * Gn)         # (worker, 2 node) sums
+            WW = inc_t @ state[0].reshape(K * m, 2 * Gn)         # (worker, 2 node) sums
             Wg, Wh = WW[:, :Gn].T, WW[:, Gn:].T
             Wo = np.clip(Nw - Wg.sum(axis=0) - Wh.sum(axis=0), 0.0, None)
 
@@ -749,7 +751,9 @@ class TopTwoEM(BaseEstimator):
             return (change < tol or post_change < post_tol
                     or new[4] - old[4] <= LL_RTOL * abs(new[4]))
 
-        # cur = (p, pi, g and h marginals, E-step state, log-posterior)
+        # cur = (p, pi, g and h marginals, E-step state, log-posterior). Memory: at most
+        # two posteriors (K m 2 G values each) are alive, during an extrapolation; the
+        # scores are recomputed for the final pairs instead of being kept
         state, pi, gh, lp = e_step(p, pi)
         cur = (p, pi, gh, state, lp)
         history = [lp]
@@ -758,21 +762,22 @@ class TopTwoEM(BaseEstimator):
         while n_iter < max_iter and not converged:
             # two EM steps, then a SQUAREM extrapolation of logit(p) (Varadhan and
             # Roland 2008, scheme S3), kept only if it raises the log-posterior
-            pts = [cur]
+            pts = [cur[0]]
             for _ in range(2):
                 p_new = m_step(cur[3], cur[0])
+                cur, state = (*cur[:3], None, cur[4]), None        # free the posterior
                 state, pi, gh, lp = e_step(p_new, cur[1])
                 n_iter += 1
                 nxt = (p_new, pi, gh, state, lp)
                 converged = done(cur, nxt)
                 cur = nxt
                 history.append(lp)
-                pts.append(cur)
+                pts.append(cur[0])
                 if converged or n_iter >= max_iter:
                     break
             if converged or n_iter >= max_iter:
                 break
-            t0, t1, t2 = (_logit(pt[0][active]) for pt in pts)
+            t0, t1, t2 = (_logit(pt[active]) for pt in pts)
             r, v = t1 - t0, t2 - 2.0 * t1 + t0
             nv = float(np.sqrt(v @ v))
             if not nv > 0:
@@ -781,16 +786,18 @@ class TopTwoEM(BaseEstimator):
             p_ext = cur[0].copy()
             p_ext[active] = _expit(np.clip(t0 - 2.0 * alpha * r + alpha * alpha * v,
                                            -_LOGIT_MAX, _LOGIT_MAX))
+            state = None
             state, pi, gh, lp = e_step(p_ext, cur[1])
             n_iter += 1
             if lp > cur[4] + _SQUAREM_MARGIN * abs(cur[4]):
                 nxt = (p_ext, pi, gh, state, lp)
                 converged = done(cur, nxt)
                 cur = nxt
+            state = None
             history.append(cur[4])
         p, pi, gh, state, lp = cur
-        S, W, M = state
-        pair = _grid_pairs(S, np.log(pi), M)
+        W, M = state
+        pair = _grid_pairs(scores(p), np.log(pi), M)
         node = W[..., :Gn].sum(axis=0)
         # labels: the pair with the largest marginal posterior; pairs whose posterior is
         # within a factor exp(-tie_j), less 2 posterior_tol, of it are ties (round-off of
