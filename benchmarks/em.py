@@ -126,6 +126,7 @@ def run_grid(replicates: int, seed: int, baselines: bool = True, partial=None) -
                 cell[name] = {"error": float(np.mean(errs[name])), "gap": float(d.mean()),
                               "gap_se": float(d.std(ddof=1) / np.sqrt(d.size)) if d.size > 1 else None,
                               "seconds": secs[name] / replicates}
+            cell["replicate_errors"] = {name: [float(e) for e in errs[name]] for name in errs}
             for em in EM_METHODS:
                 cell[em]["vs"] = {b: paired_ci(np.array(errs[em]) - np.array(errs[b]))
                                   for b in fitted if b not in EM_METHODS}
@@ -239,7 +240,8 @@ def markdown_real(rows: list[dict]) -> str:
 def markdown(res: dict) -> str:
     lines = []
     if res.get("cells"):
-        names = [k for k in res["cells"][0] if isinstance(res["cells"][0][k], dict)]
+        names = [k for k in res["cells"][0]
+                 if isinstance(res["cells"][0][k], dict) and k != "replicate_errors"]
         lines += ["| scenario | s | oracle | " + " | ".join(f"{m} gap" for m in names) + " |",
                   "|---|---|---|" + "---|" * len(names)]
         for c in res["cells"]:
