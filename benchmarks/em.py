@@ -202,9 +202,22 @@ def memory_child(name: str, path: str) -> None:
     z = np.load(path)
     n, m, K = (int(v) for v in z["shape"])
     A = toptwo.Responses(z["workers"], z["tasks"], z["labels"], shape=(n, m), n_labels=K)
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    before = _peak_rss_mb()
     TIMED[name]().fit(A)
-    print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
+    print(before, _peak_rss_mb())
+
+
+def _peak_rss_mb() -> float:
+    """Peak RSS of this process in MB: VmHWM of /proc/self/status where there is one
+    (ru_maxrss would carry the parent's peak into a child started by fork and exec)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return float(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def run_real(data_dir: str | None) -> list[dict]:
