@@ -77,9 +77,9 @@ Monotonicity and stopping. E-step then the two exact conditional maximisations n
 decrease the log-posterior, log L(p, q) + log pi(p) + log pi(q) (recorded in
 ``log_likelihood_``; the Newton solves stop at a relative step of 1e-12, so a decrease
 can only be round-off). EM stops when the largest change of any p_i or q_j (of pi_k with
-``confusion="grid"``) is below ``tol``, or (``confusion="grid"``) when no task's
-posterior probability of any label being g_j or h_j changed by ``posterior_tol`` or more
-(the quantity the labels are read from), or when an iteration raised the log-posterior
+``confusion="grid"``) is below ``tol``, or (``confusion="grid"``, if ``posterior_tol`` >
+0; off by default) when no task's posterior probability of any label being g_j or h_j
+changed by ``posterior_tol`` or more (the quantity the labels are read from), or when an iteration raised the log-posterior
 by at most LL_RTOL = 1e-9 of its magnitude (far above its round-off), or after
 ``max_iter`` iterations (E-steps).
 
