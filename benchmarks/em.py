@@ -4,21 +4,29 @@ Usage (from the repository root, one core)::
 
     OMP_NUM_THREADS=1 python benchmarks/em.py --replicates 5 [--timing]
 
-On the four scenarios of the paper's Table 2 [`tab:synth_setup1`] at (n, m, K) =
+On the four scenarios of the paper's Table 1 [`tab:synth_setup1`] at (n, m, K) =
 (50, 500, 5) and s in {0.05, 0.1, 0.2, 0.3, 0.5, 1.0}, each replicate draws a fresh
 instance and a fresh response matrix A and fits on that same A (paired):
 
-* TopTwo2 (default), TopTwoEM (``confusion="map"``, the default) and TopTwoEM
-  (``confusion="grid"``, ``max_iter=50``);
+* TopTwo2 (default), TopTwoEM (``confusion="map"``) and TopTwoEM() (``confusion="grid"``,
+  the default);
+* the baselines MACE, one-coin Dawid-Skene (``DawidSkene(confusion="one_coin")``), EBCC
+  and GLAD (each with ``rng`` = the replicate's index where it takes one);
 * the oracle MLE (eq. (6) with the true p, q) as the reference.
 
 Reported per cell: mean pair error of each method minus the oracle's (the "gap"), with
-its paired standard error; per scenario, the expected calibration error (ECE, 10 equal
-bins of the posterior, weighted by bin size) of ``pair_proba_`` for the chosen pairs,
-pooled over rates and replicates. ``--timing`` also fits TopTwo2 and TopTwoEM once on
-n = 1000, m = 200000, K = 5, s = 0.01 (about 2 10^6 responses; hard scenario) and
-reports the fit times of TopTwo2 and both TopTwoEM variants and the peak resident
-memory of the process (which includes the data and every fit).
+its paired standard error; for each TopTwoEM variant and each baseline, the mean paired
+difference of pair errors (EM minus baseline) with its 95% confidence interval (Student
+t quantile, ``scipy.stats.t``), and a flag when EM is worse beyond it (the interval lies
+above 0); per scenario, the expected calibration error (ECE, 10 equal bins of the
+posterior, weighted by bin size) of ``pair_proba_`` for the chosen pairs, pooled over
+rates and replicates. ``--timing`` also fits TopTwo2 and both TopTwoEM variants on
+n = 1000, m = 200000, K = 5, s = 0.01 (about 2 10^6 responses; hard scenario), in
+``--timing-rounds`` alternating rounds (the machine is shared: each round times TopTwo2
+and then each variant, and the median of the per-round ratios is reported), and
+measures the peak resident memory of one fit of each method in a fresh process
+(``--memory``; the process loads the data's triples from a file, so the peak is that of
+the fit plus the data).
 
 ``--real`` instead fits TopTwo2 and both TopTwoEM variants on the paper's seven real
 datasets (duplicates="last", as the paper's loaders) and reports the g error and the ECE
@@ -33,12 +41,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from scipy import stats
 
 import toptwo
 
@@ -49,11 +61,17 @@ SCENARIOS = ("easy", "hard", "few_smart", "high_variance")
 SHAPE = (50, 500, 5)
 RATES = (0.05, 0.1, 0.2, 0.3, 0.5, 1.0)
 METHODS = {
-    "TopTwo2": lambda: toptwo.TopTwo2(),
-    "EM map": lambda: toptwo.TopTwoEM(),
-    "EM grid": lambda: toptwo.TopTwoEM(confusion="grid", max_iter=50),
+    "TopTwo2": lambda r: toptwo.TopTwo2(),
+    "EM map": lambda r: toptwo.TopTwoEM(confusion="map"),
+    "EM grid": lambda r: toptwo.TopTwoEM(),
 }
 EM_METHODS = ("EM map", "EM grid")
+BASELINES = {
+    "MACE": lambda r: toptwo.MACE(rng=r),
+    "one-coin D&S": lambda r: toptwo.DawidSkene(confusion="one_coin"),
+    "EBCC": lambda r: toptwo.EBCC(rng=r),
+    "GLAD": lambda r: toptwo.GLAD(),
+}
 
 
 def ece(proba: np.ndarray, correct: np.ndarray, n_bins: int = 10) -> float:
@@ -67,13 +85,23 @@ def ece(proba: np.ndarray, correct: np.ndarray, n_bins: int = 10) -> float:
     return total / proba.size
 
 
-def run_grid(replicates: int, seed: int) -> dict:
+def paired_ci(d: np.ndarray) -> dict:
+    """Mean of paired differences with its 95% Student-t confidence interval."""
+    mean = float(d.mean())
+    if d.size < 2:
+        return {"mean": mean, "ci": None, "worse": None}
+    half = float(stats.t.ppf(0.975, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size))
+    return {"mean": mean, "ci": [mean - half, mean + half], "worse": bool(mean - half > 0)}
+
+
+def run_grid(replicates: int, seed: int, baselines: bool = True, partial=None) -> dict:
     n, m, K = SHAPE
+    fitted = {**METHODS, **(BASELINES if baselines else {})}
     cells, calib = [], {sc: {meth: ([], []) for meth in EM_METHODS} for sc in SCENARIOS}
     for c, scen in enumerate(SCENARIOS):
         for k, s in enumerate(RATES):
-            errs = {name: [] for name in (*METHODS, "oracle")}
-            secs = {name: 0.0 for name in METHODS}
+            errs = {name: [] for name in (*fitted, "oracle")}
+            secs = {name: 0.0 for name in fitted}
             for r in range(replicates):
                 ss = np.random.SeedSequence(seed, spawn_key=(c, k, r))
                 g_model, g_sample = (np.random.default_rng(x) for x in ss.spawn(2))
@@ -82,9 +110,9 @@ def run_grid(replicates: int, seed: int) -> dict:
                 oracle = toptwo.OracleMLE(model.reliability, model.confusion).fit(A)
                 errs["oracle"].append(toptwo.top_two_errors(oracle.top_two_, model.top_two)["pair"])
                 ok = A.task_counts() > 0
-                for name, make in METHODS.items():
+                for name, make in fitted.items():
                     t0 = time.perf_counter()
-                    est = make().fit(A)
+                    est = make(r).fit(A)
                     secs[name] += time.perf_counter() - t0
                     errs[name].append(toptwo.top_two_errors(est.top_two_, model.top_two)["pair"])
                     if name in EM_METHODS:
@@ -93,38 +121,103 @@ def run_grid(replicates: int, seed: int) -> dict:
             o = np.array(errs["oracle"])
             cell = {"scenario": scen, "s": s, "replicates": replicates,
                     "oracle": float(o.mean())}
-            for name in METHODS:
+            for name in fitted:
                 d = np.array(errs[name]) - o
                 cell[name] = {"error": float(np.mean(errs[name])), "gap": float(d.mean()),
                               "gap_se": float(d.std(ddof=1) / np.sqrt(d.size)) if d.size > 1 else None,
                               "seconds": secs[name] / replicates}
+            cell["replicate_errors"] = {name: [float(e) for e in errs[name]] for name in errs}
+            for em in EM_METHODS:
+                cell[em]["vs"] = {b: paired_ci(np.array(errs[em]) - np.array(errs[b]))
+                                  for b in fitted if b not in EM_METHODS}
             cells.append(cell)
+            if partial is not None:
+                partial({"cells": cells})
             print(f"{scen:14s} s={s:<5} oracle {o.mean():.4f}  " + "  ".join(
-                f"{nm} {cell[nm]['gap']:+.4f}" for nm in METHODS), file=sys.stderr, flush=True)
+                f"{nm} {cell[nm]['gap']:+.4f}" for nm in fitted), file=sys.stderr, flush=True)
     ece_out = {sc: {meth: ece(np.concatenate(v[0]), np.concatenate(v[1]).astype(float))
                     for meth, v in d.items()} for sc, d in calib.items()}
     return {"cells": cells, "ece": ece_out}
 
 
-def run_timing(seed: int) -> dict:
-    n, m, K, s = 1000, 200_000, 5, 0.01
+TIMING_SHAPE = (1000, 200_000, 5, 0.01)
+TIMED = {"TopTwo2": lambda: toptwo.TopTwo2(), "EM grid": lambda: toptwo.TopTwoEM(),
+         "EM map": lambda: toptwo.TopTwoEM(confusion="map")}
+
+
+def timing_data(seed: int):
+    n, m, K, s = TIMING_SHAPE
     ss = np.random.SeedSequence(seed, spawn_key=(99,))
     g_model, g_sample = (np.random.default_rng(x) for x in ss.spawn(2))
     model = toptwo.TopTwoModel.scenario("hard", n, m, K, rng=g_model)
-    A = model.sample(s, rng=g_sample)
-    out = {"n": n, "m": m, "K": K, "s": s, "nnz": int(A.nnz)}
-    for name, make in (("TopTwo2", lambda: toptwo.TopTwo2()), ("EM map", lambda: toptwo.TopTwoEM()),
-                       ("EM grid", METHODS["EM grid"])):
-        t0 = time.perf_counter()
-        est = make().fit(A)
-        out[name] = {"seconds": time.perf_counter() - t0,
-                     "pair_error": toptwo.top_two_errors(est.top_two_, model.top_two)["pair"]}
+    return model, model.sample(s, rng=g_sample)
+
+
+def run_timing(seed: int, rounds: int) -> dict:
+    n, m, K, s = TIMING_SHAPE
+    model, A = timing_data(seed)
+    out: dict = {"n": n, "m": m, "K": K, "s": s, "nnz": int(A.nnz), "rounds": rounds}
+    secs: dict = {name: [] for name in TIMED}
+    for _ in range(rounds):
+        for name, make in TIMED.items():
+            t0 = time.perf_counter()
+            est = make().fit(A)
+            secs[name].append(time.perf_counter() - t0)
+            out[name] = {"pair_error": toptwo.top_two_errors(est.top_two_, model.top_two)["pair"]}
+            if name != "TopTwo2":
+                out[name]["n_iter"] = int(est.n_iter_)
+            del est
+    for name in TIMED:
+        out[name]["seconds"] = secs[name]
+        out[name]["seconds_median"] = float(np.median(secs[name]))
         if name != "TopTwo2":
-            out[name]["n_iter"] = int(est.n_iter_)
-            out[name]["time_ratio"] = out[name]["seconds"] / out["TopTwo2"]["seconds"]
-        del est
-    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+            ratios = np.array(secs[name]) / np.array(secs["TopTwo2"])
+            out[name]["time_ratios"] = ratios.tolist()
+            out[name]["time_ratio"] = float(np.median(ratios))
+    out["load_average"] = list(os.getloadavg())
     return out
+
+
+def run_memory(seed: int) -> dict:
+    """Peak RSS of one fit of each method in a fresh process that loads the timing data's
+    triples from a file (drawing them in the same process would dominate the peak)."""
+    _, A = timing_data(seed)
+    out: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "triples.npz"
+        np.savez(path, workers=A.workers, tasks=A.tasks, labels=A.labels,
+                 shape=np.array([A.n_workers, A.n_tasks, A.n_labels]))
+        del A
+        for name in TIMED:
+            res = subprocess.run([sys.executable, str(Path(__file__).resolve()),
+                                  "--memory-child", name, "--memory-file", str(path)],
+                                 capture_output=True, text=True, check=True)
+            before, peak = (float(v) for v in res.stdout.split()[-2:])
+            out[name] = {"rss_before_fit_mb": before, "peak_rss_mb": peak}
+    return out
+
+
+def memory_child(name: str, path: str) -> None:
+    """Load the triples, fit one method; print the peak RSS (MB) before and after the fit."""
+    z = np.load(path)
+    n, m, K = (int(v) for v in z["shape"])
+    A = toptwo.Responses(z["workers"], z["tasks"], z["labels"], shape=(n, m), n_labels=K)
+    before = _peak_rss_mb()
+    TIMED[name]().fit(A)
+    print(before, _peak_rss_mb())
+
+
+def _peak_rss_mb() -> float:
+    """Peak RSS of this process in MB: VmHWM of /proc/self/status where there is one
+    (ru_maxrss would carry the parent's peak into a child started by fork and exec)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return float(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def run_real(data_dir: str | None) -> list[dict]:
@@ -138,7 +231,7 @@ def run_real(data_dir: str | None) -> list[dict]:
         ok = (truth > 0) & (R.task_counts() > 0)
         row = {"dataset": name, "K": R.n_labels, "n_scored": int(ok.sum())}
         for label, make in METHODS.items():
-            est = make().fit(R)
+            est = make(0).fit(R)
             correct = est.top_two_[ok, 0] == truth[ok]
             row[label] = {"g_error": float(1.0 - correct.mean())}
             if label in EM_METHODS:
@@ -158,36 +251,68 @@ def markdown_real(rows: list[dict]) -> str:
 
 
 def markdown(res: dict) -> str:
-    lines = ["| scenario | s | oracle | " + " | ".join(f"{m} gap" for m in METHODS) + " |",
-             "|---|---|---|" + "---|" * len(METHODS)]
-    for c in res["cells"]:
-        lines.append(f"| {c['scenario']} | {c['s']} | {c['oracle']:.3f} | " + " | ".join(
-            f"{c[m]['gap']:+.4f} ± {c[m]['gap_se']:.4f}" if c[m]["gap_se"] is not None
-            else f"{c[m]['gap']:+.4f}" for m in METHODS) + " |")
-    lines.append("")
-    lines.append("| summary | " + " | ".join(METHODS) + " |")
-    lines.append("|---|" + "---|" * len(METHODS))
-    gaps = {m: np.array([c[m]["gap"] for c in res["cells"]]) for m in METHODS}
-    lines.append("| mean gap over cells | " + " | ".join(f"{gaps[m].mean():+.4f}" for m in METHODS) + " |")
-    lines.append("| largest cell gap | " + " | ".join(f"{gaps[m].max():+.4f}" for m in METHODS) + " |")
-    lines.append("| cells with gap > 0.015 | " + " | ".join(str(int((gaps[m] > 0.015).sum()))
-                                                        for m in METHODS) + " |")
-    lines.append("")
-    lines.append("| ECE of pair_proba_ | " + " | ".join(EM_METHODS) + " |")
-    lines.append("|---|" + "---|" * len(EM_METHODS))
-    for sc, d in res["ece"].items():
-        lines.append(f"| {sc} | " + " | ".join(f"{d[m]:.3f}" for m in EM_METHODS) + " |")
+    lines = []
+    if res.get("cells"):
+        names = [k for k in res["cells"][0]
+                 if isinstance(res["cells"][0][k], dict) and k != "replicate_errors"]
+        lines += ["| scenario | s | oracle | " + " | ".join(f"{m} gap" for m in names) + " |",
+                  "|---|---|---|" + "---|" * len(names)]
+        for c in res["cells"]:
+            lines.append(f"| {c['scenario']} | {c['s']} | {c['oracle']:.3f} | " + " | ".join(
+                f"{c[m]['gap']:+.4f} ± {c[m]['gap_se']:.4f}" if c[m]["gap_se"] is not None
+                else f"{c[m]['gap']:+.4f}" for m in names) + " |")
+        lines.append("")
+        lines.append("| summary | " + " | ".join(names) + " |")
+        lines.append("|---|" + "---|" * len(names))
+        gaps = {m: np.array([c[m]["gap"] for c in res["cells"]]) for m in names}
+        lines.append("| mean gap over cells | " + " | ".join(f"{gaps[m].mean():+.4f}" for m in names) + " |")
+        lines.append("| largest cell gap | " + " | ".join(f"{gaps[m].max():+.4f}" for m in names) + " |")
+        lines.append("| cells with gap > 0.015 | " + " | ".join(str(int((gaps[m] > 0.015).sum()))
+                                                            for m in names) + " |")
+        for em in EM_METHODS:
+            vs = res["cells"][0][em].get("vs", {})
+            base = [b for b in vs if b != "TopTwo2"]
+            if not base:
+                continue
+            lines.append("")
+            lines.append(f"{em} minus baseline, pair error (mean paired difference [95% CI]; "
+                         "WORSE = the interval lies above 0)")
+            lines.append("")
+            lines.append("| scenario | s | " + " | ".join(base) + " |")
+            lines.append("|---|---|" + "---|" * len(base))
+            for c in res["cells"]:
+                cells_txt = []
+                for b in base:
+                    v = c[em]["vs"][b]
+                    txt = (f"{v['mean']:+.4f} [{v['ci'][0]:+.4f}, {v['ci'][1]:+.4f}]"
+                           if v["ci"] is not None else f"{v['mean']:+.4f}")
+                    cells_txt.append(txt + (" WORSE" if v["worse"] else ""))
+                lines.append(f"| {c['scenario']} | {c['s']} | " + " | ".join(cells_txt) + " |")
+            worse = {b: sum(bool(c[em]["vs"][b]["worse"]) for c in res["cells"]) for b in base}
+            lines.append("| cells WORSE | | " + " | ".join(str(worse[b]) for b in base) + " |")
+        lines.append("")
+        lines.append("| ECE of pair_proba_ | " + " | ".join(EM_METHODS) + " |")
+        lines.append("|---|" + "---|" * len(EM_METHODS))
+        for sc, d in res["ece"].items():
+            lines.append(f"| {sc} | " + " | ".join(f"{d[m]:.3f}" for m in EM_METHODS) + " |")
     if "timing" in res:
         t = res["timing"]
         lines.append("")
         lines.append(f"Timing at n={t['n']}, m={t['m']}, K={t['K']}, s={t['s']} ({t['nnz']} "
-                     f"responses): TopTwo2 {t['TopTwo2']['seconds']:.1f} s, TopTwoEM "
-                     f"{t['EM map']['seconds']:.1f} s ({t['EM map']['n_iter']} iterations, ratio "
-                     f"{t['EM map']['time_ratio']:.1f}), TopTwoEM grid {t['EM grid']['seconds']:.1f} s "
-                     f"({t['EM grid']['n_iter']} iterations, ratio {t['EM grid']['time_ratio']:.1f}); "
-                     f"pair error {t['TopTwo2']['pair_error']:.4f} / {t['EM map']['pair_error']:.4f} / "
-                     f"{t['EM grid']['pair_error']:.4f}; peak RSS of the whole run "
-                     f"{t['peak_rss_mb']:.0f} MB.")
+                     f"responses), median of {t['rounds']} alternating rounds, load average "
+                     f"{t['load_average'][0]:.1f}: TopTwo2 {t['TopTwo2']['seconds_median']:.1f} s; "
+                     + "; ".join(f"{nm} {t[nm]['seconds_median']:.1f} s ({t[nm]['n_iter']} "
+                                 f"iterations, ratio {t[nm]['time_ratio']:.1f})"
+                                 for nm in ("EM grid", "EM map"))
+                     + "; pair error " + " / ".join(f"{t[nm]['pair_error']:.4f}" for nm in TIMED)
+                     + " (" + " / ".join(TIMED) + ").")
+    if "memory" in res:
+        mem = res["memory"]
+        lines.append("")
+        lines.append("Peak RSS of one fit in a fresh process that loaded the data (RSS before "
+                     "the fit in brackets): " + "; ".join(
+                         f"{nm} {mem[nm]['peak_rss_mb']:.0f} MB ({mem[nm]['rss_before_fit_mb']:.0f})"
+                         for nm in mem) + ".")
     return "\n".join(lines)
 
 
@@ -201,7 +326,18 @@ def main(argv=None) -> int:
                     help="only the real datasets (g error, ECE of g_proba_), written to "
                          "results/em_real.json")
     ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--timing-rounds", type=int, default=3)
+    ap.add_argument("--no-grid", action="store_true", help="skip the replicate grid")
+    ap.add_argument("--no-baselines", action="store_true",
+                    help="only TopTwo2 and TopTwoEM in the replicate grid")
+    ap.add_argument("--memory", action="store_true",
+                    help="peak RSS of one fit of each method in a fresh process")
+    ap.add_argument("--memory-child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--memory-file", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.memory_child:
+        memory_child(args.memory_child, args.memory_file)
+        return 0
     t0 = time.perf_counter()
     if args.real:
         rows = run_real(args.data_dir)
@@ -211,10 +347,17 @@ def main(argv=None) -> int:
                                   indent=1))
         print(markdown_real(rows))
         return 0
-    res = run_grid(args.replicates, args.seed)
+    command = "OMP_NUM_THREADS=1 python benchmarks/em.py " + " ".join(argv or sys.argv[1:])
+    res: dict = {"cells": [], "ece": {}}
+    if not args.no_grid:
+        res = run_grid(args.replicates, args.seed, not args.no_baselines,
+                       partial=lambda r: args.out.write_text(json.dumps(
+                           {**r, "command": command, "partial": True}, indent=1)))
     if args.timing:
-        res["timing"] = run_timing(args.seed)
-    res["command"] = "OMP_NUM_THREADS=1 python benchmarks/em.py " + " ".join(argv or sys.argv[1:])
+        res["timing"] = run_timing(args.seed, args.timing_rounds)
+    if args.memory:
+        res["memory"] = run_memory(args.seed)
+    res["command"] = command
     res["seconds"] = time.perf_counter() - t0
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(res, indent=1))

@@ -190,7 +190,10 @@ def em_grid_weights(N: list[sp.Expr], delta: sp.Expr) -> list[sp.Expr]:
         "(expected node counts N_k plus a Dirichlet(1 + delta) prior): the Lagrange conditions "
         "(N_k + delta)/pi_k = lambda hold with one lambda, the weights sum to 1, and the Hessian is negative"
     ),
-    reference="toptwo/em.py, confusion='grid' M-step (beyond the paper)",
+    reference=("toptwo/em.py, confusion='grid' (beyond the paper): the EM update of the grid "
+               "weights; the code maximises the observed log-posterior in pi by Newton steps "
+               "(_pi_newton), whose optimum is the fixed point of this update with N_k the "
+               "posterior node counts (tests/test_em.py checks its Lagrange condition)"),
     method="cancel((N_k+delta)/pi_k - lambda)==0 for all k; cancel(sum pi - 1)==0",
     scope="G=2..6 nodes, symbolic N_k > 0, delta > 0",
 )
