@@ -192,7 +192,7 @@ def run_scaling(quick: bool = False) -> dict:
                        "per_K": {str(K): {k: r[k] for k in ("x", "wrong", "trials", "rate", "ci_low", "ci_high",
                                                             "slope", "slope_se")} for K, r in kr.items()},
                        "seconds": t3 - t2},
-        "sign_rule_curve": {"hammer_fractions": list(fractions), "n_reps": reps_s,
+        "sign_rule_curve": {"hammer_fractions": list(fractions), "n_reps": reps_s, "n_labels": 5,
                             "settings": {k: {"n_workers": 100 if k == "n100_ns20" else 50,
                                              "queries_per_task": 20 if k == "n100_ns20" else 35,
                                              **{rule: {"flipped": v[rule]["flipped"], "ci": list(v[rule]["ci"]),

@@ -852,6 +852,16 @@ def _sign_checks(sr: dict[str, Any]) -> dict[str, tuple[bool, str]]:
             f"flips of {sr['n_reps']} per spammer fraction {np.round(1 - fr, 2).tolist()}: paper {pap.tolist()}, "
             f"sum {sm_.tolist()} (none with <= 40 % spammers; the paper's rule flips at 95 % spammers; "
             f"the sum rule never flips significantly more often)")
+        # the symmetric-noise model (sign_flip_probability) against the measured flip rates, with
+        # Bonferroni-corrected Clopper-Pearson intervals (family-wise false-alarm rate 5 %)
+        n, R = int(st["n_workers"]), int(sr["n_reps"])
+        k_vec = int(sr.get("n_labels", 5)) - 1
+        pred = np.array([sign_flip_probability(n, int(round(a * n)), k_vec) for a in fr])
+        lo, hi = binomial_ci(pap, R, confidence=1 - 0.05 / fr.size)
+        out[f"sign rule flip rate = binomial model ({key})"] = (
+            bool(np.all((lo <= pred) & (pred <= hi))),
+            f"paper rule, measured {np.round(pap / R, 3).tolist()} vs model {np.round(pred, 3).tolist()} "
+            f"(intervals at {1 - 0.05 / fr.size:.4f})")
     return out
 
 
@@ -874,3 +884,28 @@ def scaling_report(res: dict[str, Any]) -> str:
     for name, (ok, msg) in scaling_checks(res).items():
         lines.append(f"- {'ok' if ok else 'FAILED'} {name}: {msg}")
     return "\n".join(lines)
+
+
+def sign_flip_probability(n_workers: int, n_hammers: int, n_vectors: int = 1) -> float:
+    """Probability that the paper's sign rule flips some u^(k) in a spammer-hammer crowd (a model).
+
+    Model: the hammers' entries of the right orientation of u^(k) are positive and the spammers'
+    entries (p_i = 0) are noise around 0, positive with probability 1/2, independently. The rule
+    ("more positive than negative entries", ties broken by the sum) flips u^(k) when
+    h + B < n/2, B ~ Binomial(n - h, 1/2); the ``n_vectors`` = K - 1 vectors are taken as
+    independent: 1 - (1 - P(B < n/2 - h))^(K-1). The margin is h/2 against a spread
+    sqrt(n - h)/2, so the rule is safe only when h >> sqrt(n): with a fixed hammer fraction the
+    flip probability vanishes as n grows, but at finite n a majority of spammers (which the
+    footnote of Sec. 3 does not exclude) makes it large.
+    """
+    from scipy.stats import binom
+
+    owner = "sign_flip_probability"
+    n = check_int(n_workers, "n_workers", owner=owner, minimum=1)
+    h = check_int(n_hammers, "n_hammers", owner=owner, minimum=0)
+    v = check_int(n_vectors, "n_vectors", owner=owner, minimum=1)
+    if h > n:
+        raise ValueError(f"{owner}: `n_hammers` = {h} exceeds `n_workers` = {n}.")
+    threshold = math.ceil(n / 2 - h) - 1          # B <= threshold  <=>  h + B < n/2
+    p_one = float(binom.cdf(threshold, n - h, 0.5)) if n > h and threshold >= 0 else 0.0
+    return 1.0 - (1.0 - p_one) ** v
