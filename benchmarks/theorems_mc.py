@@ -40,7 +40,23 @@ intervals (``scipy.stats.binomtest``), and asserts each statement's *shape*:
   Asserted: TopTwo2 within 1.5x of the oracle at every D-bar, and its x at the smallest D-bar at most 1.5x
   that at the largest: the 1/D-bar gap of Cor. 2 is not seen in the algorithm (a proof artefact).
 
-Results: ``benchmarks/results/theorems_mc.json``. Seed: ``SEED`` (+1, ..., +5 per part).
+**Scaling part** (``run_scaling``, key ``"scaling"`` of the JSON; ``--part scaling`` reruns only it, about
+85 s; notebook 05 sections 7-9 load it), shapes asserted by ``toptwo.theory.scaling_checks``:
+
+* **Minimax curve** (``toptwo.theory.minimax_sample_complexity``): n s needed for pair error 0.1 by TopTwo2
+  and the oracle for q in {0.55, 0.6, 0.65, 0.75} (D-bar 0.009-0.19, n = 800, K = 5, the same p, 8 reps),
+  against the lower bound 8 (1/2 - eps)^2 / D-bar. Asserted: never below it; log-log slope on D-bar
+  >= -1 - 3 s.e. (Cor. 2's first term would give -2).
+* **log m** (``every_task_recovery``, m = 10, 40, 160, 640, 40 reps): the crossing of P(all pairs) = 1/2
+  has slope 1/b on log m (3 combined s.e.), equal increments per factor 4 (within a factor 2), per-task
+  error independent of m (Clopper-Pearson intervals overlap).
+* **log K** (``theorem1_decay`` for K = 3, 4, 6, 8, 12, 4 reps): x for per-task error 0.1 grows with K,
+  by at most the union bound's log(K/3)/b.
+* **Sign rule curve** (``sign_rule_flips``, spammer fraction 0-95 %, n = 100 / n s = 20 and n = 50 /
+  n s = 35, 60 fits): no flips up to 40 % spammers, the paper's rule flips at 95 %, the sum rule never
+  significantly more often, and the binomial model ``sign_flip_probability`` inside Bonferroni intervals.
+
+Results: ``benchmarks/results/theorems_mc.json``. Seed: ``SEED`` (+1, ..., +5 per part; +20, ... for the scaling part).
 """
 
 from __future__ import annotations
