@@ -129,7 +129,7 @@ def test_notebook02_sample_mean_claims_every_seed():
 
 # ---------------------------------------------------------------- notebook 03 (rank-one structure)
 
-def _nb03_claims(seed: int, n_rep: int = 2) -> list[str]:
+def _nb03_claims(seed: int, n_rep: int = 2) -> list[str]:  # noqa: C901 (one notebook section, kept in order)
     """Cells 8-19: ||E|| against sqrt(s max(m, n)) and the sharp scale, Wedin, the angle's rate."""
     K4 = 4
     model = toptwo.TopTwoModel.random(n_workers=150, n_tasks=1500, n_labels=K4,
@@ -258,7 +258,7 @@ def _nb05_section2(seed):
     voting = {"majority vote": METHODS["majority vote"]}
     needed = {k: [] for k in [*spectral, *voting]}
     ss = np.random.SeedSequence(seed)
-    for i, a in enumerate(alphas):
+    for a in alphas:
         def crowd(g, a=a):
             return toptwo.TopTwoModel.spammer_hammer(n2, m2, K, hammer_fraction=a, confusion_range=(0.9, 1.0), rng=g)
         s1, s2 = ss.spawn(2)

@@ -735,9 +735,12 @@ def _every_m_summary(ev: dict[str, Any]) -> dict[str, Any]:
     ms = np.array(ev["n_tasks_list"], dtype=float)
     x = np.asarray(ev["x"], dtype=float)
     R = ev["n_reps"]
-    cross = np.array([_crossing_interval(x, np.asarray(ev["per_m"][str(int(m))]["all_ok"]) / R,
-                                         *[np.asarray(c) for c in ev["per_m"][str(int(m))]["ci"]],
-                                         0.5, increasing=True) for m in ms])
+    rows = []
+    for m in ms:
+        per = ev["per_m"][str(int(m))]
+        lo, hi = (np.asarray(c, dtype=float) for c in per["ci"])
+        rows.append(_crossing_interval(x, np.asarray(per["all_ok"]) / R, lo, hi, 0.5, increasing=True))
+    cross = np.array(rows)
     sd = np.maximum((cross[:, 2] - cross[:, 0]) / 4, 0.25)
     X = np.column_stack([np.ones(ms.size), np.log(ms)])
     w = 1 / sd**2
