@@ -407,4 +407,4 @@ def test_scaling_checks_on_the_stored_results_and_a_wrong_law() -> None:
         ev["per_m"][str(m)]["ci"] = [c.tolist() for c in theory.binomial_ci(ok, ev["n_reps"])]
     ev["x"] = x.tolist()
     res = theory.scaling_checks({"every_task_m": ev})
-    assert not (res["every-task threshold grows like log m"][0] and res["every-task threshold: not a power of m"][0])
+    assert not (res["every-task threshold grows like log m"][0] and res["every-task threshold: log m, not a power of m"][0])

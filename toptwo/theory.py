@@ -811,16 +811,31 @@ def _every_m_checks(em: dict[str, Any], R: int) -> dict[str, tuple[bool, str]]:
         f"crossing of P(all pairs) = 1/2 at x = {np.round(cr[:, 1], 2).tolist()} for m = {em['m'].astype(int).tolist()}; "
         f"slope on log m {em['beta']:.2f} +- {em['beta_se']:.2f}, predicted 1/b = {em['predicted']:.2f} "
         f"+- {em['predicted_se']:.2f} (tolerance {tol:.2f})")
-    inc = np.diff(cr[:, 1])
-    out["every-task threshold: not a power of m"] = (
-        bool(inc[-1] < 2 * inc[0] and inc[-1] > inc[0] / 2),
-        f"increments of the crossing per factor 4 in m: {np.round(inc, 2).tolist()} (log m: equal; "
-        f"sqrt(m): doubling per step)")
+    # log m against a power law sqrt(m): weighted residual chi^2 of each two-parameter fit (s.d. from the
+    # crossing intervals); the log law must fit (chi^2 below its 99 % point, 2 d.o.f.) and beat sqrt(m)
+    from scipy.stats import chi2 as _chi2
+
+    sd = np.maximum((cr[:, 2] - cr[:, 0]) / 4, 0.25)
+    w = 1 / sd**2
+
+    def _chi(f: np.ndarray) -> float:
+        X = np.column_stack([np.ones(f.size), f])
+        coef = np.linalg.solve((X * w[:, None]).T @ X, (X * w[:, None]).T @ cr[:, 1])
+        return float(np.sum(w * (cr[:, 1] - X @ coef) ** 2))
+
+    c_log, c_sqrt = _chi(np.log(em["m"])), _chi(np.sqrt(em["m"]))
+    limit = float(_chi2.ppf(0.99, em["m"].size - 2))
+    out["every-task threshold: log m, not a power of m"] = (
+        bool(np.all(np.isfinite(cr)) and c_log <= limit and c_log < c_sqrt),
+        f"weighted chi^2 of the crossing: log m law {c_log:.2f}, sqrt(m) law {c_sqrt:.2f} (99 % point {limit:.2f})")
     rates = np.array(list(em["task_rate"].values()))
-    lo, hi = binomial_ci(np.round(rates * (R * em["m"][:, None])).astype(int), np.repeat(R * em["m"][:, None].astype(int), rates.shape[1], axis=1))
+    # Bonferroni over the grid points, so that the family-wise false-alarm rate is 5 %
+    lo, hi = binomial_ci(np.round(rates * (R * em["m"][:, None])).astype(int),
+                         np.repeat(R * em["m"][:, None].astype(int), rates.shape[1], axis=1),
+                         confidence=1 - 0.05 / rates.shape[1])
     out["per-task error does not depend on m"] = (
         bool(np.all(lo.max(axis=0) <= hi.min(axis=0))),
-        "per-task error at each x, Clopper-Pearson intervals over m overlap: "
+        "per-task error at each x, Clopper-Pearson intervals (Bonferroni) over m overlap: "
         f"{np.round(rates[:, :6], 3).tolist()}")
     return out
 
