@@ -30,7 +30,10 @@ from .model import TopTwoModel
 
 __all__ = ["THEOREM3A_MAX_SAMPLING_RATE", "theorem3a_max_sampling_rate", "spammer_hammer_error_g",
            "theorem3b_corrected_bound", "theorem3b_counterexample", "LE_CAM_PINSKER_CONSTANT",
-           "binomial_ci"]
+           "binomial_ci", "theorem1_decay", "lemma1_bound", "lemma1_tail", "every_task_recovery",
+           "sign_rule_flips", "sign_flip_probability", "minimax_gap_curves", "minimax_sample_complexity",
+           "le_cam_queries", "loglog_slope", "first_crossing", "scaling_summary", "scaling_checks",
+           "scaling_report"]
 
 #: c = 1/2 - sqrt(2)/8: Le Cam + Pinsker, 1/2 - sqrt(s n D/8), at s n D = 1/4 (Theorem 3(b)
 #: with Pinsker's constant; the paper's 3/8 rests on the invalid step TV <= sqrt(KL)/2).
