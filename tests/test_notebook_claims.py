@@ -1,21 +1,34 @@
-"""Seed sweep of the lessons' statistical claims.
+"""Seed sweep of the lessons' statistical claims (notebooks 02, 03, 04 and 05).
 
 A notebook asserts its claims on one seed. Each claim here is the same computation as the
 notebook's cell, re-run on seeds 0-19 with the notebook's tolerance: a claim must hold for
 every seed (its tolerance is derived from the sampling noise, so a failure on some seed
-would mean a tolerance that is too tight or a claim that is false). Notebook 05's
-Monte-Carlo section was swept over seeds 0-9 when it was written (see
-``benchmarks/theorems_mc.py`` for the larger runs).
+would mean a tolerance that is too tight or a claim that is false). Where a claim has a
+designed false-alarm rate (notebook 02's Hoeffding tolerance: at most delta = 1e-3 per run,
+so at most 2 % over 20 seeds) the test says so.
+
+Reduced to keep the suite short (all of this file runs in about two minutes on one core):
+notebook 03 draws 2 samples per sampling rate instead of 6 (noisier, so a stricter test of
+the noise-derived tolerances); notebook 05's three slowest claims (Sec. 2's slopes, Sec. 6's
+probability statements, Sec. 7's minimax curve; 4-5 s per seed) run on seeds 0-4, or on
+0-19 with ``TOPTWO_FULL_SWEEP=1`` (done when they were written: every seed passed).
 """
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import pytest
 
 import toptwo
+from toptwo import experiments as ex
+from toptwo import theory
+from toptwo.viz import fit_loglog_slope, sin_theta
 
 SEEDS = range(20)
+HEAVY_SEEDS = range(20) if os.environ.get("TOPTWO_FULL_SWEEP") else range(5)
+K = 5
 
 
 def _instance(seed: int, s: float = 0.3):
@@ -74,82 +87,332 @@ def test_the_paired_tolerance_rejects_a_worse_method():
     assert flagged == 5
 
 
-# ----------------------------------------------------------------- notebook 05, section 7
-HAMMERS = (1.0, 0.6, 0.4, 0.3, 0.2, 0.15, 0.1, 0.05)
+# ---------------------------------------------------------------- notebook 02 (Proposition 1)
+
+def _nb02_claims(seed: int) -> list[str]:
+    """Cells 17-21: the sample mean of A^(k) against eq. (1)'s expectation, and its rank."""
+    K4 = 4
+    model = toptwo.TopTwoModel.random(n_workers=30, n_tasks=40, n_labels=K4, rng=seed)
+    s_rate, T, delta = 0.6, 400, 1e-3
+    rng = np.random.default_rng(seed + 1000)
+    mean = np.zeros((K4 - 1, model.n_workers, model.n_tasks))
+    for _ in range(T):
+        Ad = model.sample(s_rate, rng=rng)
+        for k in range(1, K4):
+            mean[k - 1] += toptwo.to_binary(Ad, k).toarray() / T
+    expected = np.stack([model.expected_binary(k, s_rate) for k in range(1, K4)])
+    t_hoeff = np.sqrt(2 * np.log(2 * expected.size / delta) / T)
+    fails = []
+    if not np.abs(mean - expected).max() <= t_hoeff:
+        fails.append(f"Hoeffding: {np.abs(mean - expected).max():.3f} > {t_hoeff:.3f}")
+    wrong = np.stack([s_rate * (K4 - 2 * k) / K4 + s_rate * np.outer(model.reliability, model.r(k))
+                      for k in range(1, K4)])
+    if not np.abs(mean - wrong).max() > t_hoeff:
+        fails.append("the wrong formula (factor 2 dropped) is not rejected")
+    noise = (np.sqrt(model.n_workers) + np.sqrt(model.n_tasks)) * np.sqrt(s_rate / T)
+    for k in range(1, K4):
+        sv = np.linalg.svd(mean[k - 1] - s_rate * (K4 - 2 * k) / K4, compute_uv=False)
+        if not sv[1] <= 1.2 * noise:
+            fails.append(f"k={k}: sigma_2 = {sv[1]:.3f} > 1.2 x {noise:.3f}")
+        if K4 != 2 * k and not np.linalg.svd(mean[k - 1], compute_uv=False)[1] > 5 * noise:
+            fails.append(f"k={k}: uncentred sigma_2 not above 5 x noise")
+    return fails
 
 
-def _sign_rule_claims(fl) -> list[str]:
-    """Notebook 05's section 7 asserts, as a list of the ones that fail."""
-    from scipy import stats
-    h = np.array(HAMMERS)
-    i10 = HAMMERS.index(0.1)
-    bad = []
-    for rule in ("paper", "sum"):
-        if np.any(fl[rule]["flipped"][h >= 0.3] != 0):
-            bad.append(f"{rule} flips with <= 70% spammers")
-    if np.any(fl["sum"]["flipped"][h >= 0.1] > 1):
-        bad.append("sum rule flips more than once")
-    if not fl["paper"]["ci"][0][i10] > 0.15:
-        bad.append("paper rule's flip rate at 90% spammers not above 0.15")
-    fp, fs = fl["paper"]["flipped"][i10], fl["sum"]["flipped"][i10]
-    if not stats.fisher_exact([[fp, 30 - fp], [fs, 30 - fs]], alternative="greater").pvalue < 0.01:
-        bad.append("sum rule does not flip significantly less often")
-    if not fl["sum"]["err_g"][i10] < fl["paper"]["err_g"][i10]:
-        bad.append("sum rule's g error not lower")
-    return bad
+@pytest.mark.slow
+def test_notebook02_sample_mean_claims_every_seed():
+    # the Hoeffding tolerance has a designed false-alarm rate <= 1e-3 per seed (union bound),
+    # so 20 seeds fail by chance with probability <= 2 %; the other two claims have wide margins
+    fails = {seed: f for seed in SEEDS if (f := _nb02_claims(seed))}
+    assert not fails, f"notebook 02 claims fail for {fails}"
+
+
+# ---------------------------------------------------------------- notebook 03 (rank-one structure)
+
+def _nb03_claims(seed: int, n_rep: int = 2) -> list[str]:  # noqa: C901 (one notebook section, kept in order)
+    """Cells 8-19: ||E|| against sqrt(s max(m, n)) and the sharp scale, Wedin, the angle's rate.
+
+    The instance is the notebook's (rng=41; the first-order slope -0.58 is a property of it:
+    other draws of p give -0.570 to -0.576); the samples vary with ``seed``.
+    """
+    K4 = 4
+    model = toptwo.TopTwoModel.random(n_workers=150, n_tasks=1500, n_labels=K4,
+                                      reliability_range=(0.7, 1.0), rng=41)   # the notebook's instance
+    n, m = model.n_workers, model.n_tasks
+    p_star = model.reliability / model.norm_p
+    s_grid = np.geomspace(0.1, 0.5, 5)
+    rng = np.random.default_rng(seed + 1000)
+    rows = []
+    for s_val in s_grid:
+        for _ in range(n_rep):
+            A_s = model.sample(s_val, rng=rng)
+            est = toptwo.TopTwo1(centering="paper").fit(A_s)
+            for k in range(1, K4):
+                Ak = toptwo.to_binary(A_s, k).toarray()
+                EX_k = model.expected_binary(k, s_val) - s_val * (K4 - 2 * k) / K4
+                X_hat = Ak - est.result_.s_prime_x * (K4 - 2 * k) / K4
+                noise = float(np.sqrt(np.linalg.eigvalsh((D := Ak - model.expected_binary(k, s_val)) @ D.T)[-1]))
+                noise_hat = float(np.sqrt(np.linalg.eigvalsh((X_hat - EX_k) @ (X_hat - EX_k).T)[-1]))
+                sigma1 = 2 * s_val * model.norm_p * np.linalg.norm(model.r(k))
+                rows.append((s_val, k, noise, sin_theta(est.result_.left_vectors[k - 1], p_star),
+                             np.sqrt(2) * noise_hat / (sigma1 - noise_hat)))
+    rows = np.array(rows)
+    fails = []
+    ratio = rows[:, 2] / np.sqrt(rows[:, 0] * max(m, n))
+    if not ratio.max() / ratio.min() < 1.2:
+        fails.append(f"||E|| / sqrt(s max(m,n)) not flat: {ratio.max() / ratio.min():.3f}")
+    sig = []
+    for s_val, k, *_ in rows:
+        var = s_val - model.expected_binary(int(k), s_val) ** 2
+        sig.append((np.sqrt(var.sum(axis=1).max()), np.sqrt(var.sum(axis=0).max())))
+    sig = np.array(sig)
+    rel = rows[:, 2] / sig.sum(axis=1)
+    if not (np.all(rows[:, 2] >= sig.max(axis=1)) and 0.9 <= rel.min() and rel.max() <= 1.05):
+        fails.append(f"sharp scale: rel in [{rel.min():.3f}, {rel.max():.3f}]")
+    wrong_ratio = rows[:, 2] / (rows[:, 0] * max(m, n))
+    if not wrong_ratio.max() / wrong_ratio.min() >= 1.2:
+        fails.append("the wrong scale s max(m,n) is not rejected")
+    if not np.all(rows[:, 3] <= rows[:, 4]):
+        fails.append("Wedin bound violated")
+    mean_sin = np.array([rows[rows[:, 0] == s_val, 3].mean() for s_val in s_grid])
+    slope, _ = fit_loglog_slope(s_grid, mean_sin)
+    if not ((mean_sin * np.sqrt(s_grid * n)).max() < 1.0 and abs(slope + 0.5) <= 0.2 and abs(slope + 1) > 0.2):
+        fails.append(f"angle: slope {slope:.2f}")
+    first = []
+    for s_val in s_grid:
+        vals = []
+        for k in range(1, K4):
+            var = s_val - model.expected_binary(k, s_val) ** 2
+            w = model.r(k) / np.linalg.norm(model.r(k))
+            sigma1 = 2 * s_val * model.norm_p * np.linalg.norm(model.r(k))
+            vals.append(np.sqrt(((1 - p_star ** 2)[:, None] * var * w ** 2).sum()) / sigma1)
+        first.append(np.mean(vals))
+    first = np.array(first)
+    excess = mean_sin / first
+    slope_1st, _ = fit_loglog_slope(s_grid, first)
+    se_rel = np.array([rows[rows[:, 0] == s_val, 3].std(ddof=1) / np.sqrt(np.sum(rows[:, 0] == s_val))
+                       for s_val in s_grid]) / first
+    if not abs(slope_1st + 0.58) < 0.01:
+        fails.append(f"first-order slope {slope_1st:.3f}")
+    if not (np.all((excess > 1 - 3 * se_rel) & (excess < 1.25)) and excess[-1] < excess[0]):
+        fails.append(f"excess {np.round(excess, 3)} vs floor {np.round(1 - 3 * se_rel, 3)}")
+    # cells 17-19: TopTwo1 at s = 0.2
+    A = model.sample(0.2, rng=rng)
+    est = toptwo.TopTwo1(centering="paper").fit(A)
+    errors = toptwo.top_two_errors(est.top_two_, model.top_two)
+    wrong_g = est.top_two_[:, 0] != model.top_two[:, 0]
+    margin = 2 * model.confusion - 1
+    if not errors["g"] <= 0.15:
+        fails.append(f"g error {errors['g']:.3f} > 0.15")
+    if wrong_g.any() and not np.median(margin[wrong_g]) < 0.5 * np.median(margin):
+        fails.append("the wrong g are not concentrated on small 2q - 1")
+    return fails
+
+
+@pytest.mark.slow
+def test_notebook03_noise_and_angle_claims_every_seed():
+    fails = {seed: f for seed in SEEDS if (f := _nb03_claims(seed))}
+    assert not fails, f"notebook 03 claims fail for {fails}"
+
+
+# ---------------------------------------------------------------- notebook 05 (sample complexity)
+
+METHODS = {
+    "TopTwo1": lambda mo: toptwo.TopTwo1(),
+    "TopTwo2": lambda mo: toptwo.TopTwo2(),
+    "majority vote": lambda mo, rng: toptwo.MajorityVote(rng=rng),
+    "oracle MLE": lambda mo: toptwo.OracleMLE(mo.reliability, mo.confusion),
+}
+
+
+def _nb05_section1(seed):
+    n, m, alpha, R1 = 50, 300, 0.3, 5
+    def crowd(g):
+        return toptwo.TopTwoModel.spammer_hammer(n, m, K, hammer_fraction=alpha, confusion_range=(0.9, 1.0), rng=g)
+    ns_grid = np.array([1, 2, 3, 4, 6, 8, 11, 15, 20, 27, 35], dtype=float)
+    err_g = ex.aggregate(ex.run_sweep(crowd, METHODS, ns_grid / n, R1, seed), "err_g")
+    bound = ex.minimax_lower_bound_g(K, alpha, ns_grid, n_workers=n)
+    floor = theory.spammer_hammer_error_g(K, round(alpha * n), ns_grid / n)
+    fails = []
+    for name, sm in err_g.items():
+        for b in (bound, floor):
+            mc = 3 * np.maximum(sm["sem"], np.sqrt(b * (1 - b) / (m * R1)))
+            if not np.all(sm["mean"] + mc >= b):
+                fails.append(f"{name} below the bound")
+    ratios = {}
+    for eps in (0.1, 0.05, 0.02):
+        ns_lb = np.log((K - 1) / (K * eps)) / (2 * alpha)
+        ratios[eps] = {k: ex.queries_needed(sm["x"], sm["mean"], eps) / ns_lb for k, sm in err_g.items()}
+    log2 = np.log((K - 1) / (K * 0.02)) / np.log((K - 1) / (K * 0.1))
+    for name in ("TopTwo2", "oracle MLE"):
+        g = ratios[0.02][name] / ratios[0.1][name]
+        if not 1 / np.sqrt(log2) < g < np.sqrt(log2):
+            fails.append(f"{name}: ratio growth {g:.2f}")
+        if any(ratios[e][name] < 1 for e in ratios):
+            fails.append(f"{name}: ratio below 1")
+    return fails
+
+
+def _nb05_section2(seed):
+    n2, m2, R2, eps2 = 300, 200, 3, 0.1
+    alphas = np.array([0.1, 0.14, 0.2, 0.28])
+    spectral = {"TopTwo1": lambda mo: toptwo.TopTwo1(sign_rule="sum"),
+                "TopTwo2": lambda mo: toptwo.TopTwo2(sign_rule="sum"),
+                "oracle MLE": METHODS["oracle MLE"]}
+    voting = {"majority vote": METHODS["majority vote"]}
+    needed = {k: [] for k in [*spectral, *voting]}
+    ss = np.random.SeedSequence(seed)
+    for a in alphas:
+        def crowd(g, a=a):
+            return toptwo.TopTwoModel.spammer_hammer(n2, m2, K, hammer_fraction=a, confusion_range=(0.9, 1.0), rng=g)
+        s1, s2 = ss.spawn(2)
+        rec = ex.run_sweep(crowd, spectral, np.geomspace(2, 12, 6) / a / n2, R2, s1)
+        rec += ex.run_sweep(crowd, voting, np.geomspace(0.5, 2.5, 6) / a**2 / n2, R2, s2)
+        for name, sm in ex.aggregate(rec, "err_g").items():
+            needed[name].append(ex.queries_needed(sm["x"], sm["mean"], eps2))
+    slopes = {k: fit_loglog_slope(alphas, np.array(v))[0] for k, v in needed.items()}
+    fails = [f"{k}: slope {slopes[k]:.2f}" for k in ("TopTwo1", "TopTwo2", "oracle MLE") if not abs(slopes[k] + 1) <= 0.3]
+    if not abs(slopes["majority vote"] + 2) <= 0.4:
+        fails.append(f"MV slope {slopes['majority vote']:.2f}")
+    if not slopes["majority vote"] <= max(slopes["TopTwo1"], slopes["TopTwo2"]) - 0.5:
+        fails.append("MV not steeper by 0.5")
+    return fails
+
+
+def _nb05_section3(seed):
+    n3, m3 = 100, 300
+    base = toptwo.TopTwoModel.random(n3, m3, K, reliability_range=(0.2, 0.9), rng=3)   # the notebook's instance
+    inst = toptwo.TopTwoModel(base.reliability, np.full(m3, 0.7), base.top_two, K)
+    D_bar = ex.kl_divergence_bar(inst)
+    x_grid = np.array([1 / 16, 1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8, 14])
+    pm = {k: METHODS[k] for k in ("TopTwo2", "majority vote", "oracle MLE")}
+    err = ex.aggregate(ex.run_sweep(inst, pm, x_grid / (n3 * D_bar), 4, seed), "err_pair", x="sampling_rate")
+    le_cam = 0.5 - np.sqrt(x_grid / 8)
+    below = x_grid <= 0.25
+    fails = []
+    for name, sm in err.items():
+        slack = 3 * np.maximum(sm["sem"], np.sqrt(0.25 / (m3 * 4)))
+        if not np.all(sm["mean"][below] + slack[below] >= le_cam[below]):
+            fails.append(f"{name} below Le Cam")
+        if not np.all(sm["mean"][below] > 0.8):
+            fails.append(f"{name}: error below threshold {np.round(sm['mean'][below], 3)}")
+        if not np.all(np.diff(sm["mean"]) < 3 * sm["sem"][1:] + 0.01):
+            fails.append(f"{name}: not decreasing")
+    for name in ("TopTwo2", "oracle MLE"):
+        if not err[name]["mean"][-1] <= 0.03:
+            fails.append(f"{name}: {err[name]['mean'][-1]:.3f} > 0.03 at x = 14")
+    o, t2, mv = (err[k]["mean"] for k in ("oracle MLE", "TopTwo2", "majority vote"))
+    # 3 binomial sd of an unpaired difference of two error rates over m R = 1200 task outcomes
+    tol_mv = 3 * np.sqrt((mv * (1 - mv) + t2 * (1 - t2)) / (m3 * 4))
+    if not (np.all(o <= t2 + 0.01) and np.all(mv - t2 >= -tol_mv) and np.all(mv - t2 <= 0.08)):
+        fails.append(f"oracle/TopTwo2/MV: max o-t2 {np.max(o - t2):.3f}, mv-t2 in [{np.min(mv - t2):.3f}, {np.max(mv - t2):.3f}]")
+    return fails
+
+
+def _nb05_section4(seed):
+    n4, m4 = 200, 200
+    inst4 = toptwo.TopTwoModel.random(n4, m4, K, reliability_range=(0.3, 1.0), confusion_range=(0.6, 0.9), rng=4)   # the notebook's instance
+    s_grid = np.geomspace(0.1, 1.0, 6)
+    qm = {"split": lambda mo, rng: toptwo.TopTwo1(sample_splitting=True, centering="paper", rng=rng),
+          "full": lambda mo: toptwo.TopTwo1()}
+    rec4 = ex.run_sweep(inst4, qm, s_grid, 3, seed, confusion_attr="confusion_raw_")
+    x4 = s_grid * inst4.norm_p ** 2
+    fails = []
+    for metric in ("max_abs_q_ok", "mean_abs_q_ok"):
+        agg = ex.aggregate(rec4, metric, x="sampling_rate")
+        sl = {k: fit_loglog_slope(x4, v["mean"])[0] for k, v in agg.items()}
+        if not abs(sl["split"] + 0.5) <= (0.2 if metric == "max_abs_q_ok" else 0.15):
+            fails.append(f"{metric} split slope {sl['split']:.2f}")
+        if not sl["full"] < -0.55:
+            fails.append(f"{metric} full slope {sl['full']:.2f}")
+    full = ex.aggregate(rec4, "mean_abs_q_ok", x="sampling_rate")
+    if not np.all(full["full"]["mean"] < full["split"]["mean"]):
+        fails.append(f"full not below split: {np.round(full['full']['mean'], 3)} vs {np.round(full['split']['mean'], 3)}")
+    return fails
+
+
+def _nb05_section6(seed):
+    fails = []
+    rows = theory.theorem1_decay(n_workers=400, n_tasks=300, reliability_ranges=((0.1, 0.5), (0.5, 1.0)),
+                                 confusions=(0.75,), x_grid=(0.5, 1.0, 1.5, 2.0), n_reps=2, rng=seed)
+    (b1, e1), (b2, e2) = [(r["slope"], r["slope_se"]) for r in rows]
+    if not (b1 - 2 * e1 > 0 and b2 - 2 * e2 > 0):
+        fails.append("thm1: no decay")
+    if not abs(b1 - b2) <= 3 * np.hypot(e1, e2) + 0.15 * max(b1, b2):
+        fails.append(f"thm1: rates {b1:.2f} vs {b2:.2f}")
+    w1, w2 = (np.sqrt(r["norm_p2"]) for r in rows)
+    if not abs(b1 * w1 - b2 * w2) > 3 * np.hypot(e1 * w1, e2 * w2) + 0.15 * max(b1 * w1, b2 * w2):
+        fails.append("thm1: twin not rejected")
+    lem = theory.lemma1_tail(n_workers=50, n_tasks=2000, rate=0.5, deltas=(0.1, 0.15, 0.2, 0.25, 0.3), n_reps=100, rng=seed)
+    if not (np.all(lem["sup_ci"][0] <= lem["bound_sup"]) and np.all(lem["worker_ci"][0] <= lem["bound_worker"])):
+        fails.append("lemma1 bound violated")
+    if not lem["worker_ci"][0][0] > lem["bound_worker"][0] / 100:
+        fails.append("lemma1 tail too small")
+    ev = theory.every_task_recovery(n_workers=150, n_tasks_list=(20, 400), x_grid=tuple(range(2, 24, 2)), n_reps=20, rng=seed)
+    if not abs(ev["measured_shift"] - ev["predicted_shift"]) <= 0.35 * ev["predicted_shift"]:
+        fails.append(f"every-task shift {ev['measured_shift']:.2f} vs {ev['predicted_shift']:.2f}")
+    return fails
+
+
+def _nb05_section7(seed):
+    mm = theory.minimax_sample_complexity(x_grid=(0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.5, 7.0, 9.0, 12.0, 16.0, 20.0), n_reps=3, rng=seed)
+    return [f"{k}: {m}" for k, (ok, m) in theory.scaling_checks({"minimax_curve": mm}).items() if not ok]
+
+
+def _nb05_section9(seed):
+    fr = (1.0, 0.8, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05)
+    sr = theory.sign_rule_flips(hammer_fractions=fr, n_reps=15, rng=seed)
+    curve = {"hammer_fractions": list(fr), "n_reps": 15, "n_labels": 5,
+             "settings": {"n100_ns20": {"n_workers": 100, "queries_per_task": 20,
+                                        **{r: {"flipped": sr[r]["flipped"], "ci": list(sr[r]["ci"]), "err_g": sr[r]["err_g"]}
+                                           for r in ("paper", "sum")}}}}
+    return [f"{k}: {m}" for k, (ok, m) in theory.scaling_checks({"sign_rule_curve": curve}).items() if not ok]
+
+
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("section", ["section1", "section3", "section4"])
+def test_notebook05_claims_every_seed(section):
+    fn = globals()[f"_nb05_{section}"]
+    fails = {seed: f for seed in SEEDS if (f := fn(seed))}
+    assert not fails, f"notebook 05 {section} fails for {fails}"
 
 
 @pytest.mark.slow
 def test_notebook05_sign_rule_claims_every_seed():
-    from toptwo import theory
-    fails = {}
-    for seed in range(10):
-        fl = theory.sign_rule_flips(hammer_fractions=HAMMERS, n_reps=30, rng=seed)
-        bad = _sign_rule_claims(fl)
-        if bad:
-            fails[seed] = bad
-    assert not fails, f"notebook 05's sign-rule claims fail for {fails}"
+    # Sec. 9: the deterministic-looking claims (no flips with <= 40 % spammers, flips at 95 %, the
+    # sum rule never significantly worse) must hold for every seed. The binomial-model check has a
+    # designed family-wise false-alarm rate of 5 % per seed (Bonferroni over 9 points): if the model
+    # were exact, 4 or more of 20 seeds would fail with probability 1.6 % (binomial), so at most 3 may.
+    model_fails, other = [], {}
+    for seed in SEEDS:
+        f = _nb05_section9(seed)
+        model_fails += [seed] if any(x.startswith("sign rule flip rate = binomial model") for x in f) else []
+        if rest := [x for x in f if not x.startswith("sign rule flip rate = binomial model")]:
+            other[seed] = rest
+    assert not other, f"notebook 05 sign-rule claims fail for {other}"
+    assert len(model_fails) <= 3, f"the binomial flip model is rejected for seeds {model_fails} (at most 3 of 20 by chance)"
 
 
 @pytest.mark.slow
-def test_notebook05_sign_rule_claims_reject_swapped_rules():
-    # negative twin: with the two rules' results swapped, the claims must fail
-    from toptwo import theory
-    fl = theory.sign_rule_flips(hammer_fractions=HAMMERS, n_reps=30, rng=0)
-    swapped = {**fl, "paper": fl["sum"], "sum": fl["paper"]}
-    assert _sign_rule_claims(fl) == []
-    assert len(_sign_rule_claims(swapped)) >= 3
-
-
-# ----------------------------------------------------------------- notebook 05, section 8
-def _minimax_claims(mm) -> list[str]:
-    d_bar = np.array([r["d_bar"] for r in mm["rows"]])
-    need = {k: np.array([r["x_needed"][k] for r in mm["rows"]]) for k in ("TopTwo2", "oracle MLE")}
-    cor2 = np.array([r["cor2_x"] for r in mm["rows"]])
-    bad = []
-    for k, v in need.items():
-        if not np.all((v > 4 * 0.25) & (v < 1e-3 * cor2)):
-            bad.append(f"{k} outside (1, Cor. 2 / 1000)")
-    if not np.polyfit(np.log(d_bar), np.log(need["TopTwo2"]), 1)[0] > -0.5:
-        bad.append("TopTwo2's threshold grows like 1/D-bar")
-    if not np.all(need["TopTwo2"] / need["oracle MLE"] <= 1.5):
-        bad.append("TopTwo2 more than 1.5x the oracle")
-    return bad
+@pytest.mark.parametrize("section", ["section2", "section6", "section7"])
+def test_notebook05_slow_claims_reduced_seeds(section):
+    fn = globals()[f"_nb05_{section}"]
+    fails = {seed: f for seed in HEAVY_SEEDS if (f := fn(seed))}
+    assert not fails, f"notebook 05 {section} fails for {fails}"
 
 
 @pytest.mark.slow
-def test_notebook05_minimax_claims_every_seed():
-    from toptwo import theory
-    fails = {}
-    for seed in range(5):
-        bad = _minimax_claims(theory.minimax_gap_curves(n_reps=2, rng=seed))
-        if bad:
-            fails[seed] = bad
-    assert not fails, f"notebook 05's minimax claims fail for {fails}"
-
-
-def test_notebook05_minimax_claims_reject_a_dbar_squared_gap():
-    # negative twin: thresholds growing like 1/D-bar (the gap Cor. 2 would allow) are rejected
-    rows = [{"d_bar": d, "cor2_x": 1e7, "x_needed": {"TopTwo2": 0.5 / d, "oracle MLE": 0.5 / d}}
-            for d in (0.04, 0.08, 0.12, 0.16)]
-    assert "TopTwo2's threshold grows like 1/D-bar" in _minimax_claims({"rows": rows})
+def test_notebook05_sign_rule_check_rejects_the_footnote_reading():
+    # negative twin: flip counts of a rule that never fails with a majority of spammers
+    # (what "only o(n) spammers" would give) contradict the binomial model
+    fr = (1.0, 0.8, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05)
+    zero = np.zeros(len(fr), dtype=int)
+    curve = {"hammer_fractions": list(fr), "n_reps": 15, "n_labels": 5,
+             "settings": {"x": {"n_workers": 100, "queries_per_task": 20,
+                                **{r: {"flipped": zero, "ci": list(theory.binomial_ci(zero, 15)), "err_g": zero * 0.0}
+                                   for r in ("paper", "sum")}}}}
+    checks = theory.scaling_checks({"sign_rule_curve": curve})
+    assert not checks["sign rule flip rate = binomial model (x)"][0]
+    assert not checks["sign rule (x)"][0]

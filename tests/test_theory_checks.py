@@ -322,3 +322,89 @@ def test_theory_monte_carlo_input_validation() -> None:
         theory.theorem3b_counterexample(reliability_range=0.7)
     with pytest.raises(ValueError, match="n_reps"):
         theory.sign_rule_flips(n_reps=0)
+
+
+def test_le_cam_queries_and_minimax_sample_complexity_small() -> None:
+    import numpy as np
+
+    from toptwo import theory
+
+    assert theory.le_cam_queries(0.1, 0.1) == pytest.approx(8 * 0.4**2 / 0.1)
+    assert np.allclose(theory.le_cam_queries([0.05, 0.1], 0.25), [10.0, 5.0])     # slope -1 in D-bar
+    with pytest.raises(ValueError, match=r"le_cam_queries: `target` must lie in \(0, 1/2\)"):
+        theory.le_cam_queries(0.1, 0.5)
+    with pytest.raises(ValueError, match="le_cam_queries: `d_bar` must be > 0"):
+        theory.le_cam_queries([0.1, 0.0], 0.1)
+    r = theory.minimax_sample_complexity(n_workers=200, n_tasks=40, confusions=(0.6, 0.75),
+                                         x_grid=(1.0, 3.0, 6.0, 12.0, 20.0), target=0.2, n_reps=2, rng=0)
+    for row in r["rows"]:
+        assert row["cor2_queries"] > 1e4 * row["lower"]        # Cor. 2's first term, astronomically far
+        q = row["queries"]["oracle MLE"]
+        assert np.all(q[np.isfinite(q)] >= row["lower"])        # nobody beats the lower bound
+    with pytest.raises(ValueError, match="minimax_sample_complexity: `x_grid` must be positive and strictly"):
+        theory.minimax_sample_complexity(x_grid=(2.0, 1.0), n_reps=1)
+
+
+def test_first_crossing_and_loglog_slope() -> None:
+    import numpy as np
+
+    from toptwo import theory
+
+    x = np.array([1.0, 2.0, 3.0])
+    assert theory.first_crossing(x, [0.8, 0.4, 0.1], 0.6) == pytest.approx(1.5)
+    assert theory.first_crossing(x, [0.8, 0.4, 0.1], 0.2, log_y=True) == pytest.approx(2 + np.log(2) / np.log(4))
+    assert theory.first_crossing(x, [0.0, 0.3, 0.9], 0.6, increasing=True) == pytest.approx(2.5)
+    assert np.isnan(theory.first_crossing(x, [0.8, 0.7, 0.65], 0.6))
+    with pytest.raises(ValueError, match="first_crossing: `x` must be 1-D, strictly increasing"):
+        theory.first_crossing([2.0, 1.0], [0.5, 0.4], 0.1)
+    d = np.array([0.01, 0.04, 0.16])
+    reps = [3.0 / v * np.array([0.95, 1.0, 1.05]) for v in d]     # exactly c / D-bar
+    slope, se = theory.loglog_slope(d, reps)
+    assert slope == pytest.approx(-1.0) and se < 0.05
+    slope2, _ = theory.loglog_slope(d, [3.0 / v**2 * np.array([0.95, 1.05]) for v in d])
+    assert slope2 == pytest.approx(-2.0)                          # a D-bar^2 law is told apart
+    with pytest.raises(ValueError, match="loglog_slope: every x needs at least 2 finite replicates"):
+        theory.loglog_slope(d, [[1.0, np.nan]] * 3)
+
+
+def test_sign_flip_probability() -> None:
+    from scipy.stats import binom
+
+    from toptwo import theory
+
+    assert theory.sign_flip_probability(100, 60, 4) == 0.0                   # a majority of hammers: never
+    p1 = binom.cdf(9, 35, 0.5)                                              # h = 15 of 50: B <= 9 flips
+    assert theory.sign_flip_probability(50, 15) == pytest.approx(p1)
+    assert theory.sign_flip_probability(50, 15, 4) == pytest.approx(1 - (1 - p1) ** 4)
+    assert theory.sign_flip_probability(50, 0) == pytest.approx(binom.cdf(24, 50, 0.5))   # spammers only
+    assert theory.sign_flip_probability(400, 40, 4) < theory.sign_flip_probability(100, 10, 4)  # fixed fraction, n grows
+    with pytest.raises(ValueError, match="sign_flip_probability: `n_hammers` = 60 exceeds `n_workers` = 50"):
+        theory.sign_flip_probability(50, 60)
+
+
+def test_scaling_checks_on_the_stored_results_and_a_wrong_law() -> None:
+    import copy
+
+    import numpy as np
+
+    from toptwo import results, theory
+
+    stored = results.load("theorems_mc")["scaling"]
+    checks = theory.scaling_checks(stored)
+    assert len(checks) == 12 and all(ok for ok, _ in checks.values()), {k: m for k, (ok, m) in checks.items() if not ok}
+    # negative twin: n s needed growing like 1/D-bar^2 (the Cor. 2 shape) is flagged
+    bad = copy.deepcopy(stored["minimax_curve"])
+    for row in bad["rows"]:
+        row["queries"]["TopTwo2"] = list(np.asarray(row["queries"]["TopTwo2"]) * (0.19 / row["d_bar"]))
+    assert not theory.scaling_checks({"minimax_curve": bad})["minimax no D-bar^2 gap (TopTwo2)"][0]
+    # and a threshold growing like sqrt(m) instead of log m
+    ev = copy.deepcopy(stored["every_task_m"])
+    x = np.asarray(ev["x"])
+    for m in ev["n_tasks_list"]:
+        xh = 3.0 * np.sqrt(m)
+        ok = (x >= xh).astype(int) * ev["n_reps"]
+        ev["per_m"][str(m)]["all_ok"] = ok.tolist()
+        ev["per_m"][str(m)]["ci"] = [c.tolist() for c in theory.binomial_ci(ok, ev["n_reps"])]
+    ev["x"] = x.tolist()
+    res = theory.scaling_checks({"every_task_m": ev})
+    assert not (res["every-task threshold grows like log m"][0] and res["every-task threshold: log m, not a power of m"][0])
