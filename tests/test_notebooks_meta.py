@@ -3,8 +3,9 @@
 nbval re-executes the notebooks and compares outputs; this test catches, in well under a
 second, the mistakes that make nbval's comparison meaningless or flaky: a notebook stored
 without outputs (nbval then compares nothing), cells executed out of order, a stored error,
-a memory address or a kernel temp path in an output, a non-python3 kernelspec, and a
-notebook missing from notebooks/README.md.
+a memory address or a kernel temp path in an output, a non-python3 kernelspec, a figure
+without alt text (myst-nb's ``mystnb.image.alt`` cell metadata, which the book puts on the
+``<img>``), and a notebook missing from notebooks/README.md.
 """
 
 from __future__ import annotations
@@ -73,6 +74,12 @@ def notebook_problems(nb: dict) -> list[str]:
                                 f"{MEMORY_ADDRESS.search(text).group(0)!r}")
             if IPYKERNEL_PATH.search(text):
                 problems.append(f"cell {index} output contains a /tmp/ipykernel path")
+        shows_figure = cell.get("cell_type") == "code" and any(
+            "image/png" in o.get("data", {}) for o in cell.get("outputs", []))
+        alt = cell.get("metadata", {}).get("mystnb", {}).get("image", {}).get("alt", "")
+        if shows_figure and len(alt.strip()) < 40:
+            problems.append(f"cell {index} shows a figure without alt text (set the cell metadata "
+                            f"mystnb.image.alt to a sentence that says what the figure shows)")
     return problems
 
 
@@ -132,6 +139,17 @@ def test_checker_rejects_a_notebook_without_outputs():
     nb = _good_notebook()
     nb.cells[1].outputs = []
     assert notebook_problems(nb) == ["no code cell has stored outputs (nbval would compare nothing)"]
+
+
+def test_checker_rejects_a_figure_without_alt_text():
+    nb = _good_notebook()
+    nb.cells[2].outputs = [nbformat.v4.new_output("display_data", data={
+        "image/png": "iVBORw0KGgo=", "text/plain": "<Figure size 640x480 with 1 Axes>"})]
+    assert notebook_problems(nb) == [
+        "cell 2 shows a figure without alt text (set the cell metadata mystnb.image.alt to a "
+        "sentence that says what the figure shows)"]
+    nb.cells[2].metadata["mystnb"] = {"image": {"alt": "A line rising from 0 to 1 over ten steps."}}
+    assert notebook_problems(nb) == []
 
 
 def test_checker_allows_tagged_exception_demo():
