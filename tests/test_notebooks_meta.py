@@ -165,3 +165,32 @@ def test_readme_check():
     assert readme_problems(paths, "| 01_a.ipynb | x |\n| exercises/02_b.ipynb | y |") == []
     assert readme_problems(paths, "| 01_a.ipynb |") == [
         "exercises/02_b.ipynb is not listed in notebooks/README.md"]
+
+
+def bare_asserts(nb: dict) -> list[str]:
+    """Asserts without a message in a lesson's code cells (a reader who changes a parameter
+    would get a bare AssertionError instead of the measured value and the bound)."""
+    import ast
+    found = []
+    for index, cell in enumerate(nb.get("cells", [])):
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:        # IPython magics: not a lesson's style, nothing to check
+            continue
+        found += [f"cell {index}, line {node.lineno}: assert without a message"
+                  for node in ast.walk(tree) if isinstance(node, ast.Assert) and node.msg is None]
+    return found
+
+
+@pytest.mark.parametrize("path", sorted(NOTEBOOKS.glob("*.ipynb")), ids=lambda p: p.name)
+def test_lessons_have_no_bare_asserts(path):
+    assert bare_asserts(nbformat.read(path, as_version=4)) == []
+
+
+def test_bare_assert_check_rejects_a_bare_assert():
+    nb = _good_notebook()
+    nb.cells[2].source = "x = 2\nassert x == 2, 'x is 2'\nassert x > 1"
+    assert bare_asserts(nb) == ["cell 2, line 3: assert without a message"]
