@@ -479,9 +479,12 @@ def test_tolerant_smallest_refuses_nan():
     with pytest.raises(ValueError, match=r"`values` of tolerant_smallest must not be NaN "
                                          r".*found NaN at row 1, column 2"):
         spectral_mod.tolerant_smallest(np.array([[0.0, 1.0, 2.0], [0.0, 1.0, np.nan]]), 2, 0.0)
-    with pytest.raises(ValueError, match=r"`tol` of tolerant_smallest must be >= 0 \(not "
-                                         r"NaN\); found nan at row 0"):
+    with pytest.raises(ValueError, match=r"`tol` of tolerant_smallest must be finite and "
+                                         r">= 0; found nan at row 0"):
         spectral_mod.tolerant_smallest(np.zeros((1, 3)), 2, np.nan)
+    # an infinite tolerance with a -inf value would make -inf + inf = NaN the floor
+    with pytest.raises(ValueError, match=r"must be finite and >= 0; found inf at row 0"):
+        spectral_mod.tolerant_smallest(np.array([[-np.inf, 0.0, 1.0]]), 2, np.inf)
     with pytest.raises(ValueError, match=r"`n_pick` of tolerant_smallest must be in 0..3"):
         spectral_mod.tolerant_smallest(np.zeros((1, 3)), 4, 0.0)
 

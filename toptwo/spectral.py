@@ -46,7 +46,8 @@ from ._validation import (check_bool, check_choice, check_int, check_positive,
                           check_rng)
 from ._base import BaseEstimator
 from .binary import LabelBlocks, _binary_csr, binary_sign
-from .responses import Responses, as_responses, binary_labels_message, check_labels_used
+from .responses import (Responses, _FitView, as_responses, binary_labels_message,
+                        check_labels_used)
 
 __all__ = ["TopTwo1", "SpectralResult", "spectral_estimate", "spectral_from_matrices",
            "top_from_projections", "split_entries"]
@@ -62,10 +63,12 @@ def split_entries(R: Responses, rate: float, rng: np.random.Generator
 
     This is A o S and A o (1 - S) with S_ij ~ Bernoulli(rate) i.i.d. (Alg. 2 step 1;
     Alg. 1 step 1 with rate 1/2). Unobserved entries are unaffected either way, so only
-    the nnz observed entries need a draw.
+    the nnz observed entries need a draw. Each part is read by one fit like the data it
+    came from, so it keeps its derived arrays (CSR form, task-major order, counts) for
+    as long as it is used.
     """
     mask = rng.random(R.nnz) < rate
-    return R.subset(mask), R.subset(~mask)
+    return _FitView(R.subset(mask)), _FitView(R.subset(~mask))
 
 
 @dataclass
@@ -146,17 +149,16 @@ _LabelBlocks = LabelBlocks
 
 #: Lanczos settings for the joint path. The top Ritz pair (theta, u) of the Gram matrix
 #: G = X X^T has residual r = G u - theta u, and by the Davis-Kahan sin-theta theorem
-#: ||u - u_exact||_2 <= ||r|| / gap, gap = theta_1 - lambda_2. We stop when
-#: ||r|| <= LANCZOS_U_TOL * gap_ritz (gap_ritz = theta_1 - theta_2 of the Ritz values,
-#: which overestimates the gap a little, theta_2 <= lambda_2 by interlacing: hence a
-#: margin of 10 below ``U_ABS_TOL``, so every entry of u is within U_ABS_TOL of the
-#: exact one), or when ||r|| <= LANCZOS_TOL theta_1 (the criterion ARPACK uses; it
-#: decides when the gap is small). At most LANCZOS_MAX_STEPS steps (then ARPACK
-#: finishes the unconverged problems). The sampling noise of u (~ 1/sqrt(s n) per
-#: entry) is far larger; the accuracy is set by the round-off-proof decisions, which
-#: need every entry to U_ABS_TOL (zeroing and the sign rule, see ``U_ABS_TOL``).
+#: ||u - u_exact||_2 <= ||r|| / gap, gap = lambda_1 - lambda_2. We stop when
+#: ||r|| <= LANCZOS_TOL theta_1 (the criterion ARPACK uses), at most LANCZOS_MAX_STEPS
+#: steps (then ARPACK finishes the unconverged problems). A stop on the Ritz gap
+#: theta_1 - theta_2 instead was tried and dropped: early in the iteration theta_2 can lie
+#: far below lambda_2, so that gap overestimates the true one and the stop came too
+#: early on near-degenerate spectra (errors of 1e-5 in u where this rule gives 1e-11).
+#: The sampling noise of u (~ 1/sqrt(s n) per entry) is far larger; the accuracy is set
+#: by the round-off-proof decisions, which need every entry to U_ABS_TOL (zeroing and
+#: the sign rule, see ``U_ABS_TOL``).
 LANCZOS_TOL = 1e-10
-LANCZOS_U_TOL = 1e-9
 LANCZOS_MAX_STEPS = 80
 
 
@@ -207,9 +209,7 @@ def _joint_leading_left(blocks: _LabelBlocks, shifts: np.ndarray
                 theta, S = eigh_tridiagonal(alpha[:j + 1, k], beta[:j, k])
             top = int(np.argmax(theta))
             resid = b[k] * abs(S[-1, top])            # ||G u - theta u|| of the Ritz pair
-            gap = theta[top] - np.max(np.delete(theta, top)) if theta.size > 1 else 0.0
-            if (resid <= max(LANCZOS_TOL * max(theta[top], 1e-300), LANCZOS_U_TOL * gap)
-                    or j + 1 == n):
+            if resid <= LANCZOS_TOL * max(theta[top], 1e-300) or j + 1 == n:
                 done[k] = True
                 U[:, k] = Q[:j + 1, :, k].T @ S[:, top]
                 theta_top[k] = theta[top]
@@ -268,10 +268,9 @@ def _leading_left(M: sp.csr_array, MT: sp.csr_array, c: float, v0: np.ndarray | 
 #: Absolute accuracy assumed of the entries of a unit vector u^(k). Every solver path
 #: returns u with ||u_hat - u||_2 <= ||r|| / gap (Davis-Kahan sin-theta bound, r the
 #: residual G u_hat - theta u_hat of the Gram matrix G = X X^T, gap = theta_1 - theta_2):
-#: dense eigh gives ||r|| ~ n eps ||G||, the Lanczos path stops at ||r|| <= 1e-9 gap
-#: (``LANCZOS_U_TOL``: error <= 1e-9 directly) or at ||r|| <= 1e-10 theta_1
-#: (``LANCZOS_TOL``), ARPACK at the latter relative tolerance. With theta_1/gap <= 100
-#: the latter is below 1e-8. Entries with |u_i| <= U_ABS_TOL are therefore indistinguishable from 0:
+#: dense eigh gives ||r|| ~ n eps ||G||, the Lanczos path stops at ||r|| <= 1e-10 theta_1
+#: (``LANCZOS_TOL``), ARPACK at the same relative tolerance. With theta_1/gap <= 100
+#: the error is below 1e-8. Entries with |u_i| <= U_ABS_TOL are therefore indistinguishable from 0:
 #: they are set to exactly 0 and never vote in the sign rule.
 U_ABS_TOL = 1e-8
 
@@ -312,7 +311,7 @@ def tolerant_smallest(values: np.ndarray, n_pick: int, tol: np.ndarray | float
     more than ``tol`` keep their floating-point order. With ``tol = 0`` this is a stable
     argsort truncated to ``n_pick`` columns. +-inf are ordinary values (an infinite tie
     goes to the smaller index); NaN has no order and is refused (ValueError), as is a
-    NaN or negative ``tol``.
+    NaN, infinite or negative ``tol``.
 
     Computed column by column (K passes over m rows per slot), not with reductions
     along the short axis of an (m, K) array.
@@ -331,9 +330,9 @@ def tolerant_smallest(values: np.ndarray, n_pick: int, tol: np.ndarray | float
         raise ValueError(f"`values` of tolerant_smallest must not be NaN (NaN has no "
                          f"order); found NaN at row {j}, column {k}.")
     tol = np.broadcast_to(np.asarray(tol, dtype=float), (m,))
-    if np.isnan(tol).any() or (tol < 0).any():
-        j = int(np.argmax(np.isnan(tol) | (tol < 0)))
-        raise ValueError(f"`tol` of tolerant_smallest must be >= 0 (not NaN); found "
+    if not np.isfinite(tol).all() or (tol < 0).any():
+        j = int(np.argmax(~np.isfinite(tol) | (tol < 0)))
+        raise ValueError(f"`tol` of tolerant_smallest must be finite and >= 0; found "
                          f"{float(tol[j])!r} at row {j}.")
     cols = vals.T.copy()                                      # (K, m): one row per label
     out = np.empty((m, n_pick), dtype=np.int64)
@@ -632,12 +631,13 @@ def _edges_by_component(R: Responses, wcomp: np.ndarray, n_comp: int
 def _component_responses(R: Responses, parts: tuple[np.ndarray, np.ndarray], c: int,
                          w_loc: np.ndarray, t_loc: np.ndarray, shape: tuple[int, int]
                          ) -> Responses:
-    """The responses of component c with compact worker and task indices."""
+    """The responses of component c with compact worker and task indices (a fit view:
+    the block's derived arrays are built once)."""
     order, bounds = parts
     sel = order[bounds[c]:bounds[c + 1]]
-    return Responses(w_loc[R.workers[sel]].astype(np.int32),
-                     t_loc[R.tasks[sel]].astype(np.int32), R.labels[sel],
-                     shape=shape, n_labels=R.n_labels)
+    return _FitView(Responses(w_loc[R.workers[sel]].astype(np.int32),
+                              t_loc[R.tasks[sel]].astype(np.int32), R.labels[sel],
+                              shape=shape, n_labels=R.n_labels))
 
 
 def _leading_vectors(B: Responses, off: np.ndarray, rank_one: np.ndarray, solver: str,
