@@ -97,7 +97,7 @@ def _child(lib: str, expr: str, datadir: str, timeout: float) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _cell(r: dict) -> str:
+def _cell(r: dict) -> tuple[str, str]:
     if "timeout_s" in r:
         return f"> {r['timeout_s']:.0f} s", "—"
     if "error" in r:

@@ -35,6 +35,17 @@ def check_rng(rng: Any, *, owner: str) -> np.random.Generator:
                     f"or a numpy.random.Generator; got {type(rng).__name__} {rng!r} instead.")
 
 
+def _rectangular(x: Any, subject: str, what: str) -> np.ndarray:
+    """``np.asarray(x)``; a ragged or unconvertible input becomes a ValueError naming
+    ``subject`` (e.g. "`A` of TopTwo2.fit") and the ``what`` it must hold."""
+    try:
+        return np.asarray(x)
+    except (ValueError, TypeError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ValueError(f"{subject} must be a rectangular array of {what} (every row the "
+                         f"same length); numpy could not build one: {first}") from None
+
+
 def check_open_unit(value: Any, name: str, *, owner: str) -> float:
     """A float in the open interval (0, 1) (split rates, sampling rates below 1)."""
     v = _check_real(value, name, owner=owner)
@@ -131,13 +142,7 @@ def as_float_array(x: Any, name: str, *, owner: str) -> np.ndarray:
                              f"{int(np.ma.getmaskarray(x).sum())} masked entries; every "
                              f"entry is needed.")
         x = np.ma.getdata(x)
-    try:
-        arr = np.asarray(x)
-    except (ValueError, TypeError) as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ValueError(f"`{name}` of {owner} must be a rectangular array of real numbers "
-                         f"(every row the same length); numpy could not build one: "
-                         f"{first}") from None
+    arr = _rectangular(x, f"`{name}` of {owner}", "real numbers")
     if arr.dtype == object:
         bads = [v for v in arr.reshape(-1).tolist()
                 if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real)]
@@ -212,13 +217,7 @@ def as_int_array(x: Any, name: str, *, owner: str, where=None, masked: str = "re
                              f"triples cannot mark an answer as missing: leave those rows "
                              f"out (e.g. x.compressed()).")
         x = x.filled(0) if mask.any() else np.ma.getdata(x)
-    try:
-        arr = np.asarray(x)
-    except (ValueError, TypeError) as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ValueError(f"`{name}` passed to {owner} must be a rectangular array of "
-                         f"integers (every row the same length); numpy could not build one: "
-                         f"{first}") from None
+    arr = _rectangular(x, f"`{name}` passed to {owner}", "integers")
     kind = arr.dtype.kind
     if kind == "b":
         raise TypeError(f"`{name}` passed to {owner} must hold integer labels; got a boolean "

@@ -198,6 +198,17 @@ def binomial_ci(successes: Any, trials: Any, confidence: float = 0.95) -> tuple[
 # ---------------------------------------------------------------------------------------------
 # Monte-Carlo checks of the probabilistic statements (benchmarks/theorems_mc.py, notebooks)
 # ---------------------------------------------------------------------------------------------
+def _check_mc_sizes(owner: str, n_workers: Any, n_tasks: Any, n_labels: Any, n_reps: Any,
+                    rng: Any) -> tuple[int, int, int, int, np.random.Generator]:
+    """The sizes every Monte-Carlo function takes, checked: n >= 2, m >= 1, K >= 3,
+    replicates >= 1, and the random generator."""
+    n = check_int(n_workers, "n_workers", owner=owner, minimum=2)
+    m = check_int(n_tasks, "n_tasks", owner=owner, minimum=1)
+    K = check_int(n_labels, "n_labels", owner=owner, minimum=3)
+    R = check_int(n_reps, "n_reps", owner=owner, minimum=1)
+    return n, m, K, R, check_rng(rng, owner=owner)
+
+
 def _check_unit_range(rng_pair: Any, name: str, owner: str) -> tuple[float, float]:
     """(low, high) with 0 <= low <= high <= 1, or ValueError naming the parameter."""
     try:
@@ -265,11 +276,7 @@ def theorem1_decay(n_workers: int = 400, n_tasks: int = 300, n_labels: int = 4, 
     from .spectral import TopTwo1
 
     owner = "theorem1_decay"
-    n = check_int(n_workers, "n_workers", owner=owner, minimum=2)
-    m = check_int(n_tasks, "n_tasks", owner=owner, minimum=1)
-    K = check_int(n_labels, "n_labels", owner=owner, minimum=3)
-    R = check_int(n_reps, "n_reps", owner=owner, minimum=1)
-    gen = check_rng(rng, owner=owner)
+    n, m, K, R, gen = _check_mc_sizes(owner, n_workers, n_tasks, n_labels, n_reps, rng)
     xs = np.asarray(x_grid, dtype=float)
     out = []
     for pr in reliability_ranges:
@@ -466,11 +473,7 @@ def sign_rule_flips(n_workers: int = 100, n_tasks: int = 300, n_labels: int = 5,
     from .spectral import TopTwo1
 
     owner = "sign_rule_flips"
-    n = check_int(n_workers, "n_workers", owner=owner, minimum=2)
-    m = check_int(n_tasks, "n_tasks", owner=owner, minimum=1)
-    K = check_int(n_labels, "n_labels", owner=owner, minimum=3)
-    R = check_int(n_reps, "n_reps", owner=owner, minimum=1)
-    gen = check_rng(rng, owner=owner)
+    n, m, K, R, gen = _check_mc_sizes(owner, n_workers, n_tasks, n_labels, n_reps, rng)
     s = float(queries_per_task) / n
     if not 0.0 < s <= 1.0:
         raise ValueError(f"{owner}: queries_per_task / n_workers must lie in (0, 1]; got {s!r}.")
@@ -517,11 +520,7 @@ def minimax_gap_curves(n_workers: int = 400, n_tasks: int = 200, n_labels: int =
     from .mle import OracleMLE, TopTwo2
 
     owner = "minimax_gap_curves"
-    n = check_int(n_workers, "n_workers", owner=owner, minimum=2)
-    m = check_int(n_tasks, "n_tasks", owner=owner, minimum=1)
-    K = check_int(n_labels, "n_labels", owner=owner, minimum=3)
-    R = check_int(n_reps, "n_reps", owner=owner, minimum=1)
-    gen = check_rng(rng, owner=owner)
+    n, m, K, R, gen = _check_mc_sizes(owner, n_workers, n_tasks, n_labels, n_reps, rng)
     xs = np.asarray(x_grid, dtype=float)
     rows = []
     for qv in confusions:
@@ -601,11 +600,7 @@ def minimax_sample_complexity(n_workers: int = 800, n_tasks: int = 150, n_labels
     from .mle import OracleMLE, TopTwo2
 
     owner = "minimax_sample_complexity"
-    n = check_int(n_workers, "n_workers", owner=owner, minimum=2)
-    m = check_int(n_tasks, "n_tasks", owner=owner, minimum=1)
-    K = check_int(n_labels, "n_labels", owner=owner, minimum=3)
-    R = check_int(n_reps, "n_reps", owner=owner, minimum=1)
-    gen = check_rng(rng, owner=owner)
+    n, m, K, R, gen = _check_mc_sizes(owner, n_workers, n_tasks, n_labels, n_reps, rng)
     xs = np.asarray(x_grid, dtype=float)
     if xs.ndim != 1 or xs.size < 2 or np.any(xs <= 0) or np.any(np.diff(xs) <= 0):
         raise ValueError(f"{owner}: `x_grid` must be positive and strictly increasing; got {x_grid!r} instead.")

@@ -370,6 +370,15 @@ def method_color(name: str, names: Sequence[str]) -> Any:
     return cmap(palette[i % len(palette)])
 
 
+def _figure_and_axes(ax: Any, figsize: tuple[float, float]) -> tuple[Any, Any]:
+    """``(figure, axes)``: the given axes and its figure, or a new figure of ``figsize``."""
+    import matplotlib.pyplot as plt  # lazy
+
+    if ax is None:
+        return plt.subplots(figsize=figsize)
+    return ax.figure, ax
+
+
 def plot_paired_differences(rows: Mapping[str, Sequence[Sequence[float]]], *, ax: Any = None,
                             reference: str = "TopTwo2", xlabel: str = "average queries per task  n s",
                             title: str | None = None, ylim: tuple[float, float] | None = None,
@@ -405,15 +414,11 @@ def plot_paired_differences(rows: Mapping[str, Sequence[Sequence[float]]], *, ax
         ``ax.lines[i]`` is method i of ``rows`` (``get_xydata()`` = (x, mean)), then the
         zero line; ``ax.collections[i]`` its CI bars.
     """
-    import matplotlib.pyplot as plt  # lazy
     from scipy import stats
 
     if not rows:
         raise ValueError("plot_paired_differences: `rows` must hold at least one method.")
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(5, 3.5))
-    else:
-        fig = ax.figure
+    fig, ax = _figure_and_axes(ax, (5, 3.5))
     names = list(names or rows)
     for i, (name, r) in enumerate(rows.items()):
         a = np.asarray(r, dtype=float).reshape(-1, 4)
@@ -464,14 +469,10 @@ def plot_gap_ranking(gaps: Mapping[str, Mapping[str, float]], *, ax: Any = None,
     matplotlib.figure.Figure
         The y tick labels of ``ax`` are the methods, best first (top).
     """
-    import matplotlib.pyplot as plt  # lazy
 
     if not gaps:
         raise ValueError("plot_gap_ranking: `gaps` must hold at least one method.")
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(4, 4))
-    else:
-        fig = ax.figure
+    fig, ax = _figure_and_axes(ax, (4, 4))
     names = list(names or gaps)
     ranked = sorted(gaps, key=lambda m: (gaps[m]["mean"], m))
     y = np.arange(len(ranked))
