@@ -127,7 +127,7 @@ def _child_measure(case: str, size: str, datadir: str, repeats: int) -> dict:
             run = lambda: toptwo.MajorityVote(rng=0).fit(fresh())  # noqa: E731
         elif case.startswith("paper:"):      # a baseline of the paper's comparison, once
             name = case[len("paper:"):]
-            run = lambda: toptwo.PAPER_METHODS[name](0).fit(fresh())  # noqa: E731
+            run = lambda: toptwo.paper.make(name, rng=0).fit(fresh())  # noqa: E731
             repeats = 1
         elif case == "em":
             run = lambda: toptwo.TopTwoEM(rng=0).fit(fresh())  # noqa: E731
@@ -252,7 +252,7 @@ def main(argv=None) -> int:
                              "(default: %(default)s; skipped if missing; '' to skip)")
     parser.add_argument("--output", default=str(RESULTS), help="JSON file to merge into")
     parser.add_argument("--baselines", action="store_true",
-                        help="also time every baseline of toptwo.PAPER_METHODS once (and "
+                        help="also time every baseline of toptwo.paper.ESTIMATOR_NAMES once (and "
                              "TopTwoEM when present) at the medium size (several minutes)")
     parser.add_argument("--_child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -301,8 +301,8 @@ def main(argv=None) -> int:
             cases = list(CASES)
             if args.baselines and size == "medium":
                 import toptwo
-                cases += [f"paper:{name}" for name in toptwo.PAPER_METHODS
-                          if name not in ("MV", "TopTwo2")]
+                cases += [f"paper:{name}" for name in toptwo.paper.ESTIMATOR_NAMES
+                          if name not in ("MV", "TopTwo2", "TopTwoEM")]
                 if hasattr(toptwo, "TopTwoEM"):
                     cases.append("em")
             if size == "medium":

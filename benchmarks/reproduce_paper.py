@@ -6,7 +6,7 @@ Usage (from the repository root, one BLAS thread per process)::
     OMP_NUM_THREADS=1 python benchmarks/reproduce_paper.py synthetic --workers 2
 
 Parts (each writes ``benchmarks/results/reproduce_<part>.json``, read by notebooks 06-09).
-Every method is ``toptwo.paper_experiments.ALL_METHOD_NAMES``: the paper's MV, MV-D&S
+Every method is ``toptwo.paper.ALL_METHOD_NAMES``: the paper's MV, MV-D&S
 (one-coin), OPT-D&S, PGD, M-MSR, MultiSPA-KL, MultiSPA-EM, EBCC, TopTwo1, TopTwo2 and the
 oracle MLE, plus MV-D&S (full), MACE, GLAD, TopTwo2 split and TopTwo2 refine3.
 
@@ -42,9 +42,12 @@ Run time (2 worker processes, one BLAS thread each, on a shared 2-core machine):
 ``--workers`` sets the number of processes; finished units (one scenario and rate, one
 knob value, one budget) are cached under ``--cache`` so an interrupted run resumes.
 
-Seeding: :func:`toptwo.paper_experiments.sweep_rates` (prefix-stable per rate, and each
-method's generator depends on its name only), so a notebook re-running a few rates with
-fewer replicates reproduces the first replicates stored here.
+Seeding: :func:`toptwo.experiments.sweep` (its one scheme,
+:func:`toptwo.experiments.replicate_seed`: prefix-stable per grid point, and each method's
+generator depends on its name only), so a notebook re-running a few rates with fewer
+replicates reproduces the first replicates stored here. The keys: synthetic (scenario
+index,), robustness (100 + knob index, value index), estimation (200 + shape index,), real
+(300,), top-T (500,).
 """
 
 from __future__ import annotations
@@ -63,7 +66,7 @@ import numpy as np
 
 import toptwo
 from toptwo import experiments as ex
-from toptwo import paper_experiments as pe
+from toptwo import paper
 from toptwo.datasets import DATASETS, load_dataset
 
 HERE = Path(__file__).resolve().parent
@@ -71,7 +74,7 @@ RESULTS = HERE / "results"
 
 SEED = 20230
 SCENARIOS = ("easy", "hard", "few_smart", "high_variance")
-ALL = pe.ALL_METHOD_NAMES
+ALL = paper.ALL_METHOD_NAMES
 SYN_RATES = (0.02, 0.04, 0.08, 0.12, 0.16, 0.2)          # n s = 1, 2, 4, 6, 8, 10
 SYN_REPLICATES = 30
 METRICS3 = ("err_pair", "err_g", "err_h")
@@ -79,6 +82,7 @@ COLOR_BUDGETS = (2, 4, 8, 12, 16, 20)
 KL_BUDGETS = (4, 12, 20)
 KL_REPLICATES = 10
 DUPLICATES = "last"   # the paper's MATLAB loaders keep the last answer read
+REAL_KEY, TOPT_KEY = 300, 500   # the sweeps' keys (toptwo.experiments.replicate_seed)
 _OPTS = {"workers": 2, "cache": Path(os.environ.get("TMPDIR", "/tmp")) / "toptwo_reproduce"}
 
 
@@ -150,14 +154,14 @@ def _tables(recs, x):
     names = list(dict.fromkeys(r["method"] for r in recs))
     out = {"summary": summarise(recs, METRICS3, x=x), "toptwo2_minus": {}}
     for metric in METRICS3:
-        tab = pe.paired_table(recs, "TopTwo2", names, metric, x=x)
+        tab = ex.paired_differences(recs, "TopTwo2", names, metric, x=x)
         out["toptwo2_minus"][metric] = {m: [[r4(a), r4(b), r4(c), n] for a, b, c, n in rows]
                                         for m, rows in tab.items()}
     if "Oracle" in names:
         out["gap_to_oracle"] = {}
         for m in names:
             if m != "Oracle":
-                g = pe.paired_gap(recs, m, "Oracle", "err_pair", x=x)
+                g = ex.paired_gap(recs, m, "Oracle", "err_pair", x=x)
                 out["gap_to_oracle"][m] = {k: r4(g[k]) for k in ("mean", "sem", "ci_low",
                                                                   "ci_high")} | {"n": g["n"]}
     raw = {}
@@ -172,17 +176,17 @@ def _tables(recs, x):
 def _synthetic_unit(unit):
     c, name, rate, reps = unit
     t0 = time.perf_counter()
-    recs = pe.sweep_rates(scenario_factory(name), pe.method_factories(ALL), (rate,), reps,
-                          seed=SEED, key=(c,), tags={"scenario": name})
+    recs = ex.sweep(scenario_factory(name), paper.method_factories(ALL), (rate,), reps,
+                    seed=SEED, key=(c,), tags={"scenario": name})
     return _clean(recs), time.perf_counter() - t0
 
 
 def part_synthetic(replicates):
     out = {"config": {"n": 50, "m": 500, "K": 5, "rates": SYN_RATES,
                       "replicates": replicates, "methods": list(ALL),
-                      "paper_methods": list(pe.PAPER_NAMES), "seed": SEED,
-                      "key": "spawn_key=(scenario index, round(1e5 s))",
-                      "notes": dict(toptwo.baselines.PAPER_METHOD_NOTES)},
+                      "paper_methods": list(paper.PAPER_NAMES), "seed": SEED,
+                      "key": "(scenario index,): toptwo.experiments.replicate_seed",
+                      "notes": dict(paper.METHOD_NOTES)},
            "scenarios": {}}
     units = [(c, name, s, replicates) for c, name in enumerate(SCENARIOS) for s in SYN_RATES]
     recs = _run_units("synthetic", _synthetic_unit, units)
@@ -225,17 +229,18 @@ def _robustness_unit(unit):
         recs = [r for r in json.loads(full.read_text()) if r["method"] in names
                 and r["replicate"] < reps]
         return recs, time.perf_counter() - t0
-    recs = pe.sweep_rates(make(v), pe.method_factories(names), [0.1], reps, seed=SEED,
-                          key=(100 + k, v_idx), tags={"value": float(v), "knob": knob})
+    recs = ex.sweep(make(v), paper.method_factories(names), [0.1], reps, seed=SEED,
+                    key=(100 + k, v_idx), tags={"value": float(v), "knob": knob})
     return _clean(recs), time.perf_counter() - t0
 
 
 def part_robustness(replicates):
     slow_reps = min(SLOW_ROB_REPLICATES, replicates)
     out = {"config": {"s": 0.1, "replicates": replicates, "methods": list(ALL),
-                      "paper_methods": list(pe.PAPER_NAMES),
+                      "paper_methods": list(paper.PAPER_NAMES),
                       "fewer_replicates": {"methods": list(SLOW_ROB), "replicates": slow_reps},
-                      "seed": SEED, "key": "spawn_key=(100 + knob index, value index, 10000)",
+                      "seed": SEED, "key": "(100 + knob index, value index): "
+                                           "toptwo.experiments.replicate_seed",
                       "defaults": "n=50, m=500, K=5, p~U[0,1], q~U(0.5,1]",
                       "spammers": "p_i = 0 (the paper: p_i in [0, 0.1])"}, "sweeps": {}}
     fast = tuple(m for m in ALL if m not in SLOW_ROB)
@@ -256,15 +261,15 @@ EST_RATES = (0.02, 0.04, 0.06, 0.1, 0.14, 0.2, 0.3, 0.4)
 
 
 def part_estimation(replicates):
-    methods = pe.method_factories(("TopTwo2",))
+    methods = paper.method_factories(("TopTwo2",))
     out = {"config": {"rates": EST_RATES, "replicates": replicates,
                       "model": "TopTwoModel.random: p~U[0,1], q~U(0.5,1], K=5",
-                      "seed": SEED, "key": "spawn_key=(200 + shape index, round(1e5 s))",
+                      "seed": SEED, "key": "(200 + shape index,): toptwo.experiments.replicate_seed",
                       "q_hat": "eq. (4) at TopTwo2's g (confusion_, clipped to [1/2, 1])"},
            "shapes": {}}
     for k, (n, m) in enumerate(((50, 500), (100, 1000))):
-        recs = pe.sweep_rates(lambda g, n=n, m=m: toptwo.TopTwoModel.random(n, m, 5, rng=g),
-                              methods, EST_RATES, replicates, seed=SEED, key=(200 + k,))
+        recs = ex.sweep(lambda g, n=n, m=m: toptwo.TopTwoModel.random(n, m, 5, rng=g),
+                        methods, EST_RATES, replicates, seed=SEED, key=(200 + k,))
         out["shapes"][f"{n}x{m}"] = summarise(recs, ("mse_p", "mse_q", "err_pair"))
         out["shapes"][f"{n}x{m}"]["first_replicates"] = {
             str(s): [[r["mse_p"], r["mse_q"]] for r in recs
@@ -281,7 +286,8 @@ def _real_unit(unit):
     d, names, reps = unit
     R, truth = _color()
     t0 = time.perf_counter()
-    recs = pe.subsample_sweep(R, truth, pe.method_factories(names), (d,), reps, seed=SEED)
+    recs = ex.sweep(R, paper.method_factories(names), (d,), reps, seed=SEED, key=(REAL_KEY,),
+                    draw="per_task", truth=truth)
     return _clean(recs), time.perf_counter() - t0
 
 
@@ -294,28 +300,31 @@ def part_real(replicates):
     fast = [m for m in ALL if m not in ("Oracle", "MultiSPA-KL") + SLOW_REAL]
     out = {"config": {"duplicates": DUPLICATES,
                       "methods": [m for m in ALL if m != "Oracle"],
-                      "paper_methods": [m for m in pe.PAPER_NAMES if m != "Oracle"],
+                      "paper_methods": [m for m in paper.PAPER_NAMES if m != "Oracle"],
                       "budgets": COLOR_BUDGETS, "replicates": replicates,
                       "fewer_replicates": {"methods": list(SLOW_REAL),
                                            "replicates": SLOW_REPLICATES,
                                            "MultiSPA-KL": {"budgets": KL_BUDGETS,
                                                            "replicates": KL_REPLICATES}},
-                      "seed": SEED, "key": "spawn_key=(d, replicate)"}}
+                      "seed": SEED,
+                      "key": f"({REAL_KEY},): toptwo.experiments.replicate_seed"}, "datasets": {}}
     units = [(d, tuple(fast), replicates) for d in COLOR_BUDGETS]
     units += [(d, SLOW_REAL, min(SLOW_REPLICATES, replicates)) for d in COLOR_BUDGETS]
     units += [(d, ("MultiSPA-KL",), min(KL_REPLICATES, replicates)) for d in KL_BUDGETS]
-    recs = _run_units("real", _real_unit, units)
+    recs = _run_units("real-v2", _real_unit, units)
     order = {m: i for i, m in enumerate(ALL)}
     recs.sort(key=lambda r: (r["budget"], r["replicate"], order[r["method"]]))
-    out["color"] = _tables(recs, "budget")
-    out["color"]["summary"] |= summarise(recs, ("responses_per_task",), x="budget")
+    color = _tables(recs, "budget")
+    color["summary"] |= summarise(recs, ("responses_per_task",), x="budget")
+    out["datasets"]["color"] = color
     return out
 
 
 def part_topt(replicates):
     f = lambda g: toptwo.TopTwoModel.random(50, 500, 5, n_top=3, rng=g)  # noqa: E731
     rates = (0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0)
-    recs = pe.top_t_sweep(f, rates, replicates, seed=SEED, n_top=3)
+    recs = ex.sweep(f, paper.method_factories(("MV", "TopTwo1", "TopTwo2", "Oracle"), n_top=3),
+                    rates, replicates, seed=SEED, key=(TOPT_KEY,))
     first = {}
     for r in recs:
         if r["replicate"] < 2:
@@ -323,7 +332,7 @@ def part_topt(replicates):
                 [r["err_ordered"], r["err_set"]])
     return {"config": {"n": 50, "m": 500, "K": 5, "T": 3, "rates": rates,
                        "replicates": replicates, "seed": SEED,
-                       "key": "spawn_key=(round(1e5 s), replicate)"},
+                       "key": f"({TOPT_KEY},): toptwo.experiments.replicate_seed"},
             "summary": summarise(recs, ("err_ordered", "err_set", "err_pos1", "err_pos2",
                                         "err_pos3", "mse_q")),
             "first_replicates": first}
@@ -332,8 +341,8 @@ def part_topt(replicates):
 def part_baselines(replicates):
     """The g error of every method on the seven datasets (one fit each)."""
     names = [m for m in ALL if m != "Oracle"]
-    methods = pe.method_factories(names)
-    out = {"config": {"methods": names, "paper_methods": [m for m in pe.PAPER_NAMES
+    methods = paper.method_factories(names)
+    out = {"config": {"methods": names, "paper_methods": [m for m in paper.PAPER_NAMES
                                                           if m != "Oracle"],
                       "duplicates": DUPLICATES, "seed": SEED,
                       "key": "spawn_key=(401, dataset index)"}, "datasets": {}}

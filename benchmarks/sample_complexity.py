@@ -2,7 +2,7 @@
 
 Usage (from the repository root; a few minutes on one core)::
 
-    OMP_NUM_THREADS=1 /work/venv/bin/python benchmarks/sample_complexity.py
+    OMP_NUM_THREADS=1 python benchmarks/sample_complexity.py
 
 Sec. 5 of Jeong & Chung (ICML 2023): in a spammer-hammer crowd (a fraction alpha of the
 workers has p_i = 1, the rest p_i = 0), Algorithm 1 needs n s = Theta((1/alpha) log(1/eps))
@@ -17,8 +17,9 @@ Notebook 05 runs a smaller version of the same measurement itself (and asserts o
 it loads ``benchmarks/results/sample_complexity.json`` written by this script to show the
 full-size numbers next to its own.
 
-Seeding: ``toptwo.experiments.run_sweep`` with root seed ``SEED + index of alpha`` (and
-``+ 100`` for the majority-vote grid); see that module for how streams are derived.
+Seeding: ``toptwo.experiments.sweep`` with root seed ``SEED`` and key ``(index of alpha,)``
+(``(100 + index of alpha,)`` for the majority-vote grid); see that module for how streams
+are derived.
 """
 
 from __future__ import annotations
@@ -66,8 +67,8 @@ def run(replicates: int) -> dict:
                                                      confusion_range=CONFUSION_RANGE, rng=g)
         ns1 = C_SPECTRAL / alpha
         ns2 = C_MV / alpha**2
-        recs = ex.run_sweep(factory, SPECTRAL, ns1[ns1 <= n] / n, replicates, SEED + i)
-        recs += ex.run_sweep(factory, MV, ns2[ns2 <= n] / n, replicates, SEED + 100 + i)
+        recs = ex.sweep(factory, SPECTRAL, ns1[ns1 <= n] / n, replicates, seed=SEED, key=(i,))
+        recs += ex.sweep(factory, MV, ns2[ns2 <= n] / n, replicates, seed=SEED, key=(100 + i,))
         summ = ex.aggregate(recs, "err_g")
         out["curves"][str(alpha)] = {k: {"x": v["x"].tolist(), "mean": v["mean"].tolist(),
                                          "sem": v["sem"].tolist()} for k, v in summ.items()}

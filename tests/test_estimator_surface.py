@@ -12,7 +12,8 @@ from toptwo._validation import NotFittedError
 MODEL = TopTwoModel.scenario("hard", n_workers=12, n_tasks=40, n_labels=5, rng=0)
 A = MODEL.sample(0.5, rng=1)
 
-ESTIMATORS = {name: (lambda f=f: f(0)) for name, f in toptwo.PAPER_METHODS.items()}
+ESTIMATORS = {name: (lambda name=name: toptwo.paper.make(name, rng=0))
+              for name in toptwo.paper.ESTIMATOR_NAMES}
 ESTIMATORS.update({
     "MV top3": lambda: toptwo.MajorityVote(n_top=3, rng=0),
     "OneCoinDawidSkene": lambda: toptwo.OneCoinDawidSkene(),

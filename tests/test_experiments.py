@@ -10,6 +10,8 @@ import pytest
 
 import toptwo
 from toptwo import experiments as ex
+from toptwo import theory, viz
+from toptwo.model import kl_divergence_bar, kl_divergence_per_task
 
 
 def _factory(g):
@@ -22,35 +24,47 @@ METHODS = {
 }
 
 
-# ------------------------------------------------------------------ run_sweep
+# ------------------------------------------------------------------ sweep
 def _same(a, b):
     """Records equal, NaN == NaN (records hold NaN where a metric does not apply)."""
     return repr(a) == repr(b)
 
 
 def test_sweep_is_reproducible():
-    a = ex.run_sweep(_factory, METHODS, [0.3, 0.6], 2, 7)
-    b = ex.run_sweep(_factory, METHODS, [0.3, 0.6], 2, 7)
+    a = ex.sweep(_factory, METHODS, [0.3, 0.6], 2, seed=7)
+    b = ex.sweep(_factory, METHODS, [0.3, 0.6], 2, seed=7)
     assert _same(a, b)
     assert len(a) == 2 * 2 * 2
-    c = ex.run_sweep(_factory, METHODS, [0.3, 0.6], 2, 8)
+    c = ex.sweep(_factory, METHODS, [0.3, 0.6], 2, seed=8)
     assert not _same(a, c)
 
 
-def test_sweep_accepts_generator_and_seed_sequence():
-    a = ex.run_sweep(_factory, METHODS, [0.5], 2, np.random.default_rng(3))
-    b = ex.run_sweep(_factory, METHODS, [0.5], 2, np.random.default_rng(3))
-    assert _same(a, b)
-    s1 = ex.run_sweep(_factory, METHODS, [0.5], 2, np.random.SeedSequence(4))
-    s2 = ex.run_sweep(_factory, METHODS, [0.5], 2, np.random.SeedSequence(4))
-    assert _same(s1, s2)
+def test_sweep_is_prefix_stable_in_grid_and_replicates():
+    """Replicate r at x is the same draw whatever the grid and the number of replicates."""
+    small = ex.sweep(_factory, METHODS, [0.6], 2, seed=7, key=(1,))
+    big = ex.sweep(_factory, METHODS, [0.3, 0.6, 0.9], 3, seed=7, key=(1,))
+    sub = [r for r in big if r["sampling_rate"] == 0.6 and r["replicate"] < 2]
+    assert _same(small, sub)
+    # negative twin: the key separates sweeps
+    other = ex.sweep(_factory, METHODS, [0.6], 2, seed=7, key=(2,))
+    assert not _same(small, other)
+
+
+def test_sweep_seeding_scheme_is_the_documented_one():
+    model = toptwo.TopTwoModel.random(15, 40, 5, rng=1)
+    (rec,) = ex.sweep(model, {"t2": lambda m: toptwo.TopTwo2()}, [0.5], 1, seed=3, key=(4,))
+    child = np.random.SeedSequence(3, spawn_key=(4, 50_000, 0, 0))
+    assert ex.replicate_seed(3, 0.5, 0, (4,)).spawn_key == child.spawn_key
+    A = model.sample(0.5, rng=np.random.default_rng(child.spawn(2)[1]))
+    est = toptwo.TopTwo2().fit(A)
+    assert rec["err_pair"] == toptwo.top_two_errors(est.top_two_, model.top_two)["pair"]
 
 
 def test_adding_or_reordering_methods_does_not_change_results():
-    base = ex.run_sweep(_factory, {"mv": METHODS["mv"]}, [0.3, 0.6], 3, 11)
+    base = ex.sweep(_factory, {"mv": METHODS["mv"]}, [0.3, 0.6], 3, seed=11)
     more = {"t1": lambda model: toptwo.TopTwo1(),
             "oracle": METHODS["oracle"], "mv": METHODS["mv"]}
-    both = ex.run_sweep(_factory, more, [0.3, 0.6], 3, 11)
+    both = ex.sweep(_factory, more, [0.3, 0.6], 3, seed=11)
     assert _same([r for r in both if r["method"] == "mv"], base)
 
 
@@ -61,15 +75,15 @@ def test_method_rngs_are_distinct_per_method_and_draw():
         seen.append(int(rng.integers(2**62)))
         return toptwo.MajorityVote(rng=rng)
 
-    ex.run_sweep(_factory, {"a": spy, "b": spy}, [0.3, 0.6], 2, 0)
+    ex.sweep(_factory, {"a": spy, "b": spy}, [0.3, 0.6], 2, seed=0)
     assert len(seen) == 8 and len(set(seen)) == 8
 
 
 def test_sweep_records_metrics():
     model = toptwo.TopTwoModel.random(15, 40, 5, rng=1)
-    recs = ex.run_sweep(model, {"t2": lambda m: toptwo.TopTwo2(),
-                                "mv": lambda m, r: toptwo.MajorityVote(rng=r)},
-                        [0.5], 1, 0, tags={"alpha": 0.25})
+    recs = ex.sweep(model, {"t2": lambda m: toptwo.TopTwo2(),
+                            "mv": lambda m, r: toptwo.MajorityVote(rng=r)},
+                    [0.5], 1, seed=0, tags={"alpha": 0.25})
     t2, mv = recs
     assert t2["method"] == "t2" and mv["method"] == "mv"
     assert t2["alpha"] == 0.25 and t2["queries_per_task"] == pytest.approx(7.5)
@@ -78,9 +92,7 @@ def test_sweep_records_metrics():
         assert key in t2
     assert np.isfinite(t2["mse_p"]) and math.isnan(mv["mse_p"])
     # recompute from a direct fit on the same draw
-    child = np.random.SeedSequence(0).spawn(1)[0].spawn(1)[0]
-    _, seed_sample = child.spawn(2)
-    A = model.sample(0.5, rng=np.random.default_rng(seed_sample))
+    A = model.sample(0.5, rng=np.random.default_rng(ex.replicate_seed(0, 0.5, 0).spawn(2)[1]))
     est = toptwo.TopTwo2().fit(A)
     err = toptwo.top_two_errors(est.top_two_, model.top_two)
     assert t2["err_pair"] == err["pair"] and t2["err_g"] == err["g"]
@@ -92,23 +104,61 @@ def test_sweep_records_metrics():
     assert t2["max_abs_q_ok"] == pytest.approx(d[ok].max())
 
 
+def test_sweep_custom_score_and_draw():
+    model = toptwo.TopTwoModel.random(15, 40, 5, rng=1)
+    raw = ex.sweep(model, {"t2": lambda m: toptwo.TopTwo2()}, [0.5], 2, seed=0,
+                   score=lambda est, mo: ex.score_top_two(est, mo,
+                                                          confusion_attr="confusion_raw_"))
+    clipped = ex.sweep(model, {"t2": lambda m: toptwo.TopTwo2()}, [0.5], 2, seed=0)
+    assert [r["err_pair"] for r in raw] == [r["err_pair"] for r in clipped]
+    assert any(a["max_abs_q"] != b["max_abs_q"] for a, b in zip(raw, clipped))
+    seen = []
+
+    def draw(source, x, gen):
+        seen.append(x)
+        return source.sample(x / 10, rng=gen)
+
+    recs = ex.sweep(model, {"mv": METHODS["mv"]}, [3, 6], 1, seed=0, draw=draw)
+    assert seen == [3.0, 6.0] and [r["x"] for r in recs] == [3.0, 6.0]
+
+
 def test_sweep_validation_messages():
-    with pytest.raises(ValueError, match=r"'sampling_rates' .* must be .* in \(0, 1\]; got"):
-        ex.run_sweep(_factory, METHODS, [0.0, 0.5], 1, 0)
+    with pytest.raises(ValueError, match=r"'grid' .* must hold sampling rates in \(0, 1\] "
+                                         r"with draw='rate'; got 0.0 instead"):
+        ex.sweep(_factory, METHODS, [0.0, 0.5], 1, seed=0)
+    with pytest.raises(ValueError, match="'grid' .* must be non-empty"):
+        ex.sweep(_factory, METHODS, [], 1, seed=0)
+    with pytest.raises(ValueError, match="repeated points"):
+        ex.sweep(_factory, METHODS, [0.5, 0.5000001], 1, seed=0)
     with pytest.raises(TypeError, match="'methods' .* must be a non-empty mapping"):
-        ex.run_sweep(_factory, {}, [0.5], 1, 0)
-    with pytest.raises(TypeError, match="'rng' parameter of run_sweep must be .* got None"):
-        ex.run_sweep(_factory, METHODS, [0.5], 1, None)
-    with pytest.raises(TypeError, match="'model_factory'"):
-        ex.run_sweep(3, METHODS, [0.5], 1, 0)
+        ex.sweep(_factory, {}, [0.5], 1, seed=0)
+    with pytest.raises(TypeError, match="'seed' parameter of sweep must be an int"):
+        ex.sweep(_factory, METHODS, [0.5], 1, seed=None)
+    with pytest.raises(TypeError, match="'source' parameter of sweep must be"):
+        ex.sweep(3, METHODS, [0.5], 1, seed=0)
     with pytest.raises(ValueError, match="n_replicates"):
-        ex.run_sweep(_factory, METHODS, [0.5], 0, 0)
+        ex.sweep(_factory, METHODS, [0.5], 0, seed=0)
+    with pytest.raises(ValueError, match="'draw' parameter of sweep must be one of"):
+        ex.sweep(_factory, METHODS, [0.5], 1, seed=0, draw="bootstrap")
+    with pytest.raises(ValueError, match="draw='per_task' subsamples real responses"):
+        ex.sweep(_factory, METHODS, [2], 1, seed=0, draw="per_task")
+    with pytest.raises(ValueError, match="`truth` is only for real responses"):
+        ex.sweep(_factory, METHODS, [0.5], 1, seed=0, truth=np.ones(30, int))
+    R = toptwo.TopTwoModel.random(12, 30, 4, rng=0).sample(0.5, rng=0)
+    with pytest.raises(ValueError, match="cannot be sampled at a rate"):
+        ex.sweep(R, METHODS, [0.5], 1, seed=0, truth=np.ones(30, int))
+    with pytest.raises(ValueError, match="real responses need `truth`"):
+        ex.sweep(R, METHODS, [2], 1, seed=0, draw="per_task")
+    with pytest.raises(ValueError, match=r"whole numbers of answers per task >= 1 .* got 2.5"):
+        ex.sweep(R, METHODS, [2.5], 1, seed=0, draw="per_task", truth=np.ones(30, int))
+    with pytest.raises(ValueError, match=r"'truth' parameter of sweep must have shape"):
+        ex.sweep(R, METHODS, [2], 1, seed=0, draw="per_task", truth=np.ones(29, int))
 
 
 def test_progress_is_off_by_default(capsys):
-    ex.run_sweep(_factory, METHODS, [0.5], 1, 0)
+    ex.sweep(_factory, METHODS, [0.5], 1, seed=0)
     assert capsys.readouterr().err == ""
-    ex.run_sweep(_factory, METHODS, [0.5], 1, 0, progress=True)
+    ex.sweep(_factory, METHODS, [0.5], 1, seed=0, progress=True)
     assert "1/1 draws (100%)" in capsys.readouterr().err
 
 
@@ -190,7 +240,7 @@ def test_queries_needed_validation():
 # ---------------------------------------------------------- minimax bound
 def test_minimax_lower_bound_formula():
     ns = np.array([0.0, 1.0, 10.0])
-    got = ex.minimax_lower_bound_g(5, 0.3, ns, n_workers=50)
+    got = theory.minimax_lower_bound_g(5, 0.3, ns, n_workers=50)
     np.testing.assert_allclose(got, 0.8 * np.exp(-0.6 * ns))
     assert got[0] == pytest.approx(0.8)
     # it lies below the exact error floor ((K-1)/K)(1 - s)^(n p_bar) of the spammer-hammer
@@ -200,21 +250,21 @@ def test_minimax_lower_bound_formula():
     n = 40
     s = np.linspace(0.0, THEOREM3A_MAX_SAMPLING_RATE, 60)
     for n_h in (1, 10, 30, 40):
-        lb = ex.minimax_lower_bound_g(4, n_h / n, n * s, n_workers=n)
+        lb = theory.minimax_lower_bound_g(4, n_h / n, n * s, n_workers=n)
         assert np.all(lb <= spammer_hammer_error_g(4, n_h, s) * (1 + 1e-12))
     # s = 0.7 (notebook 05's largest rate) is allowed although 0.7 > 2/3; p_bar = 0.9 too
-    ex.minimax_lower_bound_g(5, 0.9, 35.0, n_workers=50)
+    theory.minimax_lower_bound_g(5, 0.9, 35.0, n_workers=50)
     # negative twin: just above s* the bound exceeds the exact floor, so it is refused
     s_bad = THEOREM3A_MAX_SAMPLING_RATE + 0.01
     assert 0.75 * np.exp(-2 * s_bad * 40) > spammer_hammer_error_g(4, 40, s_bad)
     with pytest.raises(ValueError, match=r"sampling rate s = queries_per_task / n_workers must be <= s\* = 0\.79681"):
-        ex.minimax_lower_bound_g(5, 0.3, s_bad * 50, n_workers=50)
+        theory.minimax_lower_bound_g(5, 0.3, s_bad * 50, n_workers=50)
     with pytest.raises(ValueError, match=r"p_bar.* must be in \[0, 1\]"):
-        ex.minimax_lower_bound_g(5, 1.5, 1.0, n_workers=50)
+        theory.minimax_lower_bound_g(5, 1.5, 1.0, n_workers=50)
     with pytest.raises(ValueError, match="queries_per_task"):
-        ex.minimax_lower_bound_g(5, 0.3, -1.0, n_workers=50)
+        theory.minimax_lower_bound_g(5, 0.3, -1.0, n_workers=50)
     with pytest.raises(TypeError):
-        ex.minimax_lower_bound_g(5, 0.3, 1.0)  # n_workers is required
+        theory.minimax_lower_bound_g(5, 0.3, 1.0)  # n_workers is required
 
 
 # -------------------------------------------------------------------- D-bar
@@ -242,37 +292,37 @@ def _dbar_loop(model):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_kl_divergence_bar_matches_double_loop(seed):
     model = toptwo.TopTwoModel.random(4, 6, 4, rng=seed)
-    np.testing.assert_allclose(ex.kl_divergence_per_task(model), _dbar_loop(model),
+    np.testing.assert_allclose(kl_divergence_per_task(model), _dbar_loop(model),
                                rtol=1e-12)
-    assert ex.kl_divergence_bar(model) == pytest.approx(_dbar_loop(model).min(), rel=1e-12)
+    assert kl_divergence_bar(model) == pytest.approx(_dbar_loop(model).min(), rel=1e-12)
     # chunking does not change the answer
-    np.testing.assert_allclose(ex.kl_divergence_per_task(model, max_elements=1),
-                               ex.kl_divergence_per_task(model), rtol=0, atol=0)
+    np.testing.assert_allclose(kl_divergence_per_task(model, max_elements=1),
+                               kl_divergence_per_task(model), rtol=0, atol=0)
 
 
 def test_kl_divergence_bar_with_hammers_matches_loop():
     p = np.array([0.0, 1.0, 0.5])
     model = toptwo.TopTwoModel(p, [0.7, 0.95], [[1, 2], [3, 1]], 4)
-    np.testing.assert_allclose(ex.kl_divergence_per_task(model), _dbar_loop(model))
-    assert np.all(np.isfinite(ex.kl_divergence_per_task(model)))
+    np.testing.assert_allclose(kl_divergence_per_task(model), _dbar_loop(model))
+    assert np.all(np.isfinite(kl_divergence_per_task(model)))
 
 
 def test_kl_divergence_bar_positive_iff_q_inside_and_some_p_positive():
     top = [[1, 2], [2, 3], [4, 1]]
     good = toptwo.TopTwoModel([0.0, 0.3, 0.8], [0.6, 0.75, 0.9], top, 4)
-    assert ex.kl_divergence_bar(good) > 0
+    assert kl_divergence_bar(good) > 0
     # negative twins: a task with q = 1 (h indistinguishable from the rest) ...
     q_one = toptwo.TopTwoModel([0.0, 0.3, 0.8], [0.6, 1.0, 0.9], top, 4)
-    assert ex.kl_divergence_bar(q_one) == 0.0
-    assert ex.kl_divergence_per_task(q_one)[0] > 0
+    assert kl_divergence_bar(q_one) == 0.0
+    assert kl_divergence_per_task(q_one)[0] > 0
     # ... or no informative worker (all spammers)
     spam = toptwo.TopTwoModel([0.0, 0.0, 0.0], [0.6, 0.75, 0.9], top, 4)
-    assert ex.kl_divergence_bar(spam) == 0.0
+    assert kl_divergence_bar(spam) == 0.0
 
 
 def test_kl_divergence_bar_grows_with_reliability():
     top = [[1, 2]] * 3
-    vals = [ex.kl_divergence_bar(toptwo.TopTwoModel([p] * 3, [0.7] * 3, top, 5))
+    vals = [kl_divergence_bar(toptwo.TopTwoModel([p] * 3, [0.7] * 3, top, 5))
             for p in (0.1, 0.3, 0.6)]
     assert vals[0] < vals[1] < vals[2]
 
@@ -287,7 +337,7 @@ def test_plot_error_curves_data():
                "b": {"x": np.array([1.0, 2.0]), "mean": np.array([0.4, 0.1]),
                      "ci_low": np.array([0.3, 0.0]), "ci_high": np.array([0.5, 0.2])}}
     bx = np.array([1.0, 2.0])
-    fig = ex.plot_error_curves(summary, lower_bound=(bx, np.array([0.3, 0.05])), title="t")
+    fig = viz.plot_error_curves(summary, lower_bound=(bx, np.array([0.3, 0.05])), title="t")
     ax = fig.axes[0]
     lines = ax.get_lines()
     assert [ln.get_label() for ln in lines] == ["a", "b", "minimax lower bound (Thm 3a)"]
@@ -302,7 +352,7 @@ def test_plot_estimates_data():
     pytest.importorskip("matplotlib")
     import matplotlib.pyplot as plt
 
-    fig = ex.plot_estimates({"p": ([0.1, 0.5, np.nan], [0.2, 0.4, 0.3]),
+    fig = viz.plot_estimates({"p": ([0.1, 0.5, np.nan], [0.2, 0.4, 0.3]),
                              "q": ([0.6, 0.9], [0.65, 0.8])}, ncols=3)
     assert len([ax for ax in fig.axes if ax.get_visible()]) == 2
     pts = fig.axes[0].lines[0].get_xydata()
@@ -311,27 +361,4 @@ def test_plot_estimates_data():
     assert fig.axes[1].get_title() == "q"
     plt.close(fig)
     with pytest.raises(ValueError, match="panel 'x' has truth of length 2"):
-        ex.plot_estimates({"x": ([1, 2], [1])})
-
-
-# ------------------------------------------------------------------ stored results
-def test_results_loader_finds_every_stored_set(monkeypatch):
-    import toptwo.results as res
-
-    monkeypatch.delenv("TOPTWO_RESULTS", raising=False)
-    for name in ("reproduce_synthetic", "reproduce_real", "sample_complexity"):
-        assert isinstance(res.load(name), dict)
-    with pytest.raises(ValueError, match=r"unknown result set 'nope'; known: core, "):
-        res.load("nope")
-
-
-def test_results_loader_messages(monkeypatch, tmp_path):
-    import toptwo.results as res
-
-    monkeypatch.setenv("TOPTWO_RESULTS", str(tmp_path / "missing"))
-    with pytest.raises(FileNotFoundError, match=r"TOPTWO_RESULTS=.*is not a folder"):
-        res.load("core")
-    monkeypatch.setenv("TOPTWO_RESULTS", str(tmp_path))
-    with pytest.raises(FileNotFoundError, match=r"core.json does not exist; run "
-                                                r"`python benchmarks/bench_core.py`"):
-        res.load("core")
+        viz.plot_estimates({"x": ([1, 2], [1])})

@@ -364,15 +364,15 @@ def test_pgd_parameters():
 
 # --------------------------------------------------------------------------- registry
 def test_paper_methods_registry(small_model, small_responses):
-    from toptwo.baselines import PAPER_METHOD_NOTES, PAPER_METHODS
+    from toptwo import paper
     for name in ("MV", "MV-D&S", "OPT-D&S", "PGD", "M-MSR", "MultiSPA-KL", "MultiSPA-EM",
                  "EBCC", "MACE", "GLAD", "TopTwo1", "TopTwo2"):
-        assert name in PAPER_METHODS
-    for name in PAPER_METHOD_NOTES:
-        assert name in PAPER_METHODS
+        assert name in paper.METHODS
+    for name in paper.METHOD_NOTES:
+        assert name in paper.METHODS
     R = small_responses
-    for name, factory in PAPER_METHODS.items():
-        est = factory(np.random.default_rng(0)).fit(R)
+    for name in paper.ESTIMATOR_NAMES:
+        est = paper.make(name, rng=np.random.default_rng(0)).fit(R)
         top = est.top_two_
         assert top.shape == (R.n_tasks, 2) and (top[:, 0] != top[:, 1]).all(), name
         err = toptwo.top_two_errors(top, small_model.top_two)
@@ -382,7 +382,6 @@ def test_paper_methods_registry(small_model, small_responses):
             # OPT-D&S (full), 0.775 for MultiSPA-KL)
             assert err["g"] < 0.6, (name, err)
         assert est.soft_labels().shape == (R.n_tasks, R.n_labels)
-    assert toptwo.PAPER_METHODS is PAPER_METHODS
 
 
 # --------------------------------------------------------------------------- MultiSPA

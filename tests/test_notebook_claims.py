@@ -24,7 +24,13 @@ import pytest
 import toptwo
 from toptwo import experiments as ex
 from toptwo import theory
+from toptwo.model import kl_divergence_bar
 from toptwo.viz import fit_loglog_slope, sin_theta
+
+
+def RAW_Q(est, model):
+    """Score q_hat before its clip to [1/2, 1] (eq. (4) as printed)."""
+    return ex.score_top_two(est, model, confusion_attr="confusion_raw_")
 
 SEEDS = range(20)
 HEAVY_SEEDS = range(20) if os.environ.get("TOPTWO_FULL_SWEEP") else range(5)
@@ -230,8 +236,8 @@ def _nb05_section1(seed):
     def crowd(g):
         return toptwo.TopTwoModel.spammer_hammer(n, m, K, hammer_fraction=alpha, confusion_range=(0.9, 1.0), rng=g)
     ns_grid = np.array([1, 2, 3, 4, 6, 8, 11, 15, 20, 27, 35], dtype=float)
-    err_g = ex.aggregate(ex.run_sweep(crowd, METHODS, ns_grid / n, R1, seed), "err_g")
-    bound = ex.minimax_lower_bound_g(K, alpha, ns_grid, n_workers=n)
+    err_g = ex.aggregate(ex.sweep(crowd, METHODS, ns_grid / n, R1, seed=seed), "err_g")
+    bound = theory.minimax_lower_bound_g(K, alpha, ns_grid, n_workers=n)
     floor = theory.spammer_hammer_error_g(K, round(alpha * n), ns_grid / n)
     fails = []
     for name, sm in err_g.items():
@@ -266,8 +272,8 @@ def _nb05_section2(seed):
         def crowd(g, a=a):
             return toptwo.TopTwoModel.spammer_hammer(n2, m2, K, hammer_fraction=a, confusion_range=(0.9, 1.0), rng=g)
         s1, s2 = ss.spawn(2)
-        rec = ex.run_sweep(crowd, spectral, np.geomspace(2, 12, 6) / a / n2, R2, s1)
-        rec += ex.run_sweep(crowd, voting, np.geomspace(0.5, 2.5, 6) / a**2 / n2, R2, s2)
+        rec = ex.sweep(crowd, spectral, np.geomspace(2, 12, 6) / a / n2, R2, seed=s1)
+        rec += ex.sweep(crowd, voting, np.geomspace(0.5, 2.5, 6) / a**2 / n2, R2, seed=s2)
         for name, sm in ex.aggregate(rec, "err_g").items():
             needed[name].append(ex.queries_needed(sm["x"], sm["mean"], eps2))
     slopes = {k: fit_loglog_slope(alphas, np.array(v))[0] for k, v in needed.items()}
@@ -283,10 +289,10 @@ def _nb05_section3(seed):
     n3, m3 = 100, 300
     base = toptwo.TopTwoModel.random(n3, m3, K, reliability_range=(0.2, 0.9), rng=3)   # the notebook's instance
     inst = toptwo.TopTwoModel(base.reliability, np.full(m3, 0.7), base.top_two, K)
-    D_bar = ex.kl_divergence_bar(inst)
+    D_bar = kl_divergence_bar(inst)
     x_grid = np.array([1 / 16, 1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8, 14])
     pm = {k: METHODS[k] for k in ("TopTwo2", "majority vote", "oracle MLE")}
-    err = ex.aggregate(ex.run_sweep(inst, pm, x_grid / (n3 * D_bar), 4, seed), "err_pair", x="sampling_rate")
+    err = ex.aggregate(ex.sweep(inst, pm, x_grid / (n3 * D_bar), 4, seed=seed), "err_pair", x="sampling_rate")
     le_cam = 0.5 - np.sqrt(x_grid / 8)
     below = x_grid <= 0.25
     fails = []
@@ -315,7 +321,7 @@ def _nb05_section4(seed):
     s_grid = np.geomspace(0.1, 1.0, 6)
     qm = {"split": lambda mo, rng: toptwo.TopTwo1(sample_splitting=True, centering="paper", rng=rng),
           "full": lambda mo: toptwo.TopTwo1()}
-    rec4 = ex.run_sweep(inst4, qm, s_grid, 3, seed, confusion_attr="confusion_raw_")
+    rec4 = ex.sweep(inst4, qm, s_grid, 3, seed=seed, score=RAW_Q)
     x4 = s_grid * inst4.norm_p ** 2
     fails = []
     for metric in ("max_abs_q_ok", "mean_abs_q_ok"):

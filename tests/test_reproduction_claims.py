@@ -14,7 +14,8 @@ from __future__ import annotations
 import pytest
 
 import toptwo
-from toptwo import paper_experiments as pe
+from toptwo import experiments as ex
+from toptwo import paper
 
 SEEDS = (101, 202, 303)          # root seeds, not the stored run's (20230)
 RATES = (0.08, 0.16)             # n s = 4 and 8
@@ -22,8 +23,8 @@ REPS = 6
 
 
 def _run(scenario: str, methods, seed: int):
-    recs = pe.sweep_rates(lambda g: toptwo.TopTwoModel.scenario(scenario, 50, 500, 5, rng=g),
-                          pe.method_factories(methods), RATES, REPS, seed=seed)
+    recs = ex.sweep(lambda g: toptwo.TopTwoModel.scenario(scenario, 50, 500, 5, rng=g),
+                    paper.method_factories(methods), RATES, REPS, seed=seed)
     raw: dict[str, dict[str, list[float]]] = {}
     for r in recs:
         raw.setdefault(r["method"], {}).setdefault(str(float(r["queries_per_task"])), []).append(
@@ -32,7 +33,7 @@ def _run(scenario: str, methods, seed: int):
 
 
 def _mean(raw, m):
-    return float(pe.grid_average(raw, m).mean())
+    return float(ex.grid_average(raw, m).mean())
 
 
 @pytest.mark.slow
@@ -42,7 +43,7 @@ def test_full_matrix_models_are_behind_toptwo2_every_seed():
     for seed in SEEDS:
         for scenario in ("hard", "high_variance"):
             raw = _run(scenario, ["TopTwo2", "MV-D&S (full)", "MultiSPA-KL"], seed)
-            rows = pe.compare_methods(raw, [("TopTwo2", "MV-D&S (full)"),
+            rows = ex.compare_methods(raw, [("TopTwo2", "MV-D&S (full)"),
                                             ("TopTwo2", "MultiSPA-KL")])
             fails += [(seed, scenario, r["b"], round(r["mean"], 3)) for r in rows
                       if not (r["significant"] and r["mean"] < 0)]
@@ -79,6 +80,6 @@ def test_mace_is_ahead_of_toptwo2_on_few_smart_every_seed():
 def test_the_seed_sweep_rejects_a_false_ranking():
     # negative twin: "MV is ahead of TopTwo2 on hard" is false; the same machinery says so
     raw = _run("hard", ["TopTwo2", "MV"], SEEDS[0])
-    (row,) = pe.compare_methods(raw, [("MV", "TopTwo2")])
+    (row,) = ex.compare_methods(raw, [("MV", "TopTwo2")])
     assert not (row["significant"] and row["mean"] < 0)
     assert _mean(raw, "MV") > _mean(raw, "TopTwo2")

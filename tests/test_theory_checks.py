@@ -387,9 +387,9 @@ def test_scaling_checks_on_the_stored_results_and_a_wrong_law() -> None:
 
     import numpy as np
 
-    from toptwo import results, theory
+    from toptwo import paper, theory
 
-    stored = results.load("theorems_mc")["scaling"]
+    stored = paper.load("theorems_mc")["scaling"]
     checks = theory.scaling_checks(stored)
     assert len(checks) == 12 and all(ok for ok, _ in checks.values()), {k: m for k, (ok, m) in checks.items() if not ok}
     # negative twin: n s needed growing like 1/D-bar^2 (the Cor. 2 shape) is flagged

@@ -264,7 +264,7 @@ def check_theorem3a_rate_threshold(
         f"(1-s)^(n pbar) >= exp(-2 s n pbar) holds exactly for s <= s*, s* in ({lo}, {hi}) "
         f"(toptwo.theory.THEOREM3A_MAX_SAMPLING_RATE = 0.79681...). The paper's route (1-x) >= exp(-(x+x^2)) "
         "needs x <= 2/3, which is sufficient but not needed; the paper applies it to pbar, but under eq. (1) the "
-        "variable is s. toptwo.experiments.minimax_lower_bound_g refuses s > s*."
+        "variable is s. toptwo.theory.minimax_lower_bound_g refuses s > s*."
     )
     return {"note": note}
 

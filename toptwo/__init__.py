@@ -10,8 +10,8 @@ Conventions (the paper's): the response matrix A has shape (n_workers, n_tasks),
 (g, h) = ground truth and most confusing answer.
 """
 
-from . import datasets, experiments, io, report, results, softlabels, theory, viz
-from .baselines import PAPER_METHODS, MajorityVote
+from . import datasets, experiments, io, paper, report, softlabels, theory, viz
+from .baselines import MajorityVote
 from .datasets import DATASETS, Dataset, answer_shares, load_dataset
 from .em import TopTwoEM
 from .dawid_skene import DawidSkene, OneCoinDawidSkene
@@ -33,10 +33,10 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DATASETS", "Dataset", "answer_shares", "DawidSkene", "OneCoinDawidSkene", "load_dataset", "datasets", "experiments",
-    "io", "report", "results", "softlabels", "theory", "viz", "MajorityVote", "OracleMLE", "Responses", "SCENARIOS",
+    "io", "paper", "report", "softlabels", "theory", "viz", "MajorityVote", "OracleMLE", "Responses", "SCENARIOS",
     "TopTwo1", "TopTwo2", "TopTwoEM",
     "TopTwoModel", "as_responses", "best_pairs", "binary_stack", "estimate_reliability",
     "from_binary", "label_distribution", "plugin_mle", "spectral_estimate",
     "spectral_from_matrices", "split_entries", "to_binary", "top_two_errors",
-    "EBCC", "GLAD", "MACE", "MMSR", "OptDawidSkene", "PGD", "MultiSPA", "PAPER_METHODS",
+    "EBCC", "GLAD", "MACE", "MMSR", "OptDawidSkene", "PGD", "MultiSPA",
 ]

@@ -1,14 +1,12 @@
-"""Baselines with the same estimator API and a top-two output, and the paper's roster.
+"""Majority vote, the simplest baseline, with the same estimator API and a top-T output.
 
-:data:`PAPER_METHODS` maps the display names of the paper's comparison (Sec. 6.1,
-Fig. 1 and Appendix "Baseline Methods") plus MACE and GLAD to factories
-``rng -> estimator``; every estimator has ``fit(A, n_labels=None)``, ``top_two_``,
-``confusion_``, ``fit_predict`` and ``soft_labels``.
+The other baselines of the paper's comparison (Sec. 6.1, Fig. 1 and Appendix "Baseline
+Methods") have a module each; :mod:`toptwo.paper` maps their display names to builders.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -16,7 +14,7 @@ from ._base import BaseEstimator
 from ._validation import check_n_top, check_rng
 from .responses import as_responses
 
-__all__ = ["MajorityVote", "PAPER_METHODS", "PAPER_METHOD_NOTES"]
+__all__ = ["MajorityVote"]
 
 
 class MajorityVote(BaseEstimator):
@@ -79,62 +77,3 @@ class MajorityVote(BaseEstimator):
         self.confusions_ = shares if T > 2 else None
         self._record_input(R)
         return self
-
-
-def _paper_methods() -> dict[str, Callable[[Any], Any]]:
-    from .dawid_skene import DawidSkene
-    from .ebcc import EBCC
-    from .glad import GLAD
-    from .mace import MACE
-    from .mle import TopTwo2
-    from .mmsr import MMSR
-    from .multispa import MultiSPA
-    from .opt_ds import OptDawidSkene
-    from .pgd import PGD
-    from .spectral import TopTwo1
-
-    out: dict[str, Callable[[Any], Any]] = {
-        "MV": lambda rng: MajorityVote(rng=rng),
-        "MV-D&S": lambda rng: DawidSkene(confusion="one_coin"),
-        "MV-D&S (full)": lambda rng: DawidSkene(),
-        "OPT-D&S": lambda rng: OptDawidSkene(confusion="one_coin", rng=rng),
-        "OPT-D&S (full)": lambda rng: OptDawidSkene(rng=rng),
-        "PGD": lambda rng: PGD(),
-        "M-MSR": lambda rng: MMSR(rng=rng),
-        "EBCC": lambda rng: EBCC(rng=rng),
-        "MACE": lambda rng: MACE(rng=rng),
-        "GLAD": lambda rng: GLAD(),
-        "TopTwo1": lambda rng: TopTwo1(rng=rng),
-        "TopTwo2": lambda rng: TopTwo2(rng=rng),
-    }
-    out["MultiSPA-KL"] = lambda rng: MultiSPA(refine="kl")
-    out["MultiSPA-EM"] = lambda rng: MultiSPA(refine="em", confusion="one_coin")
-    out["MultiSPA-EM (full)"] = lambda rng: MultiSPA(refine="em")
-    return out
-
-
-#: Display name -> factory ``rng -> unfitted estimator`` for every method of the paper's
-#: comparison that ``toptwo`` implements, plus MACE and GLAD. The oracle MLE needs the
-#: true (p, q) and is not here (``toptwo.OracleMLE(model.reliability, model.confusion)``).
-PAPER_METHODS: dict[str, Callable[[Any], Any]] = _paper_methods()
-
-#: What each name means where a choice was made (see the modules for details).
-PAPER_METHOD_NOTES: dict[str, str] = {
-    "MV-D&S": "Dawid-Skene EM from majority vote with the one-coin worker model "
-              "(Zhang et al.'s AggregateCFG mode 1); the free K x K model drifts to "
-              "label-mixing optima on top-two data (see DawidSkene's Notes) and is "
-              "'MV-D&S (full)'.",
-    "OPT-D&S": "Zhang et al.'s three-view tensor initialisation, then the same one-coin "
-               "EM as 'MV-D&S'; 'OPT-D&S (full)' runs the free K x K EM.",
-    "PGD": "projected-gradient rank-one completion of the agreement matrix, then the "
-           "one-coin MLE (step size and start chosen here, see toptwo.pgd).",
-    "M-MSR": "M-MSR iteration; signs from the leading eigenvector of sign(C) (the paper "
-             "uses a graph construction).",
-    "MultiSPA-KL": "SPA on pairwise co-occurrences (permutations resolved by maximising "
-                   "the diagonal), then the KL fit of the co-occurrences by L-BFGS.",
-    "MultiSPA-EM": "MultiSPA matrices, then the same one-coin EM as 'MV-D&S'; "
-                   "'MultiSPA-EM (full)' runs the free K x K EM.",
-    "EBCC": "mean-field VB with 10 subtypes per class, the authors' default priors.",
-    "MACE": "EM (no variational Bayes), best of 10 random restarts.",
-    "GLAD": "EM with an L-BFGS M-step, N(1, 1) priors on alpha and log beta.",
-}

@@ -334,7 +334,7 @@ class DawidSkene(_DSBase):
     The restricted models (``confusion="class"`` or ``"one_coin"``) cannot represent
     those label mixtures and stay within 0.00-0.03 (one-coin) of the oracle on the
     easy, hard and high-variance scenarios, which is where the paper's MV-D&S curves
-    sit; ``toptwo.baselines.PAPER_METHODS["MV-D&S"]`` therefore uses
+    sit; ``toptwo.paper.make("MV-D&S")`` therefore uses
     ``confusion="one_coin"``.
     """
 

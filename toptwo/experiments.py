@@ -1,37 +1,52 @@
-r"""Monte-Carlo experiments: error curves, sample complexity and the minimax bounds.
+r"""One experiment layer: a sweep, its draws and scores, and the statistics of comparisons.
 
-The theory of Jeong & Chung (ICML 2023) is stated in terms of the *average number of
-queries per task* n s, the collective quality ||p||_2^2 = n p-bar and the divergence
-D-bar of Sec. 5. This module runs the sweeps that put measured error rates next to
-those quantities:
+Every Monte-Carlo experiment of the package -- the error curves of notebooks 04-05, the
+reproductions of the paper's Sec. 6 and Appendices C-E (notebooks 06-09,
+``benchmarks/reproduce_paper.py``) -- is one call of :func:`sweep`:
 
-* :func:`run_sweep` -- for every sampling rate s and replicate, draw A from a model
-  (eq. (1) [`eqn:A_dist`]) and fit every method; returns tidy records (one dict per
-  (rate, replicate, method)).
-* :func:`aggregate` -- mean, standard error and 95% confidence interval per method
-  and rate, as numpy arrays.
-* :func:`queries_needed` -- the n s at which an error curve first drops below a
-  target (log-log interpolation); fit rates to its output with
-  :func:`toptwo.viz.fit_loglog_slope`.
-* :func:`minimax_lower_bound_g` -- Theorem 1 / Theorem 3(a) [`thm:converse`]:
-  ((K-1)/K) exp(-2 p-bar n s), valid for s <= s* = 0.797 (see :mod:`toptwo.theory`).
-* :func:`kl_divergence_bar` -- D-bar of Sec. 5 (behind Theorem 2 [`thm:plugmin_mle`]
-  and Theorem 3(b)).
-* :func:`plot_error_curves` -- error against n s with confidence bands and an optional
-  lower-bound curve; :func:`plot_estimates` -- estimates against the truth (p_hat, q_hat).
-  Both return the Figure.
+    for every grid point x and replicate r:
+        source  -> a model (fixed, or drawn fresh per replicate) or real responses
+        draw    -> the data: A ~ eq. (1) [`eqn:A_dist`] at sampling rate s = x
+                   (``draw="rate"``), or at most d = x answers per task of the real
+                   responses (``draw="per_task"``, Fig. 2a [`fig:color_error`])
+        methods -> every method fitted on the same A (paired comparisons)
+        score   -> one record per method: error rates and estimation errors
 
-Reproducibility. All randomness flows from one :class:`numpy.random.SeedSequence`.
-Replicate r at rate index a gets the child ``root.spawn(...)[a][r]``; from it the model
-draw, the sample A and, per method, a generator keyed by a CRC-32 of the method's name.
-The results of one method therefore depend neither on which other methods run nor on
-their order.
+and the statistics below summarise the records: :func:`aggregate` (mean and Student-t
+95% CI per method and x), :func:`paired_gap` and :func:`paired_differences` (differences
+paired per draw), :func:`grid_average` and :func:`compare_methods` (paired t tests,
+Holm-corrected with :func:`holm`), and :func:`queries_needed` (where an error curve
+reaches a target). Quantiles and tests come from :mod:`scipy.stats`.
+
+The theory quantities live beside the model and the theorems
+(:func:`toptwo.model.kl_divergence_bar`, :func:`toptwo.theory.minimax_lower_bound_g`), the
+plots in :mod:`toptwo.viz`, and the paper's method registry and the stored benchmark
+results in :mod:`toptwo.paper`.
+
+Seeding: one scheme (:func:`replicate_seed`)
+--------------------------------------------
+Replicate r at grid point x of a sweep with root ``seed`` and ``key`` draws everything from
+
+    SeedSequence(seed, spawn_key=(*key, round(1e5 x), 0, r))
+
+with three independent streams below it: ``(..., 0)`` draws the model (when the source is
+a factory), ``(..., 1)`` draws the data (the sample A or the subsample), and
+``(..., 2, crc32(name))`` is the generator handed to the method called ``name``. Hence
+
+* replicate r at x is the same draw whatever the grid and however many replicates are run
+  (a notebook's small run is a prefix of a benchmark's full run);
+* a method's results depend neither on which other methods run nor on their order;
+* ``key`` separates sweeps that share a seed (e.g. one scenario from another).
+
+(The constant 0 before r is where earlier versions spawned one child per grid point; it is
+kept so that the stored runs of ``benchmarks/reproduce_paper.py`` stay reproducible.)
 """
 
 from __future__ import annotations
 
 import inspect
 import math
+import numbers
 import sys
 import zlib
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -40,67 +55,90 @@ import numpy as np
 from scipy import stats
 
 from ._validation import check_int, check_rng
-from .metrics import top_two_errors
-from .model import TopTwoModel, label_distribution
+from .metrics import top_t_errors, top_two_errors
+from .model import TopTwoModel
+from .responses import Responses, as_responses
 
-__all__ = ["run_sweep", "aggregate", "queries_needed", "minimax_lower_bound_g",
-           "kl_divergence_bar", "kl_divergence_per_task", "plot_error_curves",
-           "plot_estimates", "METRICS"]
+__all__ = ["sweep", "replicate_seed", "grid_key", "score_top_two", "score_top_t",
+           "score_truth", "subsample_per_task", "vote_ratio", "aggregate", "paired_gap",
+           "paired_differences", "grid_average", "compare_methods", "holm",
+           "queries_needed", "METRICS", "DRAWS"]
 
-#: Metrics recorded by :func:`run_sweep` (NaN where the estimator lacks the estimate).
+#: Metrics recorded by :func:`score_top_two` (NaN where the estimator lacks the estimate).
 METRICS = ("err_g", "err_h", "err_pair", "mse_p", "mse_q", "max_abs_q", "mean_abs_q",
            "max_abs_q_ok", "mean_abs_q_ok")
 
-def _t975(df: int) -> float:
-    """97.5% quantile of Student's t with ``df`` degrees of freedom (NaN for df < 1)."""
-    if df < 1:
-        return float("nan")
-    return float(stats.t.ppf(0.975, df))
+#: The draws :func:`sweep` knows by name (a callable is accepted too).
+DRAWS = ("rate", "per_task")
+
+_MODEL, _DATA, _METHOD = 0, 1, 2
 
 
-def _seed_sequence(rng: Any, owner: str) -> np.random.SeedSequence:
-    """One SeedSequence from an int seed, a SeedSequence or a Generator."""
-    if isinstance(rng, np.random.SeedSequence):
-        return rng
-    if rng is None:
-        raise TypeError(f"The 'rng' parameter of {owner} must be an int seed, a "
-                        f"numpy.random.Generator or SeedSequence (a sweep must be "
-                        f"reproducible); got None instead.")
-    gen = check_rng(rng, owner=owner)
-    if isinstance(rng, np.random.Generator):
-        # draw the root entropy from the generator (advances it once)
-        return np.random.SeedSequence(int(gen.integers(0, 2**63 - 1)))
-    return np.random.SeedSequence(int(rng))
+# ------------------------------------------------------------------------- seeding
+def grid_key(x: float) -> int:
+    """The integer that identifies grid point ``x`` in the seeding scheme: round(1e5 x)."""
+    return int(round(float(x) * 100_000))
 
 
-def _method_seed(child: np.random.SeedSequence, name: str) -> np.random.SeedSequence:
-    """A SeedSequence for one method, independent of the other methods' names."""
-    key = zlib.crc32(name.encode("utf-8"))
-    return np.random.SeedSequence(child.entropy, spawn_key=child.spawn_key + (2, key))
+def replicate_seed(seed: int, x: float, replicate: int, key: Sequence[int] = ()
+                   ) -> np.random.SeedSequence:
+    """The SeedSequence of replicate ``replicate`` at grid point ``x`` (module docstring).
+
+    Parameters
+    ----------
+    seed : int >= 0
+        Root seed of the sweep.
+    x : float
+        The grid point (a sampling rate s, or a budget d of answers per task).
+    replicate : int >= 0
+        The replicate's index r.
+    key : sequence of int >= 0, optional
+        Separates sweeps that share a seed.
+    """
+    return np.random.SeedSequence(seed, spawn_key=(*key, grid_key(x), 0, int(replicate)))
 
 
-def _n_positional(func: Callable) -> int:
-    try:
-        sig = inspect.signature(func)
-    except (TypeError, ValueError):
-        return 1
-    params = [p for p in sig.parameters.values()
-              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values()):
-        return 2
-    return len(params)
+def _stream(child: np.random.SeedSequence, *tail: int) -> np.random.Generator:
+    return np.random.default_rng(
+        np.random.SeedSequence(child.entropy, spawn_key=child.spawn_key + tail))
 
 
-def _metrics(est: Any, model: TopTwoModel, confusion_attr: str = "confusion_"
-             ) -> dict[str, float]:
+def _method_key(name: str) -> int:
+    return zlib.crc32(name.encode("utf-8"))
+
+
+# ------------------------------------------------------------------------- scores
+def score_top_two(est: Any, model: TopTwoModel, *, confusion_attr: str = "confusion_"
+                  ) -> dict[str, float]:
+    """Errors of a fitted top-two estimator against the true model (:data:`METRICS`).
+
+    ``err_g``, ``err_h``, ``err_pair`` (:func:`toptwo.top_two_errors`); ``mse_p`` = mean
+    over workers of (p_hat - p)^2 (NaN without ``reliability_``); ``mse_q``,
+    ``max_abs_q`` (||q_hat - q||_inf) and ``mean_abs_q`` from ``confusion_attr`` (NaN
+    without it), and ``max_abs_q_ok``, ``mean_abs_q_ok``: the same over the tasks whose
+    g_hat is right (Corollary 1 [`cor:exact_alg1`] bounds ||q_hat - q||_inf on the event
+    that every pair is recovered).
+
+    Parameters
+    ----------
+    est : fitted estimator
+        With ``top_two_`` and optionally ``reliability_`` and ``confusion_attr``.
+    model : TopTwoModel
+        The truth.
+    confusion_attr : str, default="confusion_"
+        The attribute scored as q_hat (``"confusion_raw_"``: eq. (4) before clipping).
+    """
     err = top_two_errors(est.top_two_, model.top_two)
     out = {"err_g": err["g"], "err_h": err["h"], "err_pair": err["pair"]}
+    nan = float("nan")
     p_hat = getattr(est, "reliability_", None)
     if p_hat is not None:
         d = np.asarray(p_hat, float) - model.reliability
         out["mse_p"] = float(np.nanmean(d * d))
     else:
-        out["mse_p"] = float("nan")
+        out["mse_p"] = nan
+    for k in ("mse_q", "max_abs_q", "mean_abs_q", "max_abs_q_ok", "mean_abs_q_ok"):
+        out[k] = nan
     q_hat = getattr(est, confusion_attr, None)
     if q_hat is not None and model.n_top == 2:
         d = np.asarray(q_hat, float) - model.confusion
@@ -109,71 +147,132 @@ def _metrics(est: Any, model: TopTwoModel, confusion_attr: str = "confusion_"
             out["mse_q"] = float(np.mean(d[ok] ** 2))
             out["max_abs_q"] = float(np.max(np.abs(d[ok])))
             out["mean_abs_q"] = float(np.mean(np.abs(d[ok])))
-        else:
-            out["mse_q"] = out["max_abs_q"] = out["mean_abs_q"] = float("nan")
         ok_g = ok & (np.asarray(est.top_two_)[:, 0] == model.top_two[:, 0])
         if ok_g.any():
             out["max_abs_q_ok"] = float(np.max(np.abs(d[ok_g])))
             out["mean_abs_q_ok"] = float(np.mean(np.abs(d[ok_g])))
-        else:
-            out["max_abs_q_ok"] = out["mean_abs_q_ok"] = float("nan")
-    else:
-        for key in ("mse_q", "max_abs_q", "mean_abs_q", "max_abs_q_ok", "mean_abs_q_ok"):
-            out[key] = float("nan")
     return out
 
 
-def run_sweep(model_factory: TopTwoModel | Callable[[np.random.Generator], TopTwoModel],
-              methods: Mapping[str, Callable[..., Any]],
-              sampling_rates: Iterable[float], n_replicates: int, rng: Any, *,
-              tags: Mapping[str, Any] | None = None,
-              confusion_attr: str = "confusion_",
-              progress: bool = False) -> list[dict[str, Any]]:
-    """Error rates of several methods over a grid of sampling rates s.
+def score_top_t(est: Any, model: TopTwoModel) -> dict[str, float]:
+    """Errors of a fitted top-T estimator against a top-T model (Appendix `subsec:top_T`).
 
-    For each rate s and replicate r: draw a model (``model_factory(gen)``, or use the
-    given fixed :class:`~toptwo.TopTwoModel`), sample A with rate s (eq. (1)) and fit
-    every method on A.
+    ``err_ordered``, ``err_set`` and ``err_pos1..T`` (:func:`toptwo.metrics.top_t_errors`
+    on ``top_``), and ``mse_q`` = mean over tasks and t of (q_hat_t - q_t)^2 from the
+    estimator's ``confusions_`` (NaN without it, and for an estimator handed the true
+    weights, the oracle).
+    """
+    err = top_t_errors(est.top_, model.top_two)
+    out = {"err_ordered": err["ordered"], "err_set": err["set"]}
+    for t, e in enumerate(err["per_position"]):
+        out[f"err_pos{t + 1}"] = float(e)
+    from .mle import OracleMLE  # lazy: mle is heavy to import first
+
+    qh = getattr(est, "confusions_", None)
+    if qh is not None and not isinstance(est, OracleMLE):
+        d = np.asarray(qh, float) - model.weights
+        out["mse_q"] = float(np.nanmean(d * d))
+    else:
+        out["mse_q"] = float("nan")
+    return out
+
+
+def score_truth(est: Any, truth: np.ndarray) -> dict[str, float]:
+    """Errors against known answers (real data): ``err_g``, ``err_h``, ``err_pair``.
+
+    ``truth`` has shape (n_tasks, 2) (g, h) with 0 = unknown: tasks with an unknown g take
+    part in the inference but not in the score (:func:`toptwo.top_two_errors`).
+    """
+    err = top_two_errors(est.top_two_, truth)
+    return {"err_g": err["g"], "err_h": err["h"], "err_pair": err["pair"]}
+
+
+def _default_score(source: Any) -> Callable[[Any, Any], dict[str, float]]:
+    if isinstance(source, Responses):
+        return score_truth
+    return lambda est, model: (score_top_two(est, model) if model.n_top == 2
+                               else score_top_t(est, model))
+
+
+# ------------------------------------------------------------------------- draws
+def subsample_per_task(A: Any, d: int, rng: Any) -> Responses:
+    """Keep at most ``d`` responses of every task, chosen uniformly without replacement.
+
+    A task with ``d`` or fewer responses keeps all of them. The draw ``"per_task"`` of
+    :func:`sweep` (Fig. 2a [`fig:color_error`]: "we subsampled it to simulate how the
+    prediction error decreases as the number of responses per task increases").
 
     Parameters
     ----------
-    model_factory : TopTwoModel or callable(Generator) -> TopTwoModel
-        A fixed model, or a function drawing a fresh model per replicate.
-    methods : mapping name -> callable
-        ``method(model)`` or ``method(model, rng)`` returning an *unfitted* estimator
-        with ``fit(A)`` and ``top_two_`` (e.g. ``lambda model: toptwo.OracleMLE(
-        model.reliability, model.confusion)``). The two-argument form receives a
-        Generator private to (rate, replicate, method): pass it to the estimator's
-        ``rng`` (majority vote's tie-breaking, TopTwo2's sample splits).
-    sampling_rates : iterable of float in (0, 1]
-        The sampling rates s of the sweep.
-    n_replicates : int >= 1
-        Replicates per sampling rate (a fresh instance and A each).
-    rng : int, Generator or SeedSequence
-        Root of every random draw (see the module docstring). ``None`` is refused.
-    tags : mapping, optional
-        Extra key/values copied into every record (e.g. ``{"alpha": 0.2}``).
-    confusion_attr : str, default="confusion_"
-        The estimator attribute scored as q_hat (``"confusion_raw_"`` for eq. (4)
-        before clipping to [1/2, 1]).
-    progress : bool, default=False
-        Write a one-line text progress indicator to stderr.
-
-    Returns
-    -------
-    list of dict
-        One record per (rate, replicate, method) with keys ``method``,
-        ``sampling_rate``, ``replicate``, ``n_workers``, ``n_tasks``, ``n_labels``,
-        ``queries_per_task`` (n s), ``observed_queries_per_task`` (nnz/m), ``norm_p``,
-        ``p_bar``, the tags, and the metrics of :data:`METRICS`: ``err_g``, ``err_h``,
-        ``err_pair`` (:func:`toptwo.top_two_errors`), ``mse_p`` (mean over workers of
-        (p_hat - p)^2, NaN without ``reliability_``), ``mse_q``, ``max_abs_q``
-        (||q_hat - q||_inf) and ``mean_abs_q`` from ``confusion_`` (NaN without it), and
-        ``max_abs_q_ok``, ``mean_abs_q_ok``: the same over the tasks whose g_hat is
-        correct (Corollary 1 [`cor:exact_alg1`] bounds ||q_hat - q||_inf on the event
-        that every pair is recovered).
+    A : Responses, array or sparse matrix
+        Responses (anything :func:`toptwo.as_responses` accepts).
+    d : int >= 1
+        Responses kept per task.
+    rng : int or numpy.random.Generator
+        Source of the subsample.
     """
-    owner = "run_sweep"
+    owner = "subsample_per_task"
+    R = as_responses(A, owner=owner)
+    d = check_int(d, "d", owner=owner, minimum=1)
+    gen = check_rng(rng, owner=owner)
+    # rank the responses of each task by a random key; keep the first d of each task
+    order = np.lexsort((gen.random(R.nnz), R.tasks))
+    t_sorted = R.tasks[order]
+    starts = np.searchsorted(t_sorted, t_sorted, side="left")
+    rank = np.arange(R.nnz) - starts
+    keep = np.zeros(R.nnz, dtype=bool)
+    keep[order[rank < d]] = True
+    return R.subset(keep)
+
+
+def _draw_rate(source: TopTwoModel, s: float, gen: np.random.Generator) -> Responses:
+    return source.sample(s, rng=gen)
+
+
+def _draw_per_task(source: Responses, d: float, gen: np.random.Generator) -> Responses:
+    return subsample_per_task(source, int(d), gen)
+
+
+def _check_grid(grid: Iterable[Any], draw: str | Callable, owner: str) -> list[float]:
+    try:
+        xs = list(grid)
+    except TypeError:
+        raise TypeError(f"The 'grid' parameter of {owner} must be an iterable of numbers; "
+                        f"got {grid!r} instead.") from None
+    if not xs:
+        raise ValueError(f"The 'grid' parameter of {owner} must be non-empty; got "
+                         f"{xs!r} instead.")
+    out = []
+    for x in xs:
+        if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x):
+            raise ValueError(f"The 'grid' parameter of {owner} must hold finite numbers; "
+                             f"got {x!r} instead.")
+        if draw == "rate" and not 0.0 < float(x) <= 1.0:
+            raise ValueError(f"The 'grid' parameter of {owner} must hold sampling rates in "
+                             f"(0, 1] with draw='rate'; got {x!r} instead.")
+        if draw == "per_task" and (float(x) != math.floor(x) or float(x) < 1):
+            raise ValueError(f"The 'grid' parameter of {owner} must hold whole numbers of "
+                             f"answers per task >= 1 with draw='per_task'; got {x!r} "
+                             f"instead.")
+        out.append(float(x))
+    if len(set(grid_key(x) for x in out)) != len(out):
+        raise ValueError(f"The 'grid' parameter of {owner} has repeated points (equal after "
+                         f"rounding to 1e-5, the seeding key); got {xs!r}.")
+    return out
+
+
+def _n_positional(func: Callable) -> int:
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):
+        return 1
+    if any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values()):
+        return 2
+    return len([p for p in sig.parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
+
+
+def _check_methods(methods: Any, owner: str) -> None:
     if not isinstance(methods, Mapping) or not methods:
         raise TypeError(f"The 'methods' parameter of {owner} must be a non-empty mapping "
                         f"name -> callable(model[, rng]); got {methods!r} instead.")
@@ -181,42 +280,147 @@ def run_sweep(model_factory: TopTwoModel | Callable[[np.random.Generator], TopTw
         if not isinstance(name, str) or not callable(meth):
             raise TypeError(f"The 'methods' parameter of {owner} must map str names to "
                             f"callables; got {name!r}: {meth!r} instead.")
-    rates = np.atleast_1d(np.asarray(list(sampling_rates), dtype=float))
-    if rates.ndim != 1 or rates.size == 0 or not np.all((rates > 0) & (rates <= 1)):
-        raise ValueError(f"The 'sampling_rates' parameter of {owner} must be a non-empty "
-                         f"1-D sequence of rates in (0, 1]; got {rates.tolist()!r} instead.")
+
+
+def _check_source(source: Any, draw: Any, truth: Any, owner: str) -> np.ndarray | None:
+    """Validate the source against the draw; the (n_tasks, 2) truth of real responses."""
+    if isinstance(source, Responses):
+        if draw == "rate":
+            raise ValueError(f"{owner}: real responses cannot be sampled at a rate; use "
+                             f"draw='per_task' (at most d answers per task).")
+        if truth is None:
+            raise ValueError(f"{owner}: real responses need `truth` (shape (n_tasks, 2) or "
+                             f"(n_tasks,), 0 = unknown) to be scored.")
+        tr = np.asarray(truth)
+        if tr.ndim == 1:
+            tr = np.column_stack([tr, np.zeros_like(tr)])
+        if tr.shape != (source.n_tasks, 2):
+            raise ValueError(f"The 'truth' parameter of {owner} must have shape (n_tasks,) "
+                             f"or (n_tasks, 2) with n_tasks={source.n_tasks}; got "
+                             f"{np.shape(truth)} instead.")
+        return tr
+    if not (isinstance(source, TopTwoModel) or callable(source)):
+        raise TypeError(f"The 'source' parameter of {owner} must be a TopTwoModel, a "
+                        f"callable(Generator) -> TopTwoModel or toptwo.Responses; got "
+                        f"{source!r} instead.")
+    if truth is not None:
+        raise ValueError(f"{owner}: `truth` is only for real responses; a model is "
+                         f"scored against itself.")
+    if draw == "per_task":
+        raise ValueError(f"{owner}: draw='per_task' subsamples real responses; pass "
+                         f"toptwo.Responses (and `truth`) as the source.")
+    return None
+
+
+def _base_record(draw: Any, x: float, r: int, model: Any, A: Responses) -> dict[str, Any]:
+    """The fields of a record that describe the draw."""
+    if draw == "rate":
+        return {"sampling_rate": x, "replicate": r, "n_workers": model.n_workers,
+                "n_tasks": model.n_tasks, "n_labels": model.n_labels,
+                "queries_per_task": x * model.n_workers,
+                "observed_queries_per_task": A.nnz / model.n_tasks,
+                "norm_p": model.norm_p, "p_bar": model.p_bar}
+    if draw == "per_task":
+        return {"budget": int(x), "replicate": r, "responses_per_task": A.nnz / A.n_tasks}
+    return {"x": x, "replicate": r}
+
+
+# ------------------------------------------------------------------------- the sweep
+def sweep(source: TopTwoModel | Callable[[np.random.Generator], TopTwoModel] | Responses,
+          methods: Mapping[str, Callable[..., Any]], grid: Iterable[float],
+          n_replicates: int, *, seed: int, key: Sequence[int] = (),
+          draw: str | Callable[[Any, float, np.random.Generator], Any] = "rate",
+          truth: Any = None, score: Callable[[Any, Any], Mapping[str, float]] | None = None,
+          tags: Mapping[str, Any] | None = None, progress: bool = False
+          ) -> list[dict[str, Any]]:
+    """Fit every method on the same draws, over a grid and replicates; one record each.
+
+    Parameters
+    ----------
+    source : TopTwoModel, callable(Generator) -> TopTwoModel, or Responses
+        A fixed model; a factory drawing a fresh model per replicate (from the replicate's
+        model stream); or real responses (with ``draw="per_task"`` and ``truth``).
+    methods : mapping name -> callable
+        ``method(model)`` or ``method(model, rng)`` returning an *unfitted* estimator
+        (``model`` is None for real responses). The two-argument form receives the
+        Generator private to (x, replicate, method): pass it to the estimator's ``rng``.
+        :func:`toptwo.paper.method_factories` builds these for the paper's methods.
+    grid : iterable of float
+        Sampling rates s in (0, 1] (``draw="rate"``) or answers per task d >= 1
+        (``draw="per_task"``).
+    n_replicates : int >= 1
+        Replicates per grid point.
+    seed : int >= 0
+        Root seed (see the module docstring for the scheme).
+    key : sequence of int >= 0, optional
+        Separates sweeps that share a seed.
+    draw : {"rate", "per_task"} or callable(source, x, Generator) -> Responses
+        ``"rate"``: A ~ eq. (1) at sampling rate x (:meth:`TopTwoModel.sample`);
+        ``"per_task"``: at most x answers per task of the responses
+        (:func:`subsample_per_task`).
+    truth : array of shape (n_tasks, 2) or (n_tasks,), optional
+        The known (g, h) or g of real responses (0 = unknown); required with a
+        Responses source, refused otherwise (a model is its own truth).
+    score : callable(estimator, truth) -> mapping, optional
+        Default: :func:`score_top_two` (a top-two model), :func:`score_top_t` (a top-T
+        model) or :func:`score_truth` (real responses, ``truth`` as an (n_tasks, 2) array).
+    tags : mapping, optional
+        Extra key/values copied into every record (e.g. ``{"scenario": "hard"}``).
+    progress : bool, default=False
+        Write a one-line progress indicator to stderr.
+
+    Returns
+    -------
+    list of dict
+        One record per (x, replicate, method), in that order, with ``method``,
+        ``replicate``, the tags, the score's keys and, by draw: ``"rate"``:
+        ``sampling_rate``, ``n_workers``, ``n_tasks``, ``n_labels``, ``queries_per_task``
+        (n s), ``observed_queries_per_task`` (nnz/m), ``norm_p``, ``p_bar``;
+        ``"per_task"``: ``budget`` (d) and ``responses_per_task`` (kept answers / m); a
+        callable draw: ``x``.
+    """
+    owner = "sweep"
+    _check_methods(methods, owner)
+    if not callable(draw) and draw not in DRAWS:
+        raise ValueError(f"The 'draw' parameter of {owner} must be one of {DRAWS} or a "
+                         f"callable(source, x, Generator); got {draw!r} instead.")
+    xs = _check_grid(grid, draw, owner)
     R = check_int(n_replicates, "n_replicates", owner=owner, minimum=1)
-    fixed = isinstance(model_factory, TopTwoModel)
-    if not fixed and not callable(model_factory):
-        raise TypeError(f"The 'model_factory' parameter of {owner} must be a TopTwoModel or a "
-                        f"callable(Generator) -> TopTwoModel; got {model_factory!r} instead.")
-    root = _seed_sequence(rng, owner)
-    children = root.spawn(rates.size)
+    seed = check_int(seed, "seed", owner=owner, minimum=0)
+    key = tuple(check_int(k, "key", owner=owner, minimum=0) for k in key)
+    tr = _check_source(source, draw, truth, owner)
+    real, fixed = tr is not None, isinstance(source, TopTwoModel)
+    draw_fn: Callable[[Any, float, np.random.Generator], Any] = (
+        _draw_rate if draw == "rate" else _draw_per_task if draw == "per_task"
+        else draw)  # type: ignore[assignment]
+    score_fn = score if score is not None else _default_score(source)
     arity = {name: _n_positional(meth) for name, meth in methods.items()}
     tags = dict(tags or {})
     records: list[dict[str, Any]] = []
-    total, done = rates.size * R, 0
-    for a, s in enumerate(rates):
-        for r, child in enumerate(children[a].spawn(R)):
-            seed_model, seed_sample = child.spawn(2)
-            model = (model_factory if fixed else
-                     model_factory(np.random.default_rng(seed_model)))  # type: ignore[operator]
-            if not isinstance(model, TopTwoModel):
-                raise TypeError(f"{owner}: model_factory returned {type(model).__name__}; "
-                                f"a TopTwoModel is required.")
-            A = model.sample(float(s), rng=np.random.default_rng(seed_sample))
-            base = {"sampling_rate": float(s), "replicate": r, "n_workers": model.n_workers,
-                    "n_tasks": model.n_tasks, "n_labels": model.n_labels,
-                    "queries_per_task": float(s) * model.n_workers,
-                    "observed_queries_per_task": A.nnz / model.n_tasks,
-                    "norm_p": model.norm_p, "p_bar": model.p_bar, **tags}
+    total, done = len(xs) * R, 0
+    for x in xs:
+        for r in range(R):
+            child = replicate_seed(seed, x, r, key)
+            if real:
+                model: Any = None
+            elif fixed:
+                model = source
+            else:
+                model = source(_stream(child, _MODEL))  # type: ignore[operator]
+                if not isinstance(model, TopTwoModel):
+                    raise TypeError(f"{owner}: the source factory returned "
+                                    f"{type(model).__name__}; a TopTwoModel is required.")
+            A = draw_fn(source if real else model, x, _stream(child, _DATA))
+            base = _base_record(draw, x, r, model, A)
+            base.update(tags)
             for name, meth in methods.items():
                 if arity[name] >= 2:
-                    est = meth(model, np.random.default_rng(_method_seed(child, name)))
+                    est = meth(model, _stream(child, _METHOD, _method_key(name)))
                 else:
                     est = meth(model)
                 est.fit(A)
-                records.append({"method": name, **base, **_metrics(est, model, confusion_attr)})
+                scored = score_fn(est, tr if real else model)
+                records.append({"method": name, **base, **scored})
             done += 1
             if progress:
                 sys.stderr.write(f"\r{owner}: {done}/{total} draws ({100 * done // total}%)")
@@ -226,15 +430,42 @@ def run_sweep(model_factory: TopTwoModel | Callable[[np.random.Generator], TopTw
     return records
 
 
+def vote_ratio(A: Any) -> np.ndarray:
+    """Each task's vote ratio c1 / (c1 + c2) between its two most frequent answers.
+
+    c1 >= c2 are the two largest per-label counts (ties give 1/2); NaN for a task
+    without responses. Under eq. (1) [`eqn:A_dist`] its expectation given the responses
+    is about (p q + (1-p)/K) / (p + 2 (1-p)/K) averaged over the answering workers: it
+    increases with q_j, so q_hat (eq. (4) [`eqn:est_q`]) and the vote ratio should be
+    positively correlated (Appendix A [`sec:app:model`]).
+    """
+    R = as_responses(A, owner="vote_ratio")
+    c = -np.sort(-R.task_label_counts(), axis=1)
+    tot = c[:, 0] + c[:, 1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(tot > 0, c[:, 0] / np.where(tot > 0, tot, 1), np.nan)
+
+
+# ------------------------------------------------------------------------- statistics
+def _t975(df: int) -> float:
+    """97.5% quantile of Student's t with ``df`` degrees of freedom (NaN for df < 1)."""
+    return float(stats.t.ppf(0.975, df)) if df >= 1 else float("nan")
+
+
+def _mean_sem(values: Sequence[float]) -> tuple[float, float]:
+    a = np.asarray(values, float)
+    return float(a.mean()), (float(a.std(ddof=1) / math.sqrt(a.size)) if a.size > 1 else 0.0)
+
+
 def aggregate(records: Sequence[Mapping[str, Any]], metric: str, *,
               x: str = "queries_per_task", by: str = "method"
               ) -> dict[Any, dict[str, np.ndarray]]:
-    """Mean, standard error and 95% confidence interval of a metric per group and x.
+    """Mean, standard error and Student-t 95% confidence interval per group and x.
 
     Parameters
     ----------
     records : sequence of dict
-        Output of :func:`run_sweep` (possibly concatenated).
+        Output of :func:`sweep` (possibly concatenated).
     metric : str
         The key to summarise, e.g. ``"err_pair"``.
     x : str, default="queries_per_task"
@@ -246,14 +477,14 @@ def aggregate(records: Sequence[Mapping[str, Any]], metric: str, *,
     -------
     dict group -> dict of 1-D arrays ``x``, ``mean``, ``sem`` (sample standard
     deviation / sqrt(n), 0 for a single replicate), ``ci_low``, ``ci_high`` (mean -/+
-    t_{0.975, n-1} sem, Student's t; equal to the mean for a single replicate) and
+    t_{0.975, n-1} sem, ``scipy.stats.t``; equal to the mean for a single replicate) and
     ``n`` (replicates with a finite value). Groups are in order of first appearance.
     """
     if not records:
         raise ValueError("aggregate: `records` is empty; run a sweep first.")
-    for key in (metric, x, by):
-        if key not in records[0]:
-            raise KeyError(f"aggregate: records have no key {key!r}; available keys are "
+    for k in (metric, x, by):
+        if k not in records[0]:
+            raise KeyError(f"aggregate: records have no key {k!r}; available keys are "
                            f"{sorted(records[0])}.")
     groups: dict[Any, dict[float, list[float]]] = {}
     for rec in records:
@@ -274,6 +505,195 @@ def aggregate(records: Sequence[Mapping[str, Any]], metric: str, *,
         out[g] = {"x": xs, "mean": mean, "sem": sem, "ci_low": lo, "ci_high": hi,
                   "n": cnt.astype(np.int64)}
     return out
+
+
+def _paired_values(records: Sequence[Mapping[str, Any]], method: str, other: str,
+                   metric: str, x: str, where: Mapping[str, Any]
+                   ) -> dict[tuple[float, int], float]:
+    """(x, replicate) -> metric(method) - metric(other), over the draws both have."""
+    vals: dict[str, dict[tuple[float, int], float]] = {method: {}, other: {}}
+    for rec in records:
+        if rec["method"] in vals and all(rec.get(k) == v for k, v in where.items()):
+            v = float(rec[metric])
+            if math.isfinite(v):
+                vals[rec["method"]][(float(rec[x]), int(rec["replicate"]))] = v
+    common = sorted(set(vals[method]) & set(vals[other]))
+    return {k: vals[method][k] - vals[other][k] for k in common}
+
+
+def paired_gap(records: Sequence[Mapping[str, Any]], method: str, reference: str,
+               metric: str = "err_pair", *, x: str = "queries_per_task",
+               where: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Gap ``metric(method) - metric(reference)`` paired per (x, replicate).
+
+    Per replicate r the differences are averaged over the x grid; the mean over
+    replicates of these averages is the gap, with a Student-t 95% CI (the replicates
+    are independent draws). Also returns the gap per x value.
+
+    Parameters
+    ----------
+    records : output of :func:`sweep`
+        The records.
+    method, reference : str
+        Values of the ``method`` key.
+    metric : str, default="err_pair"
+        The record field compared.
+    x : str, default="queries_per_task"
+        The record field that indexes the grid.
+    where : mapping, optional
+        Keep only records whose keys equal these values (e.g. ``{"scenario": "hard"}``).
+
+    Returns
+    -------
+    dict with ``mean``, ``sem``, ``ci_low``, ``ci_high``, ``n`` (replicates) and
+    ``per_x``: dict x -> (mean difference, sem) over replicates at that x.
+    """
+    where = dict(where or {})
+    diffs = _paired_values(records, method, reference, metric, x, where)
+    if not diffs:
+        raise ValueError(f"paired_gap: no (x, replicate) with both {method!r} and "
+                         f"{reference!r} in the records (where={where!r}).")
+    per_rep: dict[int, list[float]] = {}
+    per_x: dict[float, list[float]] = {}
+    for (xv, r), d in diffs.items():
+        per_rep.setdefault(r, []).append(d)
+        per_x.setdefault(xv, []).append(d)
+    reps = [float(np.mean(v)) for _, v in sorted(per_rep.items())]
+    mean, sem = _mean_sem(reps)
+    half = _t975(len(reps) - 1) * sem if len(reps) > 1 else 0.0
+    return {"mean": mean, "sem": sem, "ci_low": mean - half, "ci_high": mean + half,
+            "n": len(reps), "per_x": {xv: _mean_sem(v) for xv, v in sorted(per_x.items())}}
+
+
+def paired_differences(records: Sequence[Mapping[str, Any]], method: str,
+                       others: Sequence[str], metric: str = "err_pair", *,
+                       x: str = "queries_per_task") -> dict[str, list[list[float]]]:
+    """Per x: ``[x, mean, sem, n]`` of the paired difference ``method - other``.
+
+    The rows of the "TopTwo2 minus every method" tables of
+    ``benchmarks/reproduce_paper.py`` and of :func:`toptwo.viz.plot_paired_differences`
+    (one row per x; ``sem`` is the sample sd of the per-replicate differences over
+    sqrt(n)). Pairs are the (x, replicate) draws with a finite value for both methods.
+    """
+    out = {}
+    for other in others:
+        if other == method:
+            continue
+        per_x: dict[float, list[float]] = {}
+        for (xv, _), d in _paired_values(records, method, other, metric, x, {}).items():
+            per_x.setdefault(xv, []).append(d)
+        out[other] = [[xv, *_mean_sem(d), len(d)] for xv, d in sorted(per_x.items())]
+    return out
+
+
+def holm(pvalues: Any) -> np.ndarray:
+    """Holm's step-down adjusted p-values (family-wise error control).
+
+    ``adjusted[i] <= alpha`` rejects hypothesis i with family-wise error rate at most
+    alpha over all the hypotheses given (Holm, 1979). Same result as
+    ``statsmodels.stats.multitest.multipletests(p, method="holm")[1]``.
+
+    Parameters
+    ----------
+    pvalues : array-like of float in [0, 1]
+        The unadjusted p-values of the family of hypotheses.
+    """
+    p = np.asarray(pvalues, dtype=float)
+    if p.ndim != 1 or p.size == 0 or np.any(~np.isfinite(p)) or np.any((p < 0) | (p > 1)):
+        raise ValueError(f"holm: pvalues must be a non-empty 1-D array of values in [0, 1]; "
+                         f"got {np.asarray(pvalues)!r} instead.")
+    order = np.argsort(p, kind="stable")
+    m = p.size
+    adj_sorted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+    out = np.empty(m)
+    out[order] = adj_sorted
+    return out
+
+
+def grid_average(raw: Mapping[str, Mapping[str, Sequence[float]]], method: str,
+                 xs: Sequence[float] | None = None) -> np.ndarray:
+    """Per replicate, a method's error averaged over the grid points ``xs``.
+
+    Parameters
+    ----------
+    raw : mapping method -> {str(x): [error of replicate 0, 1, ...]}
+        The ``raw_err_pair`` tables of ``benchmarks/reproduce_paper.py``
+        (:meth:`toptwo.paper.StoredRun.raw`).
+    method : str
+        A key of ``raw``.
+    xs : sequence of float, optional
+        Grid points to average over (default: every grid point of the method).
+
+    Returns
+    -------
+    ndarray of shape (n_replicates,)
+        Replicates present at every grid point (the smallest count over ``xs``).
+    """
+    if method not in raw:
+        raise ValueError(f"grid_average: method {method!r} not in the table; "
+                         f"available: {sorted(raw)}.")
+    table = raw[method]
+    keys = [str(float(x)) for x in xs] if xs is not None else list(table)
+    missing = [k for k in keys if k not in table]
+    if missing or not keys:
+        raise ValueError(f"grid_average: grid points {missing or keys!r} missing for "
+                         f"{method!r}; available: {list(table)}.")
+    n = min(len(table[k]) for k in keys)
+    return np.mean([np.asarray(table[k][:n], dtype=float) for k in keys], axis=0)
+
+
+def compare_methods(raw: Mapping[str, Mapping[str, Sequence[float]]],
+                    pairs: Sequence[tuple[str, str]], *, xs: Sequence[float] | None = None,
+                    alpha: float = 0.05) -> list[dict[str, Any]]:
+    """Paired comparisons ``a - b`` of grid-averaged errors, Holm-corrected as one family.
+
+    For each pair (a, b) the per-replicate difference of :func:`grid_average` errors is
+    tested against 0 with a two-sided paired t test (``scipy.stats.ttest_rel``); its mean
+    gets a Student-t 95% CI (``scipy.stats.t.ppf``). The p-values of all the pairs are
+    adjusted together with :func:`holm`, so "significant" claims over the whole family
+    have a family-wise error rate of at most ``alpha``.
+
+    Parameters
+    ----------
+    raw : mapping
+        As in :func:`grid_average`.
+    pairs : sequence of (str, str)
+        The comparisons (a, b): difference a - b (negative: a has the lower error).
+    xs : sequence of float, optional
+        Grid points averaged over (default: all of each method's).
+    alpha : float, default=0.05
+        Family-wise error rate for the ``significant`` flag.
+
+    Returns
+    -------
+    list of dict (one per pair, in order) with ``a``, ``b``, ``mean``, ``ci_low``,
+    ``ci_high`` (unadjusted 95% CI), ``n``, ``p``, ``p_holm`` and ``significant``
+    (``p_holm <= alpha``).
+    """
+    if not pairs:
+        raise ValueError("compare_methods: `pairs` must list at least one (a, b) pair.")
+    if not 0 < alpha < 1:
+        raise ValueError(f"The 'alpha' parameter of compare_methods must be in (0, 1); "
+                         f"got {alpha!r} instead.")
+    rows = []
+    for a, b in pairs:
+        da, db = grid_average(raw, a, xs), grid_average(raw, b, xs)
+        n = min(da.size, db.size)
+        d = da[:n] - db[:n]
+        if n < 2:
+            raise ValueError(f"compare_methods: {a!r} - {b!r} has {n} replicate(s); a "
+                             f"paired t test needs at least 2.")
+        sem = float(d.std(ddof=1) / math.sqrt(n))
+        half = _t975(n - 1) * sem
+        p = 1.0 if sem == 0 and d.mean() == 0 else (
+            0.0 if sem == 0 else float(stats.ttest_rel(da[:n], db[:n]).pvalue))
+        rows.append({"a": a, "b": b, "mean": float(d.mean()), "ci_low": float(d.mean()) - half,
+                     "ci_high": float(d.mean()) + half, "n": int(n), "p": p})
+    adj = holm([r["p"] for r in rows])
+    for r, q in zip(rows, adj):
+        r["p_holm"] = float(q)
+        r["significant"] = bool(q <= alpha)
+    return rows
 
 
 def queries_needed(x: Any, error: Any, target: float) -> float:
@@ -314,228 +734,3 @@ def queries_needed(x: Any, error: Any, target: float) -> float:
     else:
         t = (y0 - target) / (y0 - y1)
     return float(np.exp(x0 + t * (x1 - x0)))
-
-
-def minimax_lower_bound_g(n_labels: int, p_bar: float, queries_per_task: Any, *,
-                          n_workers: int) -> np.ndarray:
-    """Minimax lower bound on the error of g_hat, Theorem 3(a) [`thm:converse`].
-
-    ((K-1)/K) exp(-2 p-bar n s), with p-bar = ||p||_2^2 / n and n s the average number
-    of queries per task. The proof's spammer-hammer crowd (p-bar n hammers) has the exact
-    error ((K-1)/K)(1 - s)^(n p-bar) under eq. (1)'s sampling
-    (:func:`toptwo.theory.spammer_hammer_error_g`), and (1 - s) >= exp(-2 s) holds exactly
-    for s <= s* = 0.7968... (:data:`toptwo.theory.THEOREM3A_MAX_SAMPLING_RATE`; s <= 2/3 is
-    sufficient, not needed). The condition is on the sampling rate s = (n s)/n, not on
-    p-bar as the paper states ("p-bar <= 2/3"), so the number of workers is required.
-
-    Parameters
-    ----------
-    n_labels : int >= 2
-        K, the number of choices.
-    p_bar : float in [0, 1]
-        ||p||_2^2 / n, in [0, 1].
-    queries_per_task : float or array of n s, 0 <= n s <= s* n
-        n s, scalar or array.
-    n_workers : int >= 1, keyword-only
-        n, to turn n s into the sampling rate s.
-
-    Raises
-    ------
-    ValueError
-        When some s = queries_per_task / n_workers exceeds s* (the bound is then not
-        implied by the proof: e.g. at s = 0.9, (1 - s) = 0.1 < exp(-1.8) = 0.165).
-    """
-    from .theory import THEOREM3A_MAX_SAMPLING_RATE as S_STAR
-
-    owner = "minimax_lower_bound_g"
-    K = check_int(n_labels, "n_labels", owner=owner, minimum=2)
-    n = check_int(n_workers, "n_workers", owner=owner, minimum=1)
-    pb = float(p_bar)
-    if not 0.0 <= pb <= 1.0:
-        raise ValueError(f"{owner}: `p_bar` must be in [0, 1] (p-bar = ||p||^2/n with p in "
-                         f"[0, 1]^n); got {p_bar!r} instead.")
-    ns = np.asarray(queries_per_task, dtype=float)
-    if np.any(ns < 0) or not np.all(np.isfinite(ns)):
-        raise ValueError(f"{owner}: `queries_per_task` must be finite and >= 0.")
-    s = ns / n
-    if np.any(s > S_STAR):
-        bad = float(np.max(s))
-        raise ValueError(f"{owner}: the sampling rate s = queries_per_task / n_workers must be "
-                         f"<= s* = {S_STAR:.5f} (the root of -log(1-s) = 2s; Theorem 3(a)'s "
-                         f"bound needs (1-s) >= exp(-2s)); got s = {bad!r} "
-                         f"(n s = {bad * n!r}, n_workers = {n}).")
-    return (K - 1) / K * np.exp(-2.0 * pb * ns)
-
-
-def _all_pairs(K: int) -> tuple[np.ndarray, np.ndarray]:
-    a, b = np.meshgrid(np.arange(1, K + 1), np.arange(1, K + 1), indexing="ij")
-    keep = a != b
-    return a[keep], b[keep]
-
-
-def _kl(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
-    """KL(P, Q) along the last axis; 0 log 0 = 0, P > 0 = Q gives +inf."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(P > 0, P * (np.log(P) - np.log(Q)), 0.0)
-    return terms.sum(axis=-1)
-
-
-def kl_divergence_per_task(model: TopTwoModel, *, max_elements: int = 4_000_000
-                           ) -> np.ndarray:
-    """D-bar^(j) of Sec. 5 for every task j (shape (n_tasks,)).
-
-    D-bar^(j) = min over (a, b) != (g_j, h_j), a != b, of
-    (1/n) sum_i KL(mu^(i,j)_(g_j,h_j), mu^(i,j)_(a,b)), with mu from eq. (1)
-    (:func:`toptwo.label_distribution`). Infinite terms arise when a worker with
-    p_i = 1 gives positive probability to a label the alternative excludes.
-    Computed in chunks of tasks so that no array exceeds ``max_elements``.
-    """
-    if not isinstance(model, TopTwoModel) or model.n_top != 2:
-        raise TypeError("kl_divergence_per_task needs a top-two TopTwoModel (n_top=2).")
-    K, n, m = model.n_labels, model.n_workers, model.n_tasks
-    a, b = _all_pairs(K)
-    P = a.size
-    p = model.reliability
-    g, h = model.top_two[:, 0], model.top_two[:, 1]
-    chunk = max(1, int(max_elements // max(1, n * P * K)))
-    out = np.empty(m)
-    for start in range(0, m, chunk):
-        sl = slice(start, min(m, start + chunk))
-        q = model.confusion[sl]
-        mu = label_distribution(p[:, None], q[None, :], g[None, sl], h[None, sl], K)
-        alt = label_distribution(p[:, None, None], q[None, :, None], a[None, None, :],
-                                 b[None, None, :], K)                    # (n, mc, P, K)
-        kl = _kl(mu[:, :, None, :], alt).mean(axis=0)                   # (mc, P)
-        same = (a[None, :] == g[sl, None]) & (b[None, :] == h[sl, None])
-        kl[same] = np.inf
-        out[sl] = kl.min(axis=1)
-    return out
-
-
-def kl_divergence_bar(model: TopTwoModel) -> float:
-    """D-bar of Sec. 5: the minimum over tasks of :func:`kl_divergence_per_task`.
-
-    Positive exactly when every q_j is in (1/2, 1) and some p_i > 0 (Sec. 5);
-    Theorem 3(b) [`thm:converse`] says no estimator recovers a constant fraction of
-    the pairs when s <= 1/(4 n D-bar).
-    """
-    return float(kl_divergence_per_task(model).min())
-
-
-def plot_error_curves(summary: Mapping[Any, Mapping[str, np.ndarray]], *,
-                      lower_bound: tuple[np.ndarray, np.ndarray] | None = None,
-                      lower_bound_label: str = "minimax lower bound (Thm 3a)",
-                      xlabel: str = "average queries per task  n s",
-                      ylabel: str = "error rate", title: str | None = None,
-                      logy: bool = True, ax: Any = None) -> Any:
-    """Error curves with 95% CI bands (from :func:`aggregate`) against n s.
-
-    Parameters
-    ----------
-    summary : dict name -> dict with ``x``, ``mean``, ``ci_low``, ``ci_high``
-        Method -> {x, mean, ci_low, ci_high} (from :func:`aggregate`).
-    lower_bound : (x, y), optional
-        A bound to draw as a dashed black curve.
-    logy : bool, default=True
-        Log scale on the error axis (non-positive values are masked).
-    ax : matplotlib Axes, optional
-        Axes to draw on (a new figure when None).
-    title
-        Axes title.
-    xlabel
-        X-axis label.
-    ylabel
-        Y-axis label.
-    lower_bound_label
-        Legend entry of the lower bound.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Its first axes holds one line per method in the order of ``summary`` (then the
-        bound), so the plotted data can be read back with ``line.get_xydata()``.
-    """
-    import matplotlib.pyplot as plt  # lazy: toptwo itself does not need matplotlib
-
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(6, 4))
-    else:
-        fig = ax.figure
-    markers = ("o", "s", "^", "v", "D", "x", "+", "*")
-    styles = ("-", "--", "-.", ":")
-    for i, (name, s) in enumerate(summary.items()):
-        x = np.asarray(s["x"], float)
-        mean = np.asarray(s["mean"], float)
-        # marker and line style vary too, so curves that coincide stay visible
-        line, = ax.plot(x, mean, marker=markers[i % len(markers)], ms=3,
-                        ls=styles[i // len(markers) % len(styles)] if i >= len(markers) else "-",
-                        label=str(name), zorder=3 + i % 3)
-        lo = np.asarray(s.get("ci_low", mean), float)
-        hi = np.asarray(s.get("ci_high", mean), float)
-        if logy:
-            floor = 1e-4
-            lo = np.maximum(lo, floor)
-        ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
-    if lower_bound is not None:
-        bx, by = (np.asarray(v, float) for v in lower_bound)
-        ax.plot(bx, by, "k--", label=lower_bound_label)
-    if logy:
-        ax.set_yscale("log")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    if title:
-        ax.set_title(title)
-    ax.legend(fontsize=8)
-    ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
-    return fig
-
-
-def plot_estimates(panels: Mapping[str, tuple[Any, Any]], *, ncols: int = 3) -> Any:
-    """Scatter plots of estimates against the truth, one panel each, with y = x dashed.
-
-    Parameters
-    ----------
-    panels : mapping title -> (truth, estimate)
-        e.g. ``{"p_hat (eq. (5))": (model.reliability, est.reliability_)}``. Pairs with a
-        non-finite value are left out.
-    ncols : int, default=3
-        Panels per row.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Panel t is ``fig.axes[t]``; its ``lines[0]`` holds the finite (truth, estimate)
-        points and ``lines[1]`` the diagonal.
-    """
-    import matplotlib.pyplot as plt  # lazy
-
-    if not isinstance(panels, Mapping) or not panels:
-        raise ValueError("plot_estimates: `panels` must be a non-empty mapping "
-                         "title -> (truth, estimate).")
-    k = len(panels)
-    nc = min(k, check_int(ncols, "ncols", owner="plot_estimates", minimum=1))
-    nr = -(-k // nc)
-    fig, axes = plt.subplots(nr, nc, figsize=(3.3 * nc, 3.1 * nr), squeeze=False)
-    for ax, (title, (truth, est)) in zip(axes.ravel(), panels.items()):
-        t = np.asarray(truth, float).ravel()
-        e = np.asarray(est, float).ravel()
-        if t.shape != e.shape:
-            raise ValueError(f"plot_estimates: panel {title!r} has truth of length "
-                             f"{t.size} and estimate of length {e.size}; they must match.")
-        ok = np.isfinite(t) & np.isfinite(e)
-        ax.plot(t[ok], e[ok], ".", ms=3, alpha=0.6)
-        lo = float(min(t[ok].min(), e[ok].min())) if ok.any() else 0.0
-        hi = float(max(t[ok].max(), e[ok].max())) if ok.any() else 1.0
-        ax.plot([lo, hi], [lo, hi], "k--", lw=1)
-        if ok.any():                  # the x axis spans the truth (q <= 1), not the estimates
-            t_lo, t_hi = float(t[ok].min()), float(t[ok].max())
-            pad = 0.05 * max(t_hi - t_lo, 1e-9)
-            ax.set_xlim(t_lo - pad, t_hi + pad)
-        ax.set_title(str(title), fontsize=9)
-        ax.set_xlabel("truth")
-        ax.set_ylabel("estimate")
-    for ax in axes.ravel()[k:]:
-        ax.set_visible(False)
-    fig.tight_layout()
-    return fig

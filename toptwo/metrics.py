@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["top_two_errors"]
+__all__ = ["top_two_errors", "top_t_errors"]
 
 
 def top_two_errors(estimate: Any, truth: Any) -> dict[str, float]:
@@ -51,3 +51,31 @@ def top_two_errors(estimate: Any, truth: Any) -> dict[str, float]:
                                         | (est[hmask, 1] != tru[hmask, 1])))
     out["n_scored"] = int(gmask.sum())
     return out
+
+
+def top_t_errors(estimate: Any, truth: Any) -> dict[str, Any]:
+    """Error rates for ordered top-T answers (Appendix `subsec:top_T`).
+
+    Parameters
+    ----------
+    estimate, truth : int arrays of shape (n_tasks, T)
+        Ordered answers (column t = the t-th plausible answer g_{j,t+1}).
+
+    Returns
+    -------
+    dict with ``ordered`` (fraction of tasks whose whole ordered tuple is wrong),
+    ``set`` (fraction whose unordered set of T answers is wrong) and ``per_position``
+    (ndarray (T,), error of each column).
+    """
+    est = np.asarray(estimate)
+    tru = np.asarray(truth)
+    if est.ndim != 2 or est.shape != tru.shape:
+        raise ValueError(f"top_t_errors: estimate and truth must both have shape "
+                         f"(n_tasks, T); got {est.shape} and {tru.shape} instead.")
+    if not (np.issubdtype(est.dtype, np.integer) and np.issubdtype(tru.dtype, np.integer)):
+        raise TypeError(f"top_t_errors needs integer labels; got dtypes {est.dtype} and "
+                        f"{tru.dtype} instead.")
+    wrong = est != tru
+    same_set = (np.sort(est, axis=1) == np.sort(tru, axis=1)).all(axis=1)
+    return {"ordered": float(wrong.any(axis=1).mean()), "set": float((~same_set).mean()),
+            "per_position": wrong.mean(axis=0)}

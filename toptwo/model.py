@@ -38,7 +38,8 @@ from ._validation import (_check_real, check_int, check_probability_vector, chec
                           check_sampling_rate)
 from .responses import Responses
 
-__all__ = ["TopTwoModel", "SCENARIOS", "label_distribution"]
+__all__ = ["TopTwoModel", "SCENARIOS", "label_distribution", "kl_divergence_per_task",
+           "kl_divergence_bar"]
 
 #: Up to this many (worker, task) pairs the sampler draws one uniform per pair; above
 #: it, per-worker binomial counts and distinct task draws (never n x m memory).
@@ -419,3 +420,58 @@ def _check_range(rng_pair: Any, name: str, low: float, high: float,
         raise ValueError(f"The '{name}' parameter of {owner} must satisfy {low} <= low <= high "
                          f"<= {high}; got {rng_pair!r} instead.")
     return a, b
+
+
+def _all_pairs(K: int) -> tuple[np.ndarray, np.ndarray]:
+    a, b = np.meshgrid(np.arange(1, K + 1), np.arange(1, K + 1), indexing="ij")
+    keep = a != b
+    return a[keep], b[keep]
+
+
+def _kl(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    """KL(P, Q) along the last axis; 0 log 0 = 0, P > 0 = Q gives +inf."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(P > 0, P * (np.log(P) - np.log(Q)), 0.0)
+    return terms.sum(axis=-1)
+
+
+def kl_divergence_per_task(model: TopTwoModel, *, max_elements: int = 4_000_000
+                           ) -> np.ndarray:
+    """D-bar^(j) of Sec. 5 for every task j (shape (n_tasks,)).
+
+    D-bar^(j) = min over (a, b) != (g_j, h_j), a != b, of
+    (1/n) sum_i KL(mu^(i,j)_(g_j,h_j), mu^(i,j)_(a,b)), with mu from eq. (1)
+    (:func:`toptwo.label_distribution`). Infinite terms arise when a worker with
+    p_i = 1 gives positive probability to a label the alternative excludes.
+    Computed in chunks of tasks so that no array exceeds ``max_elements``.
+    """
+    if not isinstance(model, TopTwoModel) or model.n_top != 2:
+        raise TypeError("kl_divergence_per_task needs a top-two TopTwoModel (n_top=2).")
+    K, n, m = model.n_labels, model.n_workers, model.n_tasks
+    a, b = _all_pairs(K)
+    P = a.size
+    p = model.reliability
+    g, h = model.top_two[:, 0], model.top_two[:, 1]
+    chunk = max(1, int(max_elements // max(1, n * P * K)))
+    out = np.empty(m)
+    for start in range(0, m, chunk):
+        sl = slice(start, min(m, start + chunk))
+        q = model.confusion[sl]
+        mu = label_distribution(p[:, None], q[None, :], g[None, sl], h[None, sl], K)
+        alt = label_distribution(p[:, None, None], q[None, :, None], a[None, None, :],
+                                 b[None, None, :], K)                    # (n, mc, P, K)
+        kl = _kl(mu[:, :, None, :], alt).mean(axis=0)                   # (mc, P)
+        same = (a[None, :] == g[sl, None]) & (b[None, :] == h[sl, None])
+        kl[same] = np.inf
+        out[sl] = kl.min(axis=1)
+    return out
+
+
+def kl_divergence_bar(model: TopTwoModel) -> float:
+    """D-bar of Sec. 5: the minimum over tasks of :func:`kl_divergence_per_task`.
+
+    Positive exactly when every q_j is in (1/2, 1) and some p_i > 0 (Sec. 5);
+    Theorem 3(b) [`thm:converse`] says no estimator recovers a constant fraction of
+    the pairs when s <= 1/(4 n D-bar).
+    """
+    return float(kl_divergence_per_task(model).min())

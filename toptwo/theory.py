@@ -7,6 +7,8 @@ module holds the numerical side that notebooks and ``benchmarks/`` call:
 * :data:`THEOREM3A_MAX_SAMPLING_RATE` -- the largest s with -log(1 - s) <= 2 s (about
   0.797): Theorem 3(a)'s bound ((K-1)/K) exp(-2 p-bar n s) is valid for s up to it (the
   paper's "p-bar <= 2/3" is the wrong variable; s <= 2/3 is sufficient, not needed).
+* :func:`minimax_lower_bound_g` -- Theorem 1 / Theorem 3(a) [`thm:converse`]:
+  ((K-1)/K) exp(-2 p-bar n s), valid for s <= s*.
 * :func:`spammer_hammer_error_g` -- the exact error floor ((K-1)/K)(1 - s)^(n_hammers)
   of the spammer-hammer construction in the proof of Theorem 3(a) [`app:thm:converse`].
 * :func:`theorem3b_counterexample` -- Monte-Carlo evidence that Theorem 3(b)
@@ -29,6 +31,7 @@ from .metrics import top_two_errors
 from .model import TopTwoModel
 
 __all__ = ["THEOREM3A_MAX_SAMPLING_RATE", "theorem3a_max_sampling_rate", "spammer_hammer_error_g",
+           "minimax_lower_bound_g",
            "theorem3b_corrected_bound", "theorem3b_counterexample", "LE_CAM_PINSKER_CONSTANT",
            "binomial_ci", "theorem1_decay", "lemma1_bound", "lemma1_tail", "every_task_recovery",
            "sign_rule_flips", "sign_flip_probability", "minimax_gap_curves", "minimax_sample_complexity",
@@ -83,6 +86,56 @@ def spammer_hammer_error_g(n_labels: int, n_hammers: int, sampling_rate: Any) ->
     return (K - 1) / K * (1.0 - s) ** nh
 
 
+def minimax_lower_bound_g(n_labels: int, p_bar: float, queries_per_task: Any, *,
+                          n_workers: int) -> np.ndarray:
+    """Minimax lower bound on the error of g_hat, Theorem 3(a) [`thm:converse`].
+
+    ((K-1)/K) exp(-2 p-bar n s), with p-bar = ||p||_2^2 / n and n s the average number
+    of queries per task. The proof's spammer-hammer crowd (p-bar n hammers) has the exact
+    error ((K-1)/K)(1 - s)^(n p-bar) under eq. (1)'s sampling
+    (:func:`toptwo.theory.spammer_hammer_error_g`), and (1 - s) >= exp(-2 s) holds exactly
+    for s <= s* = 0.7968... (:data:`toptwo.theory.THEOREM3A_MAX_SAMPLING_RATE`; s <= 2/3 is
+    sufficient, not needed). The condition is on the sampling rate s = (n s)/n, not on
+    p-bar as the paper states ("p-bar <= 2/3"), so the number of workers is required.
+
+    Parameters
+    ----------
+    n_labels : int >= 2
+        K, the number of choices.
+    p_bar : float in [0, 1]
+        ||p||_2^2 / n, in [0, 1].
+    queries_per_task : float or array of n s, 0 <= n s <= s* n
+        n s, scalar or array.
+    n_workers : int >= 1, keyword-only
+        n, to turn n s into the sampling rate s.
+
+    Raises
+    ------
+    ValueError
+        When some s = queries_per_task / n_workers exceeds s* (the bound is then not
+        implied by the proof: e.g. at s = 0.9, (1 - s) = 0.1 < exp(-1.8) = 0.165).
+    """
+    S_STAR = THEOREM3A_MAX_SAMPLING_RATE
+    owner = "minimax_lower_bound_g"
+    K = check_int(n_labels, "n_labels", owner=owner, minimum=2)
+    n = check_int(n_workers, "n_workers", owner=owner, minimum=1)
+    pb = float(p_bar)
+    if not 0.0 <= pb <= 1.0:
+        raise ValueError(f"{owner}: `p_bar` must be in [0, 1] (p-bar = ||p||^2/n with p in "
+                         f"[0, 1]^n); got {p_bar!r} instead.")
+    ns = np.asarray(queries_per_task, dtype=float)
+    if np.any(ns < 0) or not np.all(np.isfinite(ns)):
+        raise ValueError(f"{owner}: `queries_per_task` must be finite and >= 0.")
+    s = ns / n
+    if np.any(s > S_STAR):
+        bad = float(np.max(s))
+        raise ValueError(f"{owner}: the sampling rate s = queries_per_task / n_workers must be "
+                         f"<= s* = {S_STAR:.5f} (the root of -log(1-s) = 2s; Theorem 3(a)'s "
+                         f"bound needs (1-s) >= exp(-2s)); got s = {bad!r} "
+                         f"(n s = {bad * n!r}, n_workers = {n}).")
+    return (K - 1) / K * np.exp(-2.0 * pb * ns)
+
+
 def theorem3b_corrected_bound(n_workers: int, sampling_rate: float, d_bar_per_task: Any) -> float:
     """Average over tasks of the Le Cam + Pinsker bound max(0, 1/2 - sqrt(s n D-bar^(j)/8)).
 
@@ -129,7 +182,7 @@ def theorem3b_counterexample(n_workers: int = 80, n_tasks: int = 400, n_labels: 
     ``constant`` (c = 1/2 - sqrt(2)/8, what the printed theorem promises with Pinsker's
     constant), ``corrected_bound`` (:func:`theorem3b_corrected_bound`, about c/m here).
     """
-    from .experiments import kl_divergence_per_task  # lazy: experiments imports this module
+    from .model import kl_divergence_per_task
     from .mle import OracleMLE
 
     owner = "theorem3b_counterexample"
@@ -407,7 +460,7 @@ def every_task_recovery(n_workers: int = 60, n_tasks_list: tuple[int, ...] = (20
     every-task event) with ``slope_se``, ``predicted_shift`` =
     log(m_last/m_first)/b and ``measured_shift``.
     """
-    from .experiments import kl_divergence_per_task
+    from .model import kl_divergence_per_task
     from .mle import OracleMLE
 
     owner = "every_task_recovery"
@@ -516,7 +569,8 @@ def minimax_gap_curves(n_workers: int = 400, n_tasks: int = 200, n_labels: int =
     first term, without its log factor), ``errors`` (per method: mean pair error per x, NaN where
     s > 1) and ``x_needed`` (per method).
     """
-    from .experiments import kl_divergence_per_task, queries_needed
+    from .experiments import queries_needed
+    from .model import kl_divergence_per_task
     from .mle import OracleMLE, TopTwo2
 
     owner = "minimax_gap_curves"
@@ -596,7 +650,8 @@ def minimax_sample_complexity(n_workers: int = 800, n_tasks: int = 150, n_labels
     (n D-bar/(delta^2 ||p||^2) / D-bar), ``errors`` (per method: pooled mean pair error per x,
     NaN where s > 1) and ``queries`` (per method: n s needed per replicate, NaN if not reached).
     """
-    from .experiments import kl_divergence_per_task, queries_needed
+    from .experiments import queries_needed
+    from .model import kl_divergence_per_task
     from .mle import OracleMLE, TopTwo2
 
     owner = "minimax_sample_complexity"

@@ -11,6 +11,10 @@ The numeric helpers are the computations that a figure and the assert next to it
   distribution of eq. (1) [`eqn:A_dist`];
 - :func:`fit_loglog_slope` -- least-squares slope of log y against log x (rates);
 - :func:`sin_theta` -- sin of the angle between two vectors (Lemma [`lem:sin_uk_p`]).
+
+The figures of the experiment layer (:mod:`toptwo.experiments`) are here too: error curves
+with confidence bands (:func:`plot_error_curves`, :func:`plot_grid`), estimates against the
+truth (:func:`plot_estimates`), paired differences and gap rankings.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ._validation import check_int
 from .model import TopTwoModel
 from .responses import as_responses
 
@@ -33,6 +38,9 @@ __all__ = [
     "method_color",
     "plot_paired_differences",
     "plot_gap_ranking",
+    "plot_error_curves",
+    "plot_estimates",
+    "plot_grid",
 ]
 
 
@@ -487,4 +495,175 @@ def plot_gap_ranking(gaps: Mapping[str, Mapping[str, float]], *, ax: Any = None,
     ax.set_xlabel(xlabel)
     if title:
         ax.set_title(title, fontsize=10)
+    return fig
+
+
+# ---------------------------------------------------------------- experiment figures
+def plot_error_curves(summary: Mapping[Any, Mapping[str, np.ndarray]], *,
+                      lower_bound: tuple[np.ndarray, np.ndarray] | None = None,
+                      lower_bound_label: str = "minimax lower bound (Thm 3a)",
+                      xlabel: str = "average queries per task  n s",
+                      ylabel: str = "error rate", title: str | None = None,
+                      logy: bool = True, ax: Any = None) -> Any:
+    """Error curves with 95% CI bands (from :func:`aggregate`) against n s.
+
+    Parameters
+    ----------
+    summary : dict name -> dict with ``x``, ``mean``, ``ci_low``, ``ci_high``
+        Method -> {x, mean, ci_low, ci_high} (from :func:`aggregate`).
+    lower_bound : (x, y), optional
+        A bound to draw as a dashed black curve.
+    logy : bool, default=True
+        Log scale on the error axis (non-positive values are masked).
+    ax : matplotlib Axes, optional
+        Axes to draw on (a new figure when None).
+    title
+        Axes title.
+    xlabel
+        X-axis label.
+    ylabel
+        Y-axis label.
+    lower_bound_label
+        Legend entry of the lower bound.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Its first axes holds one line per method in the order of ``summary`` (then the
+        bound), so the plotted data can be read back with ``line.get_xydata()``.
+    """
+    import matplotlib.pyplot as plt  # lazy: toptwo itself does not need matplotlib
+
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(6, 4))
+    else:
+        fig = ax.figure
+    markers = ("o", "s", "^", "v", "D", "x", "+", "*")
+    styles = ("-", "--", "-.", ":")
+    for i, (name, s) in enumerate(summary.items()):
+        x = np.asarray(s["x"], float)
+        mean = np.asarray(s["mean"], float)
+        # marker and line style vary too, so curves that coincide stay visible
+        line, = ax.plot(x, mean, marker=markers[i % len(markers)], ms=3,
+                        ls=styles[i // len(markers) % len(styles)] if i >= len(markers) else "-",
+                        label=str(name), zorder=3 + i % 3)
+        lo = np.asarray(s.get("ci_low", mean), float)
+        hi = np.asarray(s.get("ci_high", mean), float)
+        if logy:
+            floor = 1e-4
+            lo = np.maximum(lo, floor)
+        ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
+    if lower_bound is not None:
+        bx, by = (np.asarray(v, float) for v in lower_bound)
+        ax.plot(bx, by, "k--", label=lower_bound_label)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.legend(fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def plot_estimates(panels: Mapping[str, tuple[Any, Any]], *, ncols: int = 3) -> Any:
+    """Scatter plots of estimates against the truth, one panel each, with y = x dashed.
+
+    Parameters
+    ----------
+    panels : mapping title -> (truth, estimate)
+        e.g. ``{"p_hat (eq. (5))": (model.reliability, est.reliability_)}``. Pairs with a
+        non-finite value are left out.
+    ncols : int, default=3
+        Panels per row.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Panel t is ``fig.axes[t]``; its ``lines[0]`` holds the finite (truth, estimate)
+        points and ``lines[1]`` the diagonal.
+    """
+    import matplotlib.pyplot as plt  # lazy
+
+    if not isinstance(panels, Mapping) or not panels:
+        raise ValueError("plot_estimates: `panels` must be a non-empty mapping "
+                         "title -> (truth, estimate).")
+    k = len(panels)
+    nc = min(k, check_int(ncols, "ncols", owner="plot_estimates", minimum=1))
+    nr = -(-k // nc)
+    fig, axes = plt.subplots(nr, nc, figsize=(3.3 * nc, 3.1 * nr), squeeze=False)
+    for ax, (title, (truth, est)) in zip(axes.ravel(), panels.items()):
+        t = np.asarray(truth, float).ravel()
+        e = np.asarray(est, float).ravel()
+        if t.shape != e.shape:
+            raise ValueError(f"plot_estimates: panel {title!r} has truth of length "
+                             f"{t.size} and estimate of length {e.size}; they must match.")
+        ok = np.isfinite(t) & np.isfinite(e)
+        ax.plot(t[ok], e[ok], ".", ms=3, alpha=0.6)
+        lo = float(min(t[ok].min(), e[ok].min())) if ok.any() else 0.0
+        hi = float(max(t[ok].max(), e[ok].max())) if ok.any() else 1.0
+        ax.plot([lo, hi], [lo, hi], "k--", lw=1)
+        if ok.any():                  # the x axis spans the truth (q <= 1), not the estimates
+            t_lo, t_hi = float(t[ok].min()), float(t[ok].max())
+            pad = 0.05 * max(t_hi - t_lo, 1e-9)
+            ax.set_xlim(t_lo - pad, t_hi + pad)
+        ax.set_title(str(title), fontsize=9)
+        ax.set_xlabel("truth")
+        ax.set_ylabel("estimate")
+    for ax in axes.ravel()[k:]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def plot_grid(panels: Sequence[Sequence[tuple[str, Mapping[str, Mapping[str, Any]]]]], *,
+              xlabel: str = "average queries per task  n s", ylabel: str = "error rate",
+              logy: bool = False, legend: str = "first", width: float = 3.4,
+              height: float = 2.8) -> Any:
+    """A grid of error-curve panels (:func:`plot_error_curves`).
+
+    Parameters
+    ----------
+    panels : list of rows, each a list of ``(title, summary)``
+        ``summary`` maps method -> dict with ``x``, ``mean``, ``ci_low``, ``ci_high``
+        (output of :func:`toptwo.experiments.aggregate`, or the same with lists, as
+        :meth:`toptwo.paper.StoredRun.summary` returns them).
+    xlabel, ylabel : str
+        X-axis label of every panel.
+    logy : bool, default=False
+        Logarithmic y axes.
+    legend : {"first", "all"}, default="first"
+        Keep the legend on the first panel only, or on every panel.
+    width
+        Width of one panel (inches).
+    height
+        Height of one panel (inches).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        ``fig.axes[r * ncols + c]`` is panel (r, c); its lines are the methods in the
+        order of the summary (``line.get_xydata()`` gives (x, mean)).
+    """
+    import matplotlib.pyplot as plt  # lazy
+
+    nr = len(panels)
+    if nr == 0 or any(len(row) != len(panels[0]) or not row for row in panels):
+        raise ValueError("plot_grid: `panels` must be a non-empty list of rows of equal, "
+                         "non-zero length.")
+    if legend not in ("first", "all"):
+        raise ValueError(f"The 'legend' parameter of plot_grid must be 'first' or 'all'; "
+                         f"got {legend!r} instead.")
+    nc = len(panels[0])
+    fig, axes = plt.subplots(nr, nc, figsize=(width * nc, height * nr), squeeze=False)
+    for r, row in enumerate(panels):
+        for c, (title, summary) in enumerate(row):
+            ax = axes[r, c]
+            plot_error_curves(summary, ax=ax, title=title, logy=logy, xlabel=xlabel,
+                              ylabel=ylabel)
+            if legend == "first" and (r, c) != (0, 0):
+                ax.get_legend().remove()
+    fig.tight_layout()
     return fig

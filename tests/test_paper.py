@@ -1,4 +1,5 @@
-"""Tests for toptwo.paper_experiments (helpers of the reproduction notebooks 06-09)."""
+"""Tests of toptwo.paper (the method registry, the stored runs) and of the experiment layer's
+draws, scores and statistics that the reproductions (notebooks 06-09) use."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import numpy as np
 import pytest
 
 import toptwo
-from toptwo import paper_experiments as pe
+from toptwo import experiments as ex
+from toptwo import paper, viz
+from toptwo.metrics import top_t_errors
 
 
 def _hard(gen):
@@ -17,43 +20,40 @@ def _hard(gen):
 def test_method_factories_build_every_method():
     model = toptwo.TopTwoModel.scenario("easy", 20, 60, 4, rng=0)
     A = model.sample(0.5, rng=1)
-    for name, make in pe.method_factories().items():
+    for name, make in paper.method_factories(paper.METHODS).items():
         est = make(model, np.random.default_rng(2)).fit(A)
         assert est.top_two_.shape == (60, 2), name
 
 
 def test_method_factories_rejects_unknown_name():
-    with pytest.raises(ValueError, match="must hold names from .*got 'Snorkel' instead"):
-        pe.method_factories(["MV", "Snorkel"])
+    with pytest.raises(ValueError, match="must be names from .*got 'Snorkel' instead"):
+        paper.method_factories(["MV", "Snorkel"])
 
 
-def test_method_factories_refuses_refinement_for_top_t():
-    with pytest.raises(ValueError, match="needs n_top=2"):
-        pe.method_factories(["TopTwo2 refine3"], n_top=3)
+def test_method_factories_refuses_top_two_methods_for_top_t():
+    with pytest.raises(ValueError, match="recovers top-two answers only; with n_top=3"):
+        paper.method_factories(["TopTwo2 refine3"], n_top=3)
 
 
-# ---------------------------------------------------------------- sweep_rates
-def test_sweep_rates_is_prefix_stable():
-    methods = pe.method_factories(["MV", "TopTwo2", "Oracle"])
-    small = pe.sweep_rates(_hard, methods, [0.3], 2, seed=7, key=(1,))
-    big = pe.sweep_rates(_hard, methods, [0.1, 0.3], 3, seed=7, key=(1,))
-    big03 = [r for r in big if r["sampling_rate"] == 0.3 and r["replicate"] < 2]
-    assert [(r["method"], r["replicate"], r["err_pair"]) for r in small] == \
-        [(r["method"], r["replicate"], r["err_pair"]) for r in big03]
+# ---------------------------------------------------------------- registry
+def test_make_builds_one_estimator_and_checks_names():
+    est = paper.make("MV-D&S")
+    assert type(est).__name__ == "DawidSkene" and est.confusion == "one_coin"
+    assert paper.make("TopTwo2", rng=3, n_top=3).n_top == 3
+    with pytest.raises(ValueError, match="the oracle MLE needs the true model"):
+        paper.make("Oracle")
+    with pytest.raises(ValueError, match=r"recovers top-two answers only; with n_top=3"):
+        paper.make("MACE", n_top=3)
+    with pytest.raises(ValueError, match="must be names from .*got 'Snorkel' instead"):
+        paper.make("Snorkel")
+    with pytest.raises(TypeError, match="single string 'MV'"):
+        paper.method_factories("MV")
 
 
-def test_sweep_rates_key_changes_the_draws():
-    methods = pe.method_factories(["MV"])
-    a = pe.sweep_rates(_hard, methods, [0.3], 3, seed=7, key=(1,))
-    b = pe.sweep_rates(_hard, methods, [0.3], 3, seed=7, key=(2,))
-    assert [r["err_pair"] for r in a] != [r["err_pair"] for r in b]
-
-
-def test_sweep_rates_validates_rates():
-    with pytest.raises(ValueError, match=r"rates in \(0, 1\]; got 1.5 instead"):
-        pe.sweep_rates(_hard, pe.method_factories(["MV"]), [1.5], 1, seed=0)
-    with pytest.raises(ValueError, match="must be non-empty"):
-        pe.sweep_rates(_hard, pe.method_factories(["MV"]), [], 1, seed=0)
+def test_every_registered_name_has_a_note_or_is_self_explaining():
+    for name in paper.METHOD_NOTES:
+        assert name in paper.METHODS
+    assert set(paper.ESTIMATOR_NAMES) == set(paper.METHODS) - {"Oracle"}
 
 
 # ---------------------------------------------------------------- paired_gap
@@ -66,7 +66,7 @@ def _recs(vals_a, vals_b):
 
 
 def test_paired_gap_matches_hand_computation():
-    g = pe.paired_gap(_recs([0.3, 0.5, 0.4], [0.1, 0.2, 0.3]), "A", "B")
+    g = ex.paired_gap(_recs([0.3, 0.5, 0.4], [0.1, 0.2, 0.3]), "A", "B")
     d = np.array([0.2, 0.3, 0.1])
     assert g["mean"] == pytest.approx(d.mean())
     assert g["sem"] == pytest.approx(d.std(ddof=1) / np.sqrt(3))
@@ -77,12 +77,12 @@ def test_paired_gap_matches_hand_computation():
 def test_paired_gap_negative_twin_sign():
     # the gap of B to A is minus the gap of A to B: a checker ignoring the order fails
     recs = _recs([0.3, 0.5, 0.4], [0.1, 0.2, 0.3])
-    assert pe.paired_gap(recs, "B", "A")["mean"] == pytest.approx(-0.2)
+    assert ex.paired_gap(recs, "B", "A")["mean"] == pytest.approx(-0.2)
 
 
 def test_paired_gap_needs_common_draws():
     with pytest.raises(ValueError, match="no \\(x, replicate\\) with both 'A' and 'C'"):
-        pe.paired_gap(_recs([0.1], [0.2]), "A", "C")
+        ex.paired_gap(_recs([0.1], [0.2]), "A", "C")
 
 
 # ---------------------------------------------------------------- subsample_per_task
@@ -90,7 +90,7 @@ def test_subsample_per_task_keeps_at_most_d_per_task():
     model = toptwo.TopTwoModel.scenario("easy", 40, 100, 5, rng=0)
     A = model.sample(0.3, rng=1)
     deg = np.bincount(A.tasks, minlength=100)
-    B = pe.subsample_per_task(A, 5, rng=2)
+    B = ex.subsample_per_task(A, 5, rng=2)
     kept = np.bincount(B.tasks, minlength=100)
     np.testing.assert_array_equal(kept, np.minimum(deg, 5))
     # kept responses are responses of A (same worker, task, label)
@@ -106,7 +106,7 @@ def test_subsample_per_task_is_uniform():
     gen = np.random.default_rng(3)
     hits = np.zeros(10)
     for _ in range(2000):
-        hits[pe.subsample_per_task(A, 2, gen).workers] += 1
+        hits[ex.subsample_per_task(A, 2, gen).workers] += 1
     assert np.all(np.abs(hits - 400) < 5 * 17.9)
     # negative twin: always keeping the first two would put 2000 on workers 0 and 1
     biased = np.zeros(10)
@@ -118,18 +118,18 @@ def test_subsample_per_task_validates_d():
     A = toptwo.Responses.from_triples([0], [0], [1], n_labels=3)
     with pytest.raises(ValueError, match="'d' parameter of subsample_per_task must be an "
                                          "int >= 1; got 0 instead"):
-        pe.subsample_per_task(A, 0, rng=0)
+        ex.subsample_per_task(A, 0, rng=0)
 
 
 # ---------------------------------------------------------------- vote_ratio
 def test_vote_ratio_on_toy(toy):
     A, K, _, expected = toy
-    np.testing.assert_allclose(pe.vote_ratio(toptwo.as_responses(A, K)), expected)
+    np.testing.assert_allclose(ex.vote_ratio(toptwo.as_responses(A, K)), expected)
 
 
 def test_vote_ratio_nan_for_unanswered():
     A = toptwo.Responses.from_triples([0, 1], [0, 0], [1, 2], n_tasks=2, n_labels=3)
-    r = pe.vote_ratio(A)
+    r = ex.vote_ratio(A)
     assert r[0] == 0.5 and np.isnan(r[1])
 
 
@@ -137,7 +137,7 @@ def test_vote_ratio_nan_for_unanswered():
 def test_top_t_errors_on_toy():
     truth = np.array([[1, 2, 3], [2, 3, 4], [4, 1, 2]])
     est = np.array([[1, 2, 3], [3, 2, 4], [4, 1, 3]])
-    e = pe.top_t_errors(est, truth)
+    e = top_t_errors(est, truth)
     assert e["ordered"] == pytest.approx(2 / 3)
     assert e["set"] == pytest.approx(1 / 3)
     np.testing.assert_allclose(e["per_position"], [1 / 3, 1 / 3, 1 / 3])
@@ -145,45 +145,48 @@ def test_top_t_errors_on_toy():
 
 def test_top_t_errors_validates_shapes():
     with pytest.raises(ValueError, match="must both have shape"):
-        pe.top_t_errors(np.zeros((3, 2), int), np.zeros((3, 3), int))
+        top_t_errors(np.zeros((3, 2), int), np.zeros((3, 3), int))
     with pytest.raises(TypeError, match="integer labels"):
-        pe.top_t_errors(np.zeros((3, 2)), np.zeros((3, 2), int))
+        top_t_errors(np.zeros((3, 2)), np.zeros((3, 2), int))
 
 
-def test_top_t_sweep_oracle_exact_when_noise_free_enough():
+def test_top_t_sweep_records():
     # s = 1 with hammers only (p = 1): every worker answers from the top-T weights; the
     # oracle recovers the ordered tuple when the weights are well separated -- here we
     # only check the record layout and that the oracle is never worse than 1.
     f = lambda g: toptwo.TopTwoModel.random(20, 30, 5, n_top=3, rng=g)  # noqa: E731
-    recs = pe.top_t_sweep(f, [0.5], 2, seed=1)
+    recs = ex.sweep(f, paper.method_factories(["MV", "TopTwo1", "TopTwo2", "Oracle"], n_top=3),
+                    [0.5], 2, seed=1)
     assert sorted({r["method"] for r in recs}) == ["MV", "Oracle", "TopTwo1", "TopTwo2"]
     for r in recs:
         assert 0 <= r["err_ordered"] <= 1 and r["err_set"] <= r["err_ordered"]
         assert r["err_pos1"] <= r["err_ordered"]
+        assert np.isnan(r["mse_q"]) == (r["method"] == "Oracle")
 
 
-# ---------------------------------------------------------------- plot_grid / subsample_sweep
+# ---------------------------------------------------------------- plot_grid / per-task sweep
 def test_plot_grid_layout_and_data():
     import matplotlib
     import matplotlib.pyplot as plt
     matplotlib.use("Agg")  # tests only
     summ = {"A": {"x": [1, 2], "mean": [0.5, 0.4], "ci_low": [0.4, 0.3], "ci_high": [0.6, 0.5]},
             "B": {"x": [1, 2], "mean": [0.3, 0.2], "ci_low": [0.2, 0.1], "ci_high": [0.4, 0.3]}}
-    fig = pe.plot_grid([[("p1", summ), ("p2", summ)], [("p3", summ), ("p4", summ)]])
+    fig = viz.plot_grid([[("p1", summ), ("p2", summ)], [("p3", summ), ("p4", summ)]])
     assert len(fig.axes) == 4
     np.testing.assert_allclose(fig.axes[3].lines[1].get_xydata(), [[1, 0.3], [2, 0.2]])
     assert fig.axes[0].get_legend() is not None and fig.axes[1].get_legend() is None
     plt.close(fig)
     with pytest.raises(ValueError, match="rows of equal"):
-        pe.plot_grid([[("p1", summ)], []])
+        viz.plot_grid([[("p1", summ)], []])
 
 
-def test_subsample_sweep_scores_only_tasks_with_truth():
+def test_per_task_sweep_scores_only_tasks_with_truth():
     model = toptwo.TopTwoModel.scenario("easy", 30, 80, 4, rng=0)
     A = model.sample(0.5, rng=1)
     truth = model.top_two.copy()
     truth[:40] = 0                       # unknown truth: inferred, not scored
-    recs = pe.subsample_sweep(A, truth, pe.method_factories(["MV"]), [3, 100], 2, seed=0)
+    recs = ex.sweep(A, paper.method_factories(["MV"]), [3, 100], 2, seed=0, draw="per_task",
+                    truth=truth)
     full = [r for r in recs if r["budget"] == 100]
     mv = toptwo.MajorityVote(rng=0).fit(A)
     # budget 100 >= every task's degree: the whole data, so g error = MV's on tasks 40..79
@@ -193,7 +196,8 @@ def test_subsample_sweep_scores_only_tasks_with_truth():
     wrong = np.mean(mv.top_two_[:, 0] != truth[:, 0])
     assert wrong >= 0.5 and full[0]["err_g"] < 0.5
     with pytest.raises(ValueError, match=r"shape \(n_tasks,\) or \(n_tasks, 2\)"):
-        pe.subsample_sweep(A, truth[:5], pe.method_factories(["MV"]), [3], 1, seed=0)
+        ex.sweep(A, paper.method_factories(["MV"]), [3], 1, seed=0, draw="per_task",
+                 truth=truth[:5])
 
 
 # ---------------------------------------------------------------- observed centering
@@ -238,21 +242,21 @@ def test_observed_centering_agrees_with_algorithm_1_under_uniform_sampling():
 # ---------------------------------------------------------------- Holm, paired tables
 def test_holm_matches_hand_computation():
     # p sorted: 0.01 (x4 = 0.04), 0.02 (x3 = 0.06), 0.03 (x2 = 0.06), 0.5 (x1 = 0.5)
-    adj = pe.holm([0.03, 0.01, 0.5, 0.02])
+    adj = ex.holm([0.03, 0.01, 0.5, 0.02])
     assert np.allclose(adj, [0.06, 0.04, 0.5, 0.06])
 
 
 def test_holm_is_monotone_and_capped():
-    adj = pe.holm([0.4, 0.3, 0.9])
+    adj = ex.holm([0.4, 0.3, 0.9])
     assert np.allclose(adj, [0.9, 0.9, 0.9])   # 0.3*3 = 0.9, then max-accumulated
-    assert pe.holm([0.8, 0.9]).max() <= 1.0
+    assert ex.holm([0.8, 0.9]).max() <= 1.0
 
 
 def test_holm_rejects_bad_pvalues():
     with pytest.raises(ValueError, match="values in \\[0, 1\\]"):
-        pe.holm([0.1, 1.5])
+        ex.holm([0.1, 1.5])
     with pytest.raises(ValueError, match="non-empty"):
-        pe.holm([])
+        ex.holm([])
 
 
 def _raw():
@@ -266,7 +270,7 @@ def _raw():
 
 
 def test_compare_methods_finds_the_shift_and_not_the_tie():
-    rows = pe.compare_methods(_raw(), [("A", "B"), ("A", "C")])
+    rows = ex.compare_methods(_raw(), [("A", "B"), ("A", "C")])
     ab, ac = rows
     assert ab["significant"] and ab["ci_high"] < 0 and abs(ab["mean"] + 0.05) < 0.01
     assert not ac["significant"] and ac["ci_low"] < 0 < ac["ci_high"]
@@ -276,7 +280,7 @@ def test_compare_methods_finds_the_shift_and_not_the_tie():
 def test_compare_methods_uses_scipy_paired_t():
     from scipy import stats
     raw = _raw()
-    (row,) = pe.compare_methods(raw, [("A", "B")], xs=[1.0])
+    (row,) = ex.compare_methods(raw, [("A", "B")], xs=[1.0])
     a, b = np.array(raw["A"]["1.0"]), np.array(raw["B"]["1.0"])
     assert np.isclose(row["p"], stats.ttest_rel(a, b).pvalue)
     half = stats.t.ppf(0.975, 29) * (a - b).std(ddof=1) / np.sqrt(30)
@@ -285,23 +289,71 @@ def test_compare_methods_uses_scipy_paired_t():
 
 def test_compare_methods_validates():
     with pytest.raises(ValueError, match="not in the table"):
-        pe.compare_methods(_raw(), [("A", "Z")])
+        ex.compare_methods(_raw(), [("A", "Z")])
     with pytest.raises(ValueError, match="missing"):
-        pe.grid_average(_raw(), "A", xs=[3.0])
+        ex.grid_average(_raw(), "A", xs=[3.0])
     with pytest.raises(ValueError, match="at least one"):
-        pe.compare_methods(_raw(), [])
+        ex.compare_methods(_raw(), [])
 
 
-def test_paired_table_rows():
+def test_paired_differences_rows():
     recs = [{"method": m, "replicate": r, "queries_per_task": x, "err_pair": e}
             for (m, r, x, e) in [("T", 0, 1.0, 0.3), ("T", 1, 1.0, 0.5), ("M", 0, 1.0, 0.4),
                                  ("M", 1, 1.0, 0.4)]]
-    tab = pe.paired_table(recs, "T", ["T", "M"])
+    tab = ex.paired_differences(recs, "T", ["T", "M"])
     (row,) = tab["M"]
     assert row[0] == 1.0 and np.isclose(row[1], 0.0) and np.isclose(row[2], 0.1) and row[3] == 2
     assert "T" not in tab
 
 
 def test_all_method_names_are_buildable_and_paper_first():
-    assert pe.ALL_METHOD_NAMES[:len(pe.PAPER_NAMES)] == pe.PAPER_NAMES
-    assert set(pe.method_factories(pe.ALL_METHOD_NAMES)) == set(pe.ALL_METHOD_NAMES)
+    assert paper.ALL_METHOD_NAMES[:len(paper.PAPER_NAMES)] == paper.PAPER_NAMES
+    assert set(paper.method_factories(paper.ALL_METHOD_NAMES)) == set(paper.ALL_METHOD_NAMES)
+
+
+# ---------------------------------------------------------------- stored runs
+def test_results_loader_finds_every_stored_set(monkeypatch):
+    monkeypatch.delenv("TOPTWO_RESULTS", raising=False)
+    for name in paper.RESULT_NAMES:
+        run = paper.load(name)
+        assert isinstance(run, paper.StoredRun) and len(run) > 0
+    with pytest.raises(ValueError, match=r"unknown result set 'nope'; known: core, "):
+        paper.load("nope")
+
+
+def test_results_loader_messages(monkeypatch, tmp_path):
+    monkeypatch.setenv("TOPTWO_RESULTS", str(tmp_path / "missing"))
+    with pytest.raises(FileNotFoundError, match=r"TOPTWO_RESULTS=.*is not a folder"):
+        paper.load("core")
+    monkeypatch.setenv("TOPTWO_RESULTS", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match=r"core.json does not exist; run "
+                                                r"`python benchmarks/bench_core.py`"):
+        paper.load("core")
+
+
+def test_stored_run_accessors_agree_with_the_raw_json():
+    syn = paper.load("reproduce_synthetic")
+    assert syn.groups == ("easy", "hard", "few_smart", "high_variance")
+    summ = syn.summary("err_pair", "hard", methods=["MV", "TopTwo2"])
+    assert list(summ) == ["MV", "TopTwo2"]
+    stored = syn["scenarios"]["hard"]["summary"]["err_pair"]["TopTwo2"]
+    np.testing.assert_array_equal(summ["TopTwo2"]["mean"], stored["mean"])
+    assert summ["TopTwo2"]["n"].dtype == np.int64
+    raw = syn.raw("err_pair", "hard")
+    assert ex.grid_average(raw, "TopTwo2").size == syn.config["replicates"]
+    assert syn.paired("err_pair", "hard")["MV"] == \
+        syn["scenarios"]["hard"]["toptwo2_minus"]["err_pair"]["MV"]
+    assert "TopTwo2" in syn.gap_to_oracle("hard")
+    # the only group is found without a name; several need one
+    assert "summary" in paper.load("reproduce_real").group()
+    assert "summary" in paper.load("reproduce_topt").group()
+    with pytest.raises(ValueError, match=r"has the groups \['easy', 'hard'.*name one"):
+        syn.summary("err_pair")
+    with pytest.raises(ValueError, match="has no group 'medium'; its groups are"):
+        syn.summary("err_pair", "medium")
+    with pytest.raises(KeyError, match="no 'err_q' summary|no summary of 'err_q'"):
+        syn.summary("err_q", "hard")
+    with pytest.raises(KeyError, match=r"no 'err_pair' summary for \['Snorkel'\]"):
+        syn.summary("err_pair", "hard", methods=["Snorkel"])
+    with pytest.raises(ValueError, match="has no named groups"):
+        paper.load("reproduce_topt").group("hard")
