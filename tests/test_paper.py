@@ -357,3 +357,21 @@ def test_stored_run_accessors_agree_with_the_raw_json():
         syn.summary("err_pair", "hard", methods=["Snorkel"])
     with pytest.raises(ValueError, match="has no named groups"):
         paper.load("reproduce_topt").group("hard")
+
+
+def test_paired_row_tests_and_holm_family():
+    rows = {"A": [[1.0, 0.02, 0.005, 30], [2.0, 0.0, 0.0, 30]], "B": [[1.0, -0.001, 0.01, 10]],
+            "TopTwo2": [[1.0, 0.0, 0.0, 30]]}
+    tests = ex.paired_row_tests(rows, exclude=("TopTwo2",), tags={"knob": "n"})
+    assert [(t["method"], t["x"]) for t in tests] == [("A", 1.0), ("A", 2.0), ("B", 1.0)]
+    from scipy import stats
+    assert tests[0]["p"] == pytest.approx(2 * stats.t.sf(4.0, 29))
+    assert tests[0]["half"] == pytest.approx(stats.t.ppf(0.975, 29) * 0.005)
+    assert tests[1]["p"] == 1.0 and tests[0]["knob"] == "n"
+    ex.holm_family(tests)
+    assert tests[0]["significant"] and not tests[2]["significant"]
+    assert tests[0]["p_holm"] == pytest.approx(min(1, 3 * tests[0]["p"]))
+    # negative twin: without the family correction the smallest p would be 3x smaller
+    assert tests[0]["p_holm"] > tests[0]["p"]
+    with pytest.raises(ValueError, match="'alpha' parameter of holm_family"):
+        ex.holm_family(tests, alpha=1.5)

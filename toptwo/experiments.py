@@ -14,9 +14,10 @@ reproductions of the paper's Sec. 6 and Appendices C-E (notebooks 06-09,
 
 and the statistics below summarise the records: :func:`aggregate` (mean and Student-t
 95% CI per method and x), :func:`paired_gap` and :func:`paired_differences` (differences
-paired per draw), :func:`grid_average` and :func:`compare_methods` (paired t tests,
-Holm-corrected with :func:`holm`), and :func:`queries_needed` (where an error curve
-reaches a target). Quantiles and tests come from :mod:`scipy.stats`.
+paired per draw), :func:`paired_row_tests` (a t test per stored difference),
+:func:`grid_average` and :func:`compare_methods` (paired t tests on grid averages), each
+family Holm-corrected (:func:`holm`, :func:`holm_family`), and :func:`queries_needed`
+(where an error curve reaches a target). Quantiles and tests come from :mod:`scipy.stats`.
 
 The theory quantities live beside the model and the theorems
 (:func:`toptwo.model.kl_divergence_bar`, :func:`toptwo.theory.minimax_lower_bound_g`), the
@@ -61,7 +62,7 @@ from .responses import Responses, as_responses
 
 __all__ = ["sweep", "replicate_seed", "grid_key", "score_top_two", "score_top_t",
            "score_truth", "subsample_per_task", "vote_ratio", "aggregate", "paired_gap",
-           "paired_differences", "grid_average", "compare_methods", "holm",
+           "paired_differences", "paired_row_tests", "holm_family", "grid_average", "compare_methods", "holm",
            "queries_needed", "METRICS", "DRAWS"]
 
 #: Metrics recorded by :func:`score_top_two` (NaN where the estimator lacks the estimate).
@@ -608,6 +609,55 @@ def holm(pvalues: Any) -> np.ndarray:
     out = np.empty(m)
     out[order] = adj_sorted
     return out
+
+
+def paired_row_tests(rows: Mapping[str, Sequence[Sequence[float]]], *,
+                     exclude: Sequence[str] = (), tags: Mapping[str, Any] | None = None
+                     ) -> list[dict[str, Any]]:
+    """Two-sided t tests of stored paired differences, one per (method, x) row.
+
+    Each row ``[x, mean, sem, n]`` (as from :func:`paired_differences`, or
+    :meth:`toptwo.paper.StoredRun.paired`) summarises n paired differences; the test of
+    "mean difference = 0" has t = mean / sem with n - 1 degrees of freedom
+    (``scipy.stats.t``; t = +-inf when sem = 0 and mean != 0, 0 when both are 0).
+
+    Parameters
+    ----------
+    rows : mapping method -> list of [x, mean, sem, n]
+        The paired differences per method.
+    exclude : sequence of str, optional
+        Methods to leave out (e.g. the reference itself).
+    tags : mapping, optional
+        Key/values copied into every result (e.g. ``{"knob": "n_tasks"}``).
+
+    Returns
+    -------
+    list of dict with ``method``, ``x``, ``mean``, ``sem``, ``n``, ``half`` (half-width of
+    the 95% CI), ``p`` and the tags. Adjust a family of them with :func:`holm_family`.
+    """
+    out = []
+    for method, table in rows.items():
+        if method in exclude:
+            continue
+        for x, mean, sem, n in table:
+            n = int(n)
+            t = mean / sem if sem > 0 else (math.copysign(math.inf, mean) if mean else 0.0)
+            out.append({"method": method, "x": x, "mean": mean, "sem": sem, "n": n,
+                        "half": _t975(n - 1) * sem,
+                        "p": float(2 * stats.t.sf(abs(t), n - 1)), **dict(tags or {})})
+    return out
+
+
+def holm_family(tests: list[dict[str, Any]], alpha: float = 0.05) -> list[dict[str, Any]]:
+    """Holm-adjust the ``p`` of every test of one family, in place (``p_holm``,
+    ``significant`` = ``p_holm <= alpha``); returns ``tests``."""
+    if not 0 < alpha < 1:
+        raise ValueError(f"The 'alpha' parameter of holm_family must be in (0, 1); got "
+                         f"{alpha!r} instead.")
+    for t, q in zip(tests, holm([t["p"] for t in tests])):
+        t["p_holm"] = float(q)
+        t["significant"] = bool(q <= alpha)
+    return tests
 
 
 def grid_average(raw: Mapping[str, Mapping[str, Sequence[float]]], method: str,
