@@ -270,7 +270,7 @@ def part_estimation(replicates):
     for k, (n, m) in enumerate(((50, 500), (100, 1000))):
         recs = ex.sweep(lambda g, n=n, m=m: toptwo.TopTwoModel.random(n, m, 5, rng=g),
                         methods, EST_RATES, replicates, seed=SEED, key=(200 + k,))
-        out["shapes"][f"{n}x{m}"] = summarise(recs, ("mse_p", "mse_q", "err_pair"))
+        out["shapes"][f"{n}x{m}"] = {"summary": summarise(recs, ("mse_p", "mse_q", "err_pair"))}
         out["shapes"][f"{n}x{m}"]["first_replicates"] = {
             str(s): [[r["mse_p"], r["mse_q"]] for r in recs
                      if r["sampling_rate"] == s and r["replicate"] < 2] for s in EST_RATES}

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 import toptwo
-from toptwo.datasets import (DATASETS, ENV_VAR, PAPER_TABLE3, PAPER_TABLE4, SHA256,
+from toptwo.datasets import (DATASETS, ENV_VAR, PAPER_ANSWER_SHARES, PAPER_DATA_INFO, SHA256,
+                             at_printed_precision,
                              ChecksumError, Dataset, answer_shares, load_dataset,
                              resolve_data_dir)
 
@@ -218,83 +219,81 @@ def test_malformed_line(copy_dir):
         load_dataset("food", copy_dir, duplicates="last", verify=False)
 
 
-# ----------------------------------------------------------- Table 3 [tab:data_info]
-# Printed decimals per column (color's sparsity is printed as 0.1).
-T3_DECIMALS = {"workers": 0, "tasks": 0, "n_labels": 0, "sparsity": 3, "d_task": 1,
-               "d_worker": 1}
+# ----------------------------------------------------------- Table 4 [tab:data_info]
 # Cells that do NOT reproduce, with our value: color's row describes a different version
 # of the data (the paper's text says 19600 labels from 196 workers; the file holds 19841
 # lines from 200 workers, 68 to 100 each).
-T3_DIFFERENT = {("color", "workers"): 200, ("color", "d_task"): 19.841,
-                ("color", "d_worker"): 99.205}
+INFO_DIFFERENT = {("color", "workers"): 200, ("color", "d_task"): 19.841,
+                  ("color", "d_worker"): 99.205}
 
 
 @pytest.mark.parametrize("name", DATASETS)
-def test_table3_cell_by_cell(loaded, name):
+def test_data_info_table_cell_by_cell(loaded, name):
     # Convention that reproduces the table: every line of the file counts (duplicates
     # included), and web's row is restricted to its 2653 tasks with ground truth (which
     # leaves 176 of its 177 workers); for the other datasets the restriction is a no-op.
     row = loaded[name].describe(restrict_to_truth=True)
-    for col, dec in T3_DECIMALS.items():
-        if (name, col) == ("color", "sparsity"):
-            dec = 1                               # printed as 0.1 (ours 0.0992)
-        paper = PAPER_TABLE3[name][col]
+    for col, printed in PAPER_DATA_INFO[name].items():
         ours = row[col]
-        if (name, col) in T3_DIFFERENT:
-            assert ours == pytest.approx(T3_DIFFERENT[name, col], abs=1e-3)
-            assert round(ours, dec) != paper
+        if (name, col) in INFO_DIFFERENT:
+            assert ours == pytest.approx(INFO_DIFFERENT[name, col], abs=1e-3)
+            assert at_printed_precision(ours, printed) != printed
         else:
-            assert round(ours, dec) == pytest.approx(paper, abs=1e-9), (name, col, ours)
+            assert at_printed_precision(ours, printed) == printed, (name, col, ours)
 
 
-def test_table3_uses_file_lines_not_deduplicated_responses(loaded):
+def test_at_printed_precision():
+    assert at_printed_precision(0.0992, "0.1") == "0.1"
+    assert at_printed_precision(0.0992, "0.100") == "0.099"
+    assert at_printed_precision(199.6, 200) == 200
+    # negative twin: a value off in the printed digit does not match
+    assert at_printed_precision(0.1952, "0.19") != "0.19"
+
+
+def test_data_info_uses_file_lines_not_deduplicated_responses(loaded):
     # flag: 1600 lines -> d_task 16.0 as printed; 1592 kept responses would give 15.9.
     row = loaded["flag"].describe()
     assert round(row["d_task"], 1) == 16.0 and round(row["responses"] / 100, 1) == 15.9
 
 
-def test_web_table3_row_needs_the_truth_restriction(loaded):
+def test_web_data_info_row_needs_the_truth_restriction(loaded):
     row = loaded["web"].describe()
     assert (row["workers"], row["tasks"]) == (177, 2665)
-    assert round(row["d_worker"], 1) != PAPER_TABLE3["web"]["d_worker"]
+    assert at_printed_precision(row["d_worker"], "88.3") != PAPER_DATA_INFO["web"]["d_worker"]
 
 
-# -------------------------------------------------------- Table 4 [tab:data_info_3]
+# -------------------------------------------------------- Table 3 [tab:data_info_3]
 # Cells that do not round to the printed value (ours with duplicates="last"):
 #  adult2 sd of the 1st share 0.1952 (printed 0.19): truncated rather than rounded
 #    (every other cell of the six public datasets rounds to the print).
 #  color: mean of the 1st 0.491 (0.43), sd of the 2nd 0.0721 (0.06), mean of the 3rd
-#    0.1335 (0.15): the paper's color data differ from the published file (see Table 3).
-T4_DIFFERENT = {("adult2", "sd", 0): 0.1952,
-                ("color", "mean", 0): 0.4907, ("color", "sd", 1): 0.0721,
-                ("color", "mean", 2): 0.1335}
-
-
-def _decimals(x: float) -> int:
-    return len(repr(x).split(".")[1]) if "." in repr(x) else 0
+#    0.1335 (0.15): the paper's color data differ from the published file (see Table 4).
+SHARES_DIFFERENT = {("adult2", "sd", 0): 0.1952,
+                    ("color", "mean", 0): 0.4907, ("color", "sd", 1): 0.0721,
+                    ("color", "mean", 2): 0.1335}
 
 
 @pytest.mark.parametrize("name", DATASETS)
-def test_table4_cell_by_cell(loaded, name):
+def test_answer_shares_table_cell_by_cell(loaded, name):
     shares = answer_shares(loaded[name])
     for rank in range(3):
-        for stat, ours in (("mean", shares["mean"][rank]), ("sd", shares["sd"][rank])):
-            paper = PAPER_TABLE4[name][rank][0 if stat == "mean" else 1]
-            dec = max(_decimals(paper), 1)
-            if (name, stat, rank) in T4_DIFFERENT:
-                assert ours == pytest.approx(T4_DIFFERENT[name, stat, rank], abs=1e-4)
-                assert round(ours, dec) != pytest.approx(paper, abs=1e-9)
+        for k, (stat, ours) in enumerate((("mean", shares["mean"][rank]),
+                                          ("sd", shares["sd"][rank]))):
+            printed = PAPER_ANSWER_SHARES[name][rank][k]
+            if (name, stat, rank) in SHARES_DIFFERENT:
+                assert ours == pytest.approx(SHARES_DIFFERENT[name, stat, rank], abs=1e-4)
+                assert at_printed_precision(ours, printed) != printed
                 if name == "adult2":              # truncation reproduces the print
-                    assert np.floor(ours * 100) / 100 == pytest.approx(paper)
+                    assert f"{np.floor(ours * 100) / 100:.2f}" == printed
             else:
-                assert round(ours, dec) == pytest.approx(paper, abs=1e-9), \
-                    (name, stat, rank, ours, paper)
+                assert at_printed_precision(ours, printed) == printed, \
+                    (name, stat, rank, ours, printed)
 
 
-def test_table4_depends_on_the_duplicate_policy(data_dir):
+def test_answer_shares_depend_on_the_duplicate_policy(data_dir):
     # plot: keeping the first answer gives 0.645 for the top share, not the printed 0.62
     first = answer_shares(load_dataset("plot", data_dir, duplicates="first"))
-    assert round(first["mean"][0], 2) != PAPER_TABLE4["plot"][0][0]
+    assert at_printed_precision(first["mean"][0], "0.62") != PAPER_ANSWER_SHARES["plot"][0][0]
 
 
 def test_answer_shares_on_a_toy():

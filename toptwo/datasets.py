@@ -53,7 +53,7 @@ import numpy as np
 from ._validation import check_bool, check_choice, check_n_top
 from .responses import DUPLICATE_POLICIES, Responses, _duplicates_error, _find_duplicates
 
-__all__ = ["DATASETS", "Dataset", "PAPER_TABLE3", "PAPER_TABLE4", "SHA256",
+__all__ = ["DATASETS", "Dataset", "PAPER_DATA_INFO", "PAPER_ANSWER_SHARES", "at_printed_precision", "SHA256",
            "answer_shares", "load_dataset", "resolve_data_dir"]
 
 DATASETS = ("adult2", "flag", "food", "plot", "color", "dog", "web")
@@ -91,29 +91,38 @@ SHA256: dict[str, str] = {
     "web_truth.txt": "67044d2f1b1dfa4fc744595253cc5f1f7da9fb91e999dea8d8472d6dbba2095b",
 }
 
-#: The paper's Table 3 [`tab:data_info`] as printed: workers, tasks, K, sparsity,
-#: d_task (responses per task), d_worker (responses per worker).
-PAPER_TABLE3: dict[str, dict[str, float]] = {
-    "adult2": dict(workers=269, tasks=333, n_labels=4, sparsity=0.037, d_task=10.0, d_worker=12.4),
-    "dog": dict(workers=109, tasks=807, n_labels=4, sparsity=0.092, d_task=10.0, d_worker=74.0),
-    "web": dict(workers=176, tasks=2653, n_labels=5, sparsity=0.033, d_task=5.9, d_worker=88.3),
-    "flag": dict(workers=220, tasks=100, n_labels=10, sparsity=0.073, d_task=16.0, d_worker=7.3),
-    "food": dict(workers=177, tasks=54, n_labels=5, sparsity=0.125, d_task=22.1, d_worker=6.7),
-    "plot": dict(workers=122, tasks=56, n_labels=10, sparsity=0.293, d_task=35.7, d_worker=16.4),
-    "color": dict(workers=196, tasks=1000, n_labels=6, sparsity=0.1, d_task=19.5, d_worker=99.4),
+#: The paper's Table 4 [`tab:data_info`] as printed (strings keep the printed precision):
+#: workers, tasks, K, sparsity, d_task (responses per task), d_worker (responses per worker).
+PAPER_DATA_INFO: dict[str, dict[str, int | str]] = {
+    "adult2": dict(workers=269, tasks=333, n_labels=4, sparsity="0.037", d_task="10.0", d_worker="12.4"),
+    "dog": dict(workers=109, tasks=807, n_labels=4, sparsity="0.092", d_task="10.0", d_worker="74.0"),
+    "web": dict(workers=176, tasks=2653, n_labels=5, sparsity="0.033", d_task="5.9", d_worker="88.3"),
+    "flag": dict(workers=220, tasks=100, n_labels=10, sparsity="0.073", d_task="16.0", d_worker="7.3"),
+    "food": dict(workers=177, tasks=54, n_labels=5, sparsity="0.125", d_task="22.1", d_worker="6.7"),
+    "plot": dict(workers=122, tasks=56, n_labels=10, sparsity="0.293", d_task="35.7", d_worker="16.4"),
+    "color": dict(workers=196, tasks=1000, n_labels=6, sparsity="0.1", d_task="19.5", d_worker="99.4"),
 }
 
-#: The paper's Table 4 [`tab:data_info_3`] as printed: (mean, sd) over tasks of the share
+#: The paper's Table 3 [`tab:data_info_3`] as printed: (mean, sd) over tasks of the share
 #: of the most, second and third most frequent answer.
-PAPER_TABLE4: dict[str, tuple[tuple[float, float], ...]] = {
-    "adult2": ((0.80, 0.19), (0.14, 0.13), (0.04, 0.07)),
-    "dog": ((0.76, 0.15), (0.22, 0.14), (0.01, 0.04)),
-    "web": ((0.59, 0.20), (0.25, 0.12), (0.12, 0.09)),
-    "flag": ((0.90, 0.16), (0.09, 0.13), (0.01, 0.03)),
-    "food": ((0.80, 0.18), (0.17, 0.15), (0.02, 0.05)),
-    "plot": ((0.62, 0.21), (0.30, 0.16), (0.06, 0.07)),
-    "color": ((0.43, 0.1), (0.23, 0.06), (0.15, 0.05)),
+PAPER_ANSWER_SHARES: dict[str, tuple[tuple[str, str], ...]] = {
+    "adult2": (("0.80", "0.19"), ("0.14", "0.13"), ("0.04", "0.07")),
+    "dog": (("0.76", "0.15"), ("0.22", "0.14"), ("0.01", "0.04")),
+    "web": (("0.59", "0.20"), ("0.25", "0.12"), ("0.12", "0.09")),
+    "flag": (("0.90", "0.16"), ("0.09", "0.13"), ("0.01", "0.03")),
+    "food": (("0.80", "0.18"), ("0.17", "0.15"), ("0.02", "0.05")),
+    "plot": (("0.62", "0.21"), ("0.30", "0.16"), ("0.06", "0.07")),
+    "color": (("0.43", "0.1"), ("0.23", "0.06"), ("0.15", "0.05")),
 }
+
+
+def at_printed_precision(value: float, printed: int | str) -> int | str:
+    """``value`` written as the paper printed ``printed``: an int for an int, else a string
+    with as many decimals as the printed string (e.g. 0.0992 -> "0.1" against "0.1")."""
+    if isinstance(printed, int):
+        return int(round(value))
+    decimals = len(printed.split(".")[1]) if "." in printed else 0
+    return f"{value:.{decimals}f}"
 
 
 class ChecksumError(ValueError):
