@@ -154,7 +154,7 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--methods", nargs="*", default=list(NAMES))
     args = ap.parse_args()
-    unknown = [m for m in args.methods if m not in paper.METHODS]
+    unknown = [m for m in args.methods if m not in paper.ESTIMATOR_NAMES]
     if unknown:
         raise SystemExit(f"unknown methods {unknown}; choose from {list(paper.ESTIMATOR_NAMES)}")
     OUT.mkdir(exist_ok=True)

@@ -302,7 +302,8 @@ def main(argv=None) -> int:
             if args.baselines and size == "medium":
                 import toptwo
                 cases += [f"paper:{name}" for name in toptwo.paper.ESTIMATOR_NAMES
-                          if name not in ("MV", "TopTwo2", "TopTwoEM")]
+                          if name not in ("MV", "TopTwo2", "TopTwoEM", "OneCoinDS", "TopTwo2 split",
+                                          "TopTwo2 refine3")]
                 if hasattr(toptwo, "TopTwoEM"):
                     cases.append("em")
             if size == "medium":

@@ -306,8 +306,9 @@ def part_real(replicates):
                                            "replicates": SLOW_REPLICATES,
                                            "MultiSPA-KL": {"budgets": KL_BUDGETS,
                                                            "replicates": KL_REPLICATES}},
-                      "seed": SEED,
-                      "key": f"({REAL_KEY},): toptwo.experiments.replicate_seed"}, "datasets": {}}
+                      "seed": SEED, "key": [REAL_KEY],
+                      "seeding": "toptwo.experiments.replicate_seed(seed, d, replicate, key)"},
+           "datasets": {}}
     units = [(d, tuple(fast), replicates) for d in COLOR_BUDGETS]
     units += [(d, SLOW_REAL, min(SLOW_REPLICATES, replicates)) for d in COLOR_BUDGETS]
     units += [(d, ("MultiSPA-KL",), min(KL_REPLICATES, replicates)) for d in KL_BUDGETS]
@@ -332,7 +333,8 @@ def part_topt(replicates):
                 [r["err_ordered"], r["err_set"]])
     return {"config": {"n": 50, "m": 500, "K": 5, "T": 3, "rates": rates,
                        "replicates": replicates, "seed": SEED,
-                       "key": f"({TOPT_KEY},): toptwo.experiments.replicate_seed"},
+                       "key": [TOPT_KEY],
+                       "seeding": "toptwo.experiments.replicate_seed(seed, s, replicate, key)"},
             "summary": summarise(recs, ("err_ordered", "err_set", "err_pos1", "err_pos2",
                                         "err_pos3", "mse_q")),
             "first_replicates": first}

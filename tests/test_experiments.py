@@ -1,4 +1,5 @@
-"""Tests of toptwo.experiments: sweeps, aggregation, sample complexity, the minimax bounds."""
+"""Tests of toptwo.experiments (sweeps, aggregation, sample complexity) and of the theory
+quantities the sweeps are compared with (minimax bound, D-bar)."""
 
 from __future__ import annotations
 
@@ -51,13 +52,47 @@ def test_sweep_is_prefix_stable_in_grid_and_replicates():
 
 
 def test_sweep_seeding_scheme_is_the_documented_one():
-    model = toptwo.TopTwoModel.random(15, 40, 5, rng=1)
-    (rec,) = ex.sweep(model, {"t2": lambda m: toptwo.TopTwo2()}, [0.5], 1, seed=3, key=(4,))
-    child = np.random.SeedSequence(3, spawn_key=(4, 50_000, 0, 0))
-    assert ex.replicate_seed(3, 0.5, 0, (4,)).spawn_key == child.spawn_key
-    A = model.sample(0.5, rng=np.random.default_rng(child.spawn(2)[1]))
+    """Model stream (..., 0), data stream (..., 1), method stream (..., 2, crc32(name))."""
+    import zlib
+
+    seen = {}
+
+    def factory(g):
+        seen["model"] = g.integers(2**62)
+        return toptwo.TopTwoModel.random(15, 40, 5, rng=g)
+
+    def spy(model, rng):
+        seen["method"] = rng.integers(2**62)
+        return toptwo.TopTwo2()
+
+    (rec,) = ex.sweep(factory, {"t2": spy}, [0.5], 1, seed=3, key=(4,))
+    base = (4, 50_000, 0, 0)
+    assert ex.replicate_seed(3, 0.5, 0, (4,)).spawn_key == base
+
+    def stream(*tail):
+        return np.random.default_rng(np.random.SeedSequence(3, spawn_key=base + tail))
+
+    assert seen["model"] == stream(0).integers(2**62)
+    assert seen["method"] == stream(2, zlib.crc32(b"t2")).integers(2**62)
+    g = stream(0)
+    g.integers(2**62)
+    model = toptwo.TopTwoModel.random(15, 40, 5, rng=g)
+    A = model.sample(0.5, rng=stream(1))
     est = toptwo.TopTwo2().fit(A)
     assert rec["err_pair"] == toptwo.top_two_errors(est.top_two_, model.top_two)["pair"]
+    # negative twin: the data stream is not the model stream
+    B = model.sample(0.5, rng=stream(0))
+    assert not np.array_equal(A.labels, B.labels) or A.nnz != B.nnz
+
+
+def test_replicate_seed_validates():
+    with pytest.raises(TypeError, match="'key' parameter of replicate_seed must be a sequence"):
+        ex.replicate_seed(0, 0.5, 0, key=3)
+    with pytest.raises(ValueError, match="'x' parameter of replicate_seed must be a finite "
+                                         "number >= 0"):
+        ex.replicate_seed(0, -0.5, 0)
+    with pytest.raises(TypeError, match="'key' parameter of sweep must be a sequence"):
+        ex.sweep(_factory, METHODS, [0.5], 1, seed=0, key=3)
 
 
 def test_adding_or_reordering_methods_does_not_change_results():
@@ -362,3 +397,20 @@ def test_plot_estimates_data():
     plt.close(fig)
     with pytest.raises(ValueError, match="panel 'x' has truth of length 2"):
         viz.plot_estimates({"x": ([1, 2], [1])})
+
+
+def test_paired_gap_uses_complete_replicates_only():
+    nan = float("nan")
+    recs = []
+    for r, (a1, a2) in enumerate([(1.0, 2.0), (1.0, 2.0), (1.0, nan)]):
+        recs += [{"method": "A", "queries_per_task": 1.0, "replicate": r, "err_pair": a1},
+                 {"method": "A", "queries_per_task": 2.0, "replicate": r, "err_pair": a2},
+                 {"method": "B", "queries_per_task": 1.0, "replicate": r, "err_pair": 0.0},
+                 {"method": "B", "queries_per_task": 2.0, "replicate": r, "err_pair": 0.0}]
+    g = ex.paired_gap(recs, "A", "B")
+    # replicates 0 and 1 average (1 + 2) / 2 = 1.5; replicate 2 lacks x = 2 and is left out
+    # (averaging it over x = 1 alone would give the biased 1.333)
+    assert g["mean"] == pytest.approx(1.5) and g["n"] == 2
+    assert g["per_x"][1.0][0] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="two records of 'A' for queries_per_task = 1.0"):
+        ex.paired_gap(recs + recs[:1], "A", "B")

@@ -151,9 +151,8 @@ def test_top_t_errors_validates_shapes():
 
 
 def test_top_t_sweep_records():
-    # s = 1 with hammers only (p = 1): every worker answers from the top-T weights; the
-    # oracle recovers the ordered tuple when the weights are well separated -- here we
-    # only check the record layout and that the oracle is never worse than 1.
+    # a top-T model's default score: the ordered, set and per-position errors and the
+    # MSE of the weights (NaN for the oracle, which is handed them)
     f = lambda g: toptwo.TopTwoModel.random(20, 30, 5, n_top=3, rng=g)  # noqa: E731
     recs = ex.sweep(f, paper.method_factories(["MV", "TopTwo1", "TopTwo2", "Oracle"], n_top=3),
                     [0.5], 2, seed=1)
@@ -192,9 +191,18 @@ def test_per_task_sweep_scores_only_tasks_with_truth():
     # budget 100 >= every task's degree: the whole data, so g error = MV's on tasks 40..79
     assert full[0]["responses_per_task"] == pytest.approx(A.nnz / 80)
     assert all(0 <= r["err_g"] <= 1 for r in recs)
+    assert full[0]["err_g"] == pytest.approx(np.mean(mv.top_two_[40:, 0] != truth[40:, 0]),
+                                             abs=0.05)   # MV's tie-breaking stream differs
     # negative twin: scoring all 80 tasks against the zeroed truth would give error >= 0.5
     wrong = np.mean(mv.top_two_[:, 0] != truth[:, 0])
     assert wrong >= 0.5 and full[0]["err_g"] < 0.5
+    # per-task draws are prefix-stable too: budget 3, replicate 1 is the same subsample in
+    # a sweep over (3,) with 2 replicates and over (100, 3) with 3
+    again = ex.sweep(A, paper.method_factories(["MV"]), [100, 3], 3, seed=0, draw="per_task",
+                     truth=truth)
+    pick = lambda rs: [(r["err_g"], r["responses_per_task"]) for r in rs  # noqa: E731
+                       if r["budget"] == 3 and r["replicate"] == 1]
+    assert pick(recs) == pick(again)
     with pytest.raises(ValueError, match=r"shape \(n_tasks,\) or \(n_tasks, 2\)"):
         ex.sweep(A, paper.method_factories(["MV"]), [3], 1, seed=0, draw="per_task",
                  truth=truth[:5])
@@ -367,11 +375,26 @@ def test_paired_row_tests_and_holm_family():
     from scipy import stats
     assert tests[0]["p"] == pytest.approx(2 * stats.t.sf(4.0, 29))
     assert tests[0]["half"] == pytest.approx(stats.t.ppf(0.975, 29) * 0.005)
-    assert tests[1]["p"] == 1.0 and tests[0]["knob"] == "n"
+    assert np.isnan(tests[1]["p"]) and tests[0]["knob"] == "n"     # sem = 0: not testable
     ex.holm_family(tests)
-    assert tests[0]["significant"] and not tests[2]["significant"]
-    assert tests[0]["p_holm"] == pytest.approx(min(1, 3 * tests[0]["p"]))
+    assert tests[0]["significant"] and not tests[2]["significant"] and not tests[1]["significant"]
+    assert tests[0]["p_holm"] == pytest.approx(min(1, 2 * tests[0]["p"]))   # a family of two
     # negative twin: without the family correction the smallest p would be 3x smaller
     assert tests[0]["p_holm"] > tests[0]["p"]
     with pytest.raises(ValueError, match="'alpha' parameter of holm_family"):
         ex.holm_family(tests, alpha=1.5)
+
+
+def test_untestable_rows_are_never_significant():
+    """sem = 0 (every draw gave the same difference) or n < 2 is one comparison, not a test."""
+    rows = {"A": [[20.0, 0.001, 0.0, 30], [4.0, 0.03, 0.003, 30]], "B": [[4.0, 0.02, 0.01, 1]]}
+    tests = ex.holm_family(ex.paired_row_tests(rows))
+    by = {(t["method"], t["x"]): t for t in tests}
+    assert np.isnan(by["A", 20.0]["p"]) and not by["A", 20.0]["significant"]
+    assert np.isnan(by["B", 4.0]["p"]) and not by["B", 4.0]["significant"]
+    # the one testable row forms a family of one: Holm leaves its p unchanged
+    assert by["A", 4.0]["significant"] and by["A", 4.0]["p_holm"] == by["A", 4.0]["p"]
+    # compare_methods likewise: a constant difference is not a significant one
+    raw = {"A": {"1.0": [0.3, 0.4, 0.5]}, "B": {"1.0": [0.2, 0.3, 0.4]}}
+    (row,) = ex.compare_methods(raw, [("A", "B")])
+    assert np.isnan(row["p"]) and not row["significant"]

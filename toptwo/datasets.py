@@ -34,8 +34,8 @@ Five files hold a worker answering the same task more than once (7 to 440 extra 
 ``duplicates="error"`` (default) refuses them with a message giving the dataset, the count
 and one repeated pair with its lines; ``"first"`` / ``"last"`` keep the first / last line in file order. The paper's
 MATLAB loaders keep the last one read, and ``duplicates="last"`` reproduces the paper's
-Table 4 [`tab:data_info_3`] for the six public datasets (to the printed two decimals,
-except adult2's first sd, 0.1952 printed as 0.19); Table 3 [`tab:data_info`] counts every
+Table 3 [`tab:data_info_3`] for the six public datasets (to the printed two decimals,
+except adult2's first sd, 0.1952 printed as 0.19); Table 4 [`tab:data_info`] counts every
 line of the file. The color row of both tables describes a different version of the
 data than the published files (196 vs 200 workers) and does not reproduce.
 """
@@ -117,8 +117,24 @@ PAPER_ANSWER_SHARES: dict[str, tuple[tuple[str, str], ...]] = {
 
 
 def at_printed_precision(value: float, printed: int | str) -> int | str:
-    """``value`` written as the paper printed ``printed``: an int for an int, else a string
-    with as many decimals as the printed string (e.g. 0.0992 -> "0.1" against "0.1")."""
+    """``value`` written at the precision the paper printed ``printed`` with.
+
+    Parameters
+    ----------
+    value : float
+        Our measurement.
+    printed : int or str
+        The paper's cell (:data:`PAPER_DATA_INFO`, :data:`PAPER_ANSWER_SHARES`).
+
+    Returns
+    -------
+    int or str
+        ``round(value)`` for an int cell; otherwise ``value`` formatted with as many
+        decimals as ``printed`` has (0.0992 against "0.1" gives "0.1"), to compare with ``==``.
+    """
+    if isinstance(printed, bool) or not isinstance(printed, (int, str)):
+        raise TypeError(f"The 'printed' parameter of at_printed_precision must be an int or "
+                        f"the printed string (e.g. '0.19'); got {printed!r} instead.")
     if isinstance(printed, int):
         return int(round(value))
     decimals = len(printed.split(".")[1]) if "." in printed else 0
@@ -174,18 +190,18 @@ class Dataset:
         return self.truth > 0
 
     def describe(self, *, restrict_to_truth: bool = False) -> dict[str, Any]:
-        """Table 3's columns [`tab:data_info`] and a few more, for this dataset.
+        """Table 4's columns [`tab:data_info`] and a few more, for this dataset.
 
         ``sparsity`` = lines / (workers * tasks), ``d_task`` = lines / tasks and
         ``d_worker`` = lines / workers count **every line of the file** (duplicates
-        included): that is the convention that reproduces the paper's Table 3
+        included): that is the convention that reproduces the paper's Table 4
         (e.g. flag: 1600 lines -> d_task 16.0, whereas 1592 kept responses give 15.9).
 
         Parameters
         ----------
         restrict_to_truth : bool, default=False
             Count only tasks with a known ground truth and the workers who answered
-            them (web's Table 3 row, 176 workers and 2653 tasks, is computed this way;
+            them (web's Table 4 row, 176 workers and 2653 tasks, is computed this way;
             for the other six datasets it changes nothing).
 
         Returns
@@ -391,11 +407,11 @@ def load_dataset(name: str, data_dir: str | os.PathLike | None = None, *,
 
 def answer_shares(dataset: Dataset | Responses, n_top: int = 3, *,
                   restrict_to_truth: bool = False) -> dict[str, Any]:
-    """Shares of the most, second, ... most frequent answers per task (Table 4).
+    """Shares of the most, second, ... most frequent answers per task (Table 3).
 
     For every answered task j, count the answers per label, divide by the task's number
     of responses, sort decreasingly and keep the first ``n_top`` shares; then average
-    over tasks (Table 4 [`tab:data_info_3`] and Fig. `fig:label_dist` of Appendix A).
+    over tasks (Table 3 [`tab:data_info_3`] and Fig. `fig:label_dist` of Appendix A).
     The paper's column "Ground truth" is the share of the *most frequent* answer, not of
     the true label.
 

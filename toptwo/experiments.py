@@ -1,8 +1,9 @@
 r"""One experiment layer: a sweep, its draws and scores, and the statistics of comparisons.
 
-Every Monte-Carlo experiment of the package -- the error curves of notebooks 04-05, the
-reproductions of the paper's Sec. 6 and Appendices C-E (notebooks 06-09,
-``benchmarks/reproduce_paper.py``) -- is one call of :func:`sweep`:
+Every sweep of methods over sampling rates or answer budgets -- the error curves of
+notebooks 04-05, the reproductions of the paper's Sec. 6 and Appendices C-E (notebooks
+06-09, ``benchmarks/reproduce_paper.py``, ``benchmarks/sample_complexity.py``) -- is one
+call of :func:`sweep`:
 
     for every grid point x and replicate r:
         source  -> a model (fixed, or drawn fresh per replicate) or real responses
@@ -18,6 +19,11 @@ paired per draw), :func:`paired_row_tests` (a t test per stored difference),
 :func:`grid_average` and :func:`compare_methods` (paired t tests on grid averages), each
 family Holm-corrected (:func:`holm`, :func:`holm_family`), and :func:`queries_needed`
 (where an error curve reaches a target). Quantiles and tests come from :mod:`scipy.stats`.
+
+Not sweeps, and seeded on their own (each documents how): the Monte-Carlo checks of single
+theorems in :mod:`toptwo.theory` (their own grids of crowds), the one-fit-per-dataset table
+of ``reproduce_paper.py baselines``, and the benchmarks ``em.py``, ``splitting.py``,
+``baselines.py`` and ``theorems_mc.py``.
 
 The theory quantities live beside the model and the theorems
 (:func:`toptwo.model.kl_divergence_bar`, :func:`toptwo.theory.minimax_lower_bound_g`), the
@@ -74,10 +80,27 @@ DRAWS = ("rate", "per_task")
 
 _MODEL, _DATA, _METHOD = 0, 1, 2
 
+#: A standard error at or below this is zero up to round-off: error rates and their
+#: differences are multiples of 1/m (>= 1e-8 for any m the package handles), so paired
+#: differences that vary at all have a standard error far above it, while equal
+#: differences computed in floating point can leave ~1e-17.
+_ROUNDOFF_SEM = 1e-12
+
 
 # ------------------------------------------------------------------------- seeding
 def grid_key(x: float) -> int:
-    """The integer that identifies grid point ``x`` in the seeding scheme: round(1e5 x)."""
+    """The integer that identifies grid point ``x`` in the seeding scheme.
+
+    Parameters
+    ----------
+    x : float >= 0
+        A sampling rate or a budget.
+
+    Returns
+    -------
+    int
+        round(1e5 x): grid points closer than 1e-5 share their draws.
+    """
     return int(round(float(x) * 100_000))
 
 
@@ -95,8 +118,27 @@ def replicate_seed(seed: int, x: float, replicate: int, key: Sequence[int] = ()
         The replicate's index r.
     key : sequence of int >= 0, optional
         Separates sweeps that share a seed.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+        Below it: ``(..., 0)`` model, ``(..., 1)`` data, ``(..., 2, crc32(name))`` method.
     """
-    return np.random.SeedSequence(seed, spawn_key=(*key, grid_key(x), 0, int(replicate)))
+    owner = "replicate_seed"
+    seed = check_int(seed, "seed", owner=owner, minimum=0)
+    replicate = check_int(replicate, "replicate", owner=owner, minimum=0)
+    key = _check_key(key, owner)
+    if isinstance(x, bool) or not isinstance(x, numbers.Real) or not 0 <= float(x) < 1e12:
+        raise ValueError(f"The 'x' parameter of {owner} must be a finite number >= 0 (a rate "
+                         f"or a budget); got {x!r} instead.")
+    return np.random.SeedSequence(seed, spawn_key=(*key, grid_key(x), 0, replicate))
+
+
+def _check_key(key: Any, owner: str) -> tuple[int, ...]:
+    if isinstance(key, (str, bytes)) or not isinstance(key, (Sequence, np.ndarray)):
+        raise TypeError(f"The 'key' parameter of {owner} must be a sequence of ints >= 0 "
+                        f"(e.g. (3,)); got {key!r} instead.")
+    return tuple(check_int(k, "key", owner=owner, minimum=0) for k in key)
 
 
 def _stream(child: np.random.SeedSequence, *tail: int) -> np.random.Generator:
@@ -158,10 +200,20 @@ def score_top_two(est: Any, model: TopTwoModel, *, confusion_attr: str = "confus
 def score_top_t(est: Any, model: TopTwoModel) -> dict[str, float]:
     """Errors of a fitted top-T estimator against a top-T model (Appendix `subsec:top_T`).
 
-    ``err_ordered``, ``err_set`` and ``err_pos1..T`` (:func:`toptwo.metrics.top_t_errors`
-    on ``top_``), and ``mse_q`` = mean over tasks and t of (q_hat_t - q_t)^2 from the
-    estimator's ``confusions_`` (NaN without it, and for an estimator handed the true
-    weights, the oracle).
+    Parameters
+    ----------
+    est : fitted estimator
+        With ``top_`` (n_tasks, T) and optionally ``confusions_``.
+    model : TopTwoModel
+        The truth (``n_top`` = T).
+
+    Returns
+    -------
+    dict
+        ``err_ordered``, ``err_set`` and ``err_pos1..T`` (:func:`toptwo.metrics.top_t_errors`
+        on ``top_``), and ``mse_q`` = mean over tasks and t of (q_hat_t - q_t)^2 from the
+        estimator's ``confusions_`` (NaN without it, and for the oracle, which is handed
+        the true weights).
     """
     err = top_t_errors(est.top_, model.top_two)
     out = {"err_ordered": err["ordered"], "err_set": err["set"]}
@@ -179,10 +231,20 @@ def score_top_t(est: Any, model: TopTwoModel) -> dict[str, float]:
 
 
 def score_truth(est: Any, truth: np.ndarray) -> dict[str, float]:
-    """Errors against known answers (real data): ``err_g``, ``err_h``, ``err_pair``.
+    """Errors against known answers (real data).
 
-    ``truth`` has shape (n_tasks, 2) (g, h) with 0 = unknown: tasks with an unknown g take
-    part in the inference but not in the score (:func:`toptwo.top_two_errors`).
+    Parameters
+    ----------
+    est : fitted estimator
+        With ``top_two_``.
+    truth : int array of shape (n_tasks, 2)
+        (g, h) with 0 = unknown: tasks with an unknown g take part in the inference but
+        not in the score (:func:`toptwo.top_two_errors`).
+
+    Returns
+    -------
+    dict
+        ``err_g``, ``err_h``, ``err_pair`` (NaN where no task has the needed truth).
     """
     err = top_two_errors(est.top_two_, truth)
     return {"err_g": err["g"], "err_h": err["h"], "err_pair": err["pair"]}
@@ -388,7 +450,7 @@ def sweep(source: TopTwoModel | Callable[[np.random.Generator], TopTwoModel] | R
     xs = _check_grid(grid, draw, owner)
     R = check_int(n_replicates, "n_replicates", owner=owner, minimum=1)
     seed = check_int(seed, "seed", owner=owner, minimum=0)
-    key = tuple(check_int(k, "key", owner=owner, minimum=0) for k in key)
+    key = _check_key(key, owner)
     tr = _check_source(source, draw, truth, owner)
     real, fixed = tr is not None, isinstance(source, TopTwoModel)
     draw_fn: Callable[[Any, float, np.random.Generator], Any] = (
@@ -434,11 +496,21 @@ def sweep(source: TopTwoModel | Callable[[np.random.Generator], TopTwoModel] | R
 def vote_ratio(A: Any) -> np.ndarray:
     """Each task's vote ratio c1 / (c1 + c2) between its two most frequent answers.
 
-    c1 >= c2 are the two largest per-label counts (ties give 1/2); NaN for a task
-    without responses. Under eq. (1) [`eqn:A_dist`] its expectation given the responses
-    is about (p q + (1-p)/K) / (p + 2 (1-p)/K) averaged over the answering workers: it
-    increases with q_j, so q_hat (eq. (4) [`eqn:est_q`]) and the vote ratio should be
-    positively correlated (Appendix A [`sec:app:model`]).
+    Under eq. (1) [`eqn:A_dist`] its expectation given the responses is about
+    (p q + (1-p)/K) / (p + 2 (1-p)/K) averaged over the answering workers: it increases
+    with q_j, so q_hat (eq. (4) [`eqn:est_q`]) and the vote ratio should be positively
+    correlated (Appendix A [`sec:app:model`]).
+
+    Parameters
+    ----------
+    A : Responses, array or sparse matrix
+        Responses (anything :func:`toptwo.as_responses` accepts).
+
+    Returns
+    -------
+    ndarray of shape (n_tasks,)
+        c1 / (c1 + c2) with c1 >= c2 the two largest per-label counts (ties give 1/2);
+        NaN for a task without responses.
     """
     R = as_responses(A, owner="vote_ratio")
     c = -np.sort(-R.task_label_counts(), axis=1)
@@ -511,15 +583,22 @@ def aggregate(records: Sequence[Mapping[str, Any]], metric: str, *,
 def _paired_values(records: Sequence[Mapping[str, Any]], method: str, other: str,
                    metric: str, x: str, where: Mapping[str, Any]
                    ) -> dict[tuple[float, int], float]:
-    """(x, replicate) -> metric(method) - metric(other), over the draws both have."""
+    """(x, replicate) -> metric(method) - metric(other), over the draws both have a finite
+    value for. Two records of one method for the same (x, replicate) (e.g. two scenarios
+    concatenated without a ``where`` filter) are refused: pairing them would be arbitrary."""
     vals: dict[str, dict[tuple[float, int], float]] = {method: {}, other: {}}
     for rec in records:
         if rec["method"] in vals and all(rec.get(k) == v for k, v in where.items()):
+            key = (float(rec[x]), int(rec["replicate"]))
+            if key in vals[rec["method"]]:
+                raise ValueError(f"two records of {rec['method']!r} for {x} = {key[0]!r}, "
+                                 f"replicate {key[1]}: select one group of draws with "
+                                 f"`where=` (e.g. where={{'scenario': ...}}).")
             v = float(rec[metric])
-            if math.isfinite(v):
-                vals[rec["method"]][(float(rec[x]), int(rec["replicate"]))] = v
+            vals[rec["method"]][key] = v if math.isfinite(v) else math.nan
     common = sorted(set(vals[method]) & set(vals[other]))
-    return {k: vals[method][k] - vals[other][k] for k in common}
+    return {k: vals[method][k] - vals[other][k] for k in common
+            if math.isfinite(vals[method][k] - vals[other][k])}
 
 
 def paired_gap(records: Sequence[Mapping[str, Any]], method: str, reference: str,
@@ -529,7 +608,10 @@ def paired_gap(records: Sequence[Mapping[str, Any]], method: str, reference: str
 
     Per replicate r the differences are averaged over the x grid; the mean over
     replicates of these averages is the gap, with a Student-t 95% CI (the replicates
-    are independent draws). Also returns the gap per x value.
+    are independent draws). Only replicates with a finite difference at *every* x of the
+    grid take part (an average over fewer points would weigh the grid differently); a
+    replicate missing some x is left out of the gap but kept in ``per_x``. Also returns
+    the gap per x value.
 
     Parameters
     ----------
@@ -546,7 +628,7 @@ def paired_gap(records: Sequence[Mapping[str, Any]], method: str, reference: str
 
     Returns
     -------
-    dict with ``mean``, ``sem``, ``ci_low``, ``ci_high``, ``n`` (replicates) and
+    dict with ``mean``, ``sem``, ``ci_low``, ``ci_high``, ``n`` (complete replicates) and
     ``per_x``: dict x -> (mean difference, sem) over replicates at that x.
     """
     where = dict(where or {})
@@ -559,7 +641,10 @@ def paired_gap(records: Sequence[Mapping[str, Any]], method: str, reference: str
     for (xv, r), d in diffs.items():
         per_rep.setdefault(r, []).append(d)
         per_x.setdefault(xv, []).append(d)
-    reps = [float(np.mean(v)) for _, v in sorted(per_rep.items())]
+    reps = [float(np.mean(v)) for _, v in sorted(per_rep.items()) if len(v) == len(per_x)]
+    if not reps:
+        raise ValueError(f"paired_gap: no replicate has both {method!r} and {reference!r} "
+                         f"at every {x} of the grid {sorted(per_x)} (where={where!r}).")
     mean, sem = _mean_sem(reps)
     half = _t975(len(reps) - 1) * sem if len(reps) > 1 else 0.0
     return {"mean": mean, "sem": sem, "ci_low": mean - half, "ci_high": mean + half,
@@ -568,20 +653,41 @@ def paired_gap(records: Sequence[Mapping[str, Any]], method: str, reference: str
 
 def paired_differences(records: Sequence[Mapping[str, Any]], method: str,
                        others: Sequence[str], metric: str = "err_pair", *,
-                       x: str = "queries_per_task") -> dict[str, list[list[float]]]:
+                       x: str = "queries_per_task", where: Mapping[str, Any] | None = None
+                       ) -> dict[str, list[list[float]]]:
     """Per x: ``[x, mean, sem, n]`` of the paired difference ``method - other``.
 
     The rows of the "TopTwo2 minus every method" tables of
     ``benchmarks/reproduce_paper.py`` and of :func:`toptwo.viz.plot_paired_differences`
     (one row per x; ``sem`` is the sample sd of the per-replicate differences over
     sqrt(n)). Pairs are the (x, replicate) draws with a finite value for both methods.
+
+    Parameters
+    ----------
+    records : output of :func:`sweep`
+        The records.
+    method : str
+        The method the others are subtracted from (e.g. ``"TopTwo2"``).
+    others : sequence of str
+        The methods compared with it (``method`` itself is skipped).
+    metric : str, default="err_pair"
+        The record field compared.
+    x : str, default="queries_per_task"
+        The record field that indexes the grid.
+    where : mapping, optional
+        Keep only records whose keys equal these values.
+
+    Returns
+    -------
+    dict other -> list of ``[x, mean, sem, n]`` rows, sorted by x.
     """
     out = {}
     for other in others:
         if other == method:
             continue
         per_x: dict[float, list[float]] = {}
-        for (xv, _), d in _paired_values(records, method, other, metric, x, {}).items():
+        for (xv, _), d in _paired_values(records, method, other, metric, x,
+                                         dict(where or {})).items():
             per_x.setdefault(xv, []).append(d)
         out[other] = [[xv, *_mean_sem(d), len(d)] for xv, d in sorted(per_x.items())]
     return out
@@ -619,7 +725,12 @@ def paired_row_tests(rows: Mapping[str, Sequence[Sequence[float]]], *,
     Each row ``[x, mean, sem, n]`` (as from :func:`paired_differences`, or
     :meth:`toptwo.paper.StoredRun.paired`) summarises n paired differences; the test of
     "mean difference = 0" has t = mean / sem with n - 1 degrees of freedom
-    (``scipy.stats.t``; t = +-inf when sem = 0 and mean != 0, 0 when both are 0).
+    (``scipy.stats.t``). A row with n < 2 or sem = 0 (up to round-off, ``_ROUNDOFF_SEM``)
+    is **not testable** (``p`` is NaN):
+    with sem = 0 every draw gave the same difference, which happens when the draws do
+    not vary (e.g. keeping d answers per task when no task has more than d), so there
+    is one comparison, not a sample of them. :func:`holm_family` leaves such rows out of
+    the family and never calls them significant.
 
     Parameters
     ----------
@@ -633,7 +744,8 @@ def paired_row_tests(rows: Mapping[str, Sequence[Sequence[float]]], *,
     Returns
     -------
     list of dict with ``method``, ``x``, ``mean``, ``sem``, ``n``, ``half`` (half-width of
-    the 95% CI), ``p`` and the tags. Adjust a family of them with :func:`holm_family`.
+    the 95% CI; NaN where not testable), ``p`` and the tags. Adjust a family of them with
+    :func:`holm_family`.
     """
     out = []
     for method, table in rows.items():
@@ -641,22 +753,42 @@ def paired_row_tests(rows: Mapping[str, Sequence[Sequence[float]]], *,
             continue
         for x, mean, sem, n in table:
             n = int(n)
-            t = mean / sem if sem > 0 else (math.copysign(math.inf, mean) if mean else 0.0)
+            testable = n >= 2 and sem is not None and sem > _ROUNDOFF_SEM
+            p = float(2 * stats.t.sf(abs(mean / sem), n - 1)) if testable else math.nan
             out.append({"method": method, "x": x, "mean": mean, "sem": sem, "n": n,
-                        "half": _t975(n - 1) * sem,
-                        "p": float(2 * stats.t.sf(abs(t), n - 1)), **dict(tags or {})})
+                        "half": _t975(n - 1) * sem if testable else math.nan,
+                        "p": p, **dict(tags or {})})
     return out
 
 
 def holm_family(tests: list[dict[str, Any]], alpha: float = 0.05) -> list[dict[str, Any]]:
-    """Holm-adjust the ``p`` of every test of one family, in place (``p_holm``,
-    ``significant`` = ``p_holm <= alpha``); returns ``tests``."""
+    """Holm-adjust the p-values of one family of tests, in place.
+
+    Parameters
+    ----------
+    tests : list of dict with a ``p`` entry
+        The family (e.g. from :func:`paired_row_tests`). Tests with a NaN ``p`` (not
+        testable) are not part of the family: they get ``p_holm`` NaN and are never
+        significant.
+    alpha : float in (0, 1), default=0.05
+        Family-wise error rate.
+
+    Returns
+    -------
+    list of dict
+        ``tests``, each with ``p_holm`` (:func:`holm`) and ``significant`` (``p_holm <=
+        alpha``) added.
+    """
     if not 0 < alpha < 1:
         raise ValueError(f"The 'alpha' parameter of holm_family must be in (0, 1); got "
                          f"{alpha!r} instead.")
-    for t, q in zip(tests, holm([t["p"] for t in tests])):
-        t["p_holm"] = float(q)
-        t["significant"] = bool(q <= alpha)
+    family = [t for t in tests if not math.isnan(t["p"])]
+    for t in tests:
+        t["p_holm"], t["significant"] = math.nan, False
+    if family:
+        for t, q in zip(family, holm([t["p"] for t in family])):
+            t["p_holm"] = float(q)
+            t["significant"] = bool(q <= alpha)
     return tests
 
 
@@ -718,7 +850,8 @@ def compare_methods(raw: Mapping[str, Mapping[str, Sequence[float]]],
     -------
     list of dict (one per pair, in order) with ``a``, ``b``, ``mean``, ``ci_low``,
     ``ci_high`` (unadjusted 95% CI), ``n``, ``p``, ``p_holm`` and ``significant``
-    (``p_holm <= alpha``).
+    (``p_holm <= alpha``); a pair whose difference is the same in every replicate is not
+    testable (``p`` NaN, never significant; see :func:`holm_family`).
     """
     if not pairs:
         raise ValueError("compare_methods: `pairs` must list at least one (a, b) pair.")
@@ -735,15 +868,11 @@ def compare_methods(raw: Mapping[str, Mapping[str, Sequence[float]]],
                              f"paired t test needs at least 2.")
         sem = float(d.std(ddof=1) / math.sqrt(n))
         half = _t975(n - 1) * sem
-        p = 1.0 if sem == 0 and d.mean() == 0 else (
-            0.0 if sem == 0 else float(stats.ttest_rel(da[:n], db[:n]).pvalue))
+        # sem = 0: every replicate gave the same difference -- one comparison, not testable
+        p = float(stats.ttest_rel(da[:n], db[:n]).pvalue) if sem > _ROUNDOFF_SEM else math.nan
         rows.append({"a": a, "b": b, "mean": float(d.mean()), "ci_low": float(d.mean()) - half,
                      "ci_high": float(d.mean()) + half, "n": int(n), "p": p})
-    adj = holm([r["p"] for r in rows])
-    for r, q in zip(rows, adj):
-        r["p_holm"] = float(q)
-        r["significant"] = bool(q <= alpha)
-    return rows
+    return holm_family(rows, alpha)
 
 
 def queries_needed(x: Any, error: Any, target: float) -> float:

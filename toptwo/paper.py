@@ -34,7 +34,7 @@ import numpy as np
 from ._validation import check_int
 
 __all__ = ["METHODS", "METHOD_NOTES", "PAPER_NAMES", "ALL_METHOD_NAMES", "BASELINE_NAMES",
-           "ESTIMATOR_NAMES", "make", "method_factories", "load", "results_dir",
+           "ESTIMATOR_NAMES", "TOP_T_NAMES", "make", "method_factories", "load", "results_dir",
            "RESULT_NAMES", "StoredRun"]
 
 
@@ -83,7 +83,7 @@ def _registry() -> dict[str, Callable[[Any, Any, int], Any]]:
         "TopTwo2 split": lambda model, rng, T: TopTwo2(sample_splitting=True, n_top=T,
                                                        rng=rng),
         "TopTwo2 refine3": lambda model, rng, T: TopTwo2(n_refinements=3, rng=rng),
-        "TopTwoEM": lambda model, rng, T: TopTwoEM(),
+        "TopTwoEM": lambda model, rng, T: TopTwoEM(rng=rng),
         "Oracle": _oracle,
     }
 
@@ -262,15 +262,25 @@ class StoredRun(Mapping):
     def __repr__(self) -> str:
         return f"StoredRun({self.name!r}, keys={list(self._data)})"
 
+    def _top(self, key: str) -> Any:
+        if key not in self._data:
+            raise KeyError(f"StoredRun {self.name!r} stores no {key!r}; its keys are "
+                           f"{list(self._data)}.")
+        return self._data[key]
+
     @property
     def config(self) -> dict[str, Any]:
         """The run's configuration (sizes, grid, replicates, seed, methods)."""
-        return self._data["config"]
+        return self._top("config")
 
     @property
     def meta(self) -> dict[str, Any]:
         """How the run was made (command, seconds, worker processes, versions)."""
-        return self._data["meta"]
+        return self._top("meta")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored JSON as a plain dict (a deep copy), e.g. for ``json.dumps``."""
+        return json.loads(json.dumps(self._data))
 
     @property
     def groups(self) -> tuple[str, ...]:
@@ -306,16 +316,30 @@ class StoredRun(Mapping):
 
     def summary(self, metric: str, group: str | None = None, *,
                 methods: Sequence[str] | None = None) -> dict[str, dict[str, np.ndarray]]:
-        """Per method: ``x``, ``mean``, ``sem``, ``ci_low``, ``ci_high``, ``n`` as arrays.
+        """The stored form of :func:`toptwo.experiments.aggregate` for one metric.
 
-        The stored form of :func:`toptwo.experiments.aggregate` (ready for
-        :func:`toptwo.viz.plot_error_curves`). ``methods`` selects and orders them.
+        Parameters
+        ----------
+        metric : str
+            E.g. ``"err_pair"``.
+        group : str, optional
+            The scenario, knob, dataset or shape (None where there is one group).
+        methods : sequence of str, optional
+            Select and order the methods (default: all, in stored order).
+
+        Returns
+        -------
+        dict method -> dict of arrays ``x``, ``mean``, ``sem``, ``ci_low``, ``ci_high``,
+        ``n`` (ready for :func:`toptwo.viz.plot_error_curves`).
         """
         table = self._part("summary", group)
         if metric not in table:
             raise KeyError(f"StoredRun {self.name!r}: no summary of {metric!r}; stored: "
                            f"{list(table)}.")
         table = table[metric]
+        if isinstance(methods, str):
+            raise TypeError(f"The 'methods' parameter of StoredRun.summary must be a sequence "
+                            f"of names; got the single string {methods!r} instead.")
         names = list(table) if methods is None else list(methods)
         missing = [m for m in names if m not in table]
         if missing:
@@ -325,25 +349,59 @@ class StoredRun(Mapping):
 
     def raw(self, metric: str = "err_pair", group: str | None = None
             ) -> Mapping[str, Mapping[str, list[float]]]:
-        """Every replicate: method -> {str(x): [value of replicate 0, 1, ...]}.
+        """Every replicate of one metric.
 
-        The input of :func:`toptwo.experiments.grid_average` and
-        :func:`~toptwo.experiments.compare_methods`.
+        Parameters
+        ----------
+        metric : str, default="err_pair"
+            The metric (the reproductions store the pair error).
+        group : str, optional
+            As in :meth:`summary`.
+
+        Returns
+        -------
+        mapping method -> {str(x): [value of replicate 0, 1, ...]}: the input of
+        :func:`toptwo.experiments.grid_average` and :func:`~toptwo.experiments.compare_methods`.
         """
         return self._part(f"raw_{metric}", group)
 
     def paired(self, metric: str = "err_pair", group: str | None = None
                ) -> dict[str, list[list[float]]]:
-        """TopTwo2 minus every method: other -> rows ``[x, mean, sem, n]``.
+        """TopTwo2 minus every method, paired per draw.
 
-        As :func:`toptwo.experiments.paired_differences` returns them (the input of
+        Parameters
+        ----------
+        metric : str, default="err_pair"
+            ``err_pair``, ``err_g`` or ``err_h``.
+        group : str, optional
+            As in :meth:`summary`.
+
+        Returns
+        -------
+        dict other -> rows ``[x, mean, sem, n]``, as
+        :func:`toptwo.experiments.paired_differences` returns them (the input of
+        :func:`toptwo.experiments.paired_row_tests` and
         :func:`toptwo.viz.plot_paired_differences`).
         """
-        return self._part("toptwo2_minus", group)[metric]
+        table = self._part("toptwo2_minus", group)
+        if metric not in table:
+            raise KeyError(f"StoredRun {self.name!r}: no paired differences of {metric!r}; "
+                           f"stored: {list(table)}.")
+        return table[metric]
 
     def gap_to_oracle(self, group: str | None = None) -> Mapping[str, Any]:
-        """Per method: its pair error minus the oracle's, averaged over the grid (``mean``,
-        ``sem``, ``ci_low``, ``ci_high``, ``n``)."""
+        """Per method: its pair error minus the oracle's, averaged over the grid.
+
+        Parameters
+        ----------
+        group : str, optional
+            As in :meth:`summary`.
+
+        Returns
+        -------
+        mapping method -> dict with ``mean``, ``sem``, ``ci_low``, ``ci_high``, ``n``
+        (:func:`toptwo.experiments.paired_gap`).
+        """
         return self._part("gap_to_oracle", group)
 
 

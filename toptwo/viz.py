@@ -510,7 +510,7 @@ def plot_error_curves(summary: Mapping[Any, Mapping[str, np.ndarray]], *,
     Parameters
     ----------
     summary : dict name -> dict with ``x``, ``mean``, ``ci_low``, ``ci_high``
-        Method -> {x, mean, ci_low, ci_high} (from :func:`aggregate`).
+        Method -> {x, mean, ci_low, ci_high} (from :func:`toptwo.experiments.aggregate`).
     lower_bound : (x, y), optional
         A bound to draw as a dashed black curve.
     logy : bool, default=True
