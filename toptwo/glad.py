@@ -69,8 +69,9 @@ class GLAD(ScoreOutputMixin):
         Maximum number of EM iterations.
     m_step_max_iter : int, default=25
         L-BFGS iterations per M-step.
-    rng : ignored
-        Accepted for a uniform factory signature; GLAD is deterministic.
+    rng : None, int or numpy.random.Generator
+        Unused (GLAD is deterministic); accepted, and checked like every ``rng``, for a
+        uniform factory signature.
 
     Attributes
     ----------

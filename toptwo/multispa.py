@@ -200,8 +200,9 @@ class MultiSPA(ScoreOutputMixin):
         :class:`toptwo.DawidSkene`.
     max_iter : int, default=100
         L-BFGS iterations of the KL refinement, or EM iterations.
-    rng : ignored
-        Accepted for a uniform factory signature; MultiSPA is deterministic.
+    rng : None, int or numpy.random.Generator
+        Unused (MultiSPA is deterministic); accepted, and checked like every ``rng``, for a
+        uniform factory signature.
 
     Attributes
     ----------

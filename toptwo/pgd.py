@@ -91,8 +91,9 @@ class PGD(ScoreOutputMixin):
     tol : float, default=1e-7
         Stop when max_i |x_i(t) - x_i(t-1)| <= tol.
     max_iter : int, default=5000
-    rng : ignored
-        Accepted for a uniform factory signature; PGD is deterministic.
+    rng : None, int or numpy.random.Generator
+        Unused (PGD is deterministic); accepted, and checked like every ``rng``, for a
+        uniform factory signature.
 
     Attributes
     ----------

@@ -94,9 +94,9 @@ class SoftmaxRegression(ParamsBase):
     Parameters
     ----------
     l2 : float, default=1e-3
-        Weight of the L2 penalty on the weights (not on the biases).
+        Weight (>= 0) of the L2 penalty on the weights (not on the biases).
     max_iter : int, default=200
-        L-BFGS iterations.
+        L-BFGS iterations (>= 1).
     rng : None, int or numpy.random.Generator
         Source of the small random initial weights.
     """
@@ -150,9 +150,9 @@ class MLP(ParamsBase):
     hidden : int, default=32
         Units of the hidden layer.
     l2 : float, default=1e-3
-        Weight of the L2 penalty on both weight matrices.
+        Weight (>= 0) of the L2 penalty on both weight matrices.
     max_iter : int, default=150
-        L-BFGS iterations.
+        L-BFGS iterations (>= 1).
     rng : None, int or numpy.random.Generator
         Source of the initial weights (Glorot-scaled normal).
     """
