@@ -2,7 +2,10 @@
 
 One function per kind of argument; every message names the argument, quotes the
 constraint and shows the offending value, in scikit-learn's phrasing
-"must be ...; got ... instead".
+"must be ...; got ... instead". Estimators declare their constructor parameters with
+the constraint objects at the end of the module (``Interval``, ``StrOptions``,
+``InstanceOf``, ``RealArray``, None, "boolean", "random_state"), checked by
+:func:`check_parameter` from ``toptwo._base.ParamsBase._validate_params``.
 """
 
 from __future__ import annotations
