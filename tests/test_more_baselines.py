@@ -226,7 +226,8 @@ def test_mace_parameters():
     A = np.array([[1, 2], [1, 2]])
     with pytest.raises(ValueError, match=r"The 'n_restarts' parameter of MACE"):
         MACE(n_restarts=0).fit(A)
-    with pytest.raises(ValueError, match=r"The 'smoothing' parameter of MACE must be a float > 0"):
+    with pytest.raises(ValueError, match=r"The 'smoothing' parameter of MACE must be None or a "
+                                         r"float > 0; got -1.0 instead"):
         MACE(smoothing=-1.0).fit(A)
 
 

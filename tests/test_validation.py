@@ -3,13 +3,14 @@ parameter checks, asserted with ``match=``."""
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 import pytest
 
 import toptwo
-from toptwo._validation import (check_bool, check_choice, check_int,
-                                check_open_unit, check_positive, check_probability_vector,
-                                check_rng, check_sampling_rate)
+from toptwo._validation import (Interval, check_bool, check_choice, check_int, check_parameter,
+                                check_probability_vector, check_rng, check_sampling_rate)
 
 from conftest import TOY_A
 
@@ -57,6 +58,14 @@ def test_model_and_sampler_refuse_bad_rng():
 
 
 # ------------------------------------------------------- scalar parameters
+def check_open_unit(value, name, *, owner):
+    return check_parameter(value, [Interval(Real, 0, 1, closed="neither")], name, owner=owner)
+
+
+def check_positive(value, name, *, owner):
+    return check_parameter(value, [Interval(Real, 0, None, closed="neither")], name, owner=owner)
+
+
 @pytest.mark.parametrize("value", [0, 1, 1.5, -0.2, 0.0, 1.0])
 def test_open_unit_refuses_outside(value):
     with pytest.raises(ValueError, match=r"The 'split_rate' parameter of g must be a float in "
@@ -65,11 +74,12 @@ def test_open_unit_refuses_outside(value):
 
 
 @pytest.mark.parametrize("value, exc, msg", [
-    (float("nan"), ValueError, r"'split_rate' parameter of g must be finite; got nan"),
-    (float("inf"), ValueError, r"must be finite; got inf"),
-    ("0.5", TypeError, r"must be a real number; got str '0.5' instead"),
-    (True, TypeError, r"must be a real number; got bool True"),
-    (None, TypeError, r"must be a real number; got NoneType None"),
+    (float("nan"), ValueError, r"'split_rate' parameter of g must be a finite float in the "
+                               r"open interval \(0, 1\); got nan"),
+    (float("inf"), ValueError, r"must be a finite float in .*; got inf"),
+    ("0.5", TypeError, r"must be a float in the open interval \(0, 1\); got str '0.5' instead"),
+    (True, TypeError, r"must be a float in the open interval \(0, 1\); got bool True"),
+    (None, TypeError, r"must be a float in .*; got NoneType None"),
 ])
 def test_open_unit_refuses_non_reals(value, exc, msg):
     with pytest.raises(exc, match=msg):
@@ -142,25 +152,27 @@ def test_toptwo2_split_rate_range(split_rate):
 
 
 def test_toptwo2_split_rate_nan():
-    with pytest.raises(ValueError, match=r"'split_rate' parameter of TopTwo2 must be finite; "
-                                         r"got nan"):
+    with pytest.raises(ValueError, match=r"'split_rate' parameter of TopTwo2 must be a finite "
+                                         r"float in the open interval \(0, 1\); got nan"):
         toptwo.TopTwo2(split_rate=float("nan")).fit(TOY_A)
 
 
 @pytest.mark.parametrize("est", [toptwo.TopTwo1, toptwo.TopTwo2])
-@pytest.mark.parametrize("eta", [0, -1.0, 0.0])
-def test_eta_must_be_positive(est, eta):
+@pytest.mark.parametrize("eta", [0, -1.0, 0.0, 1.5])
+def test_eta_must_be_in_unit_interval(est, eta):
     with pytest.raises(ValueError, match=rf"The 'eta' parameter of {est.__name__} must be a "
-                                         rf"float > 0; got {eta}"):
+                                         rf"float in \(0, 1\]; got {eta} instead\. Algorithm 1 "
+                                         rf"assumes"):
         est(eta=eta).fit(TOY_A)
 
 
 @pytest.mark.parametrize("est", [toptwo.TopTwo1, toptwo.TopTwo2])
 def test_eta_nan_and_sample_splitting_type(est):
-    with pytest.raises(ValueError, match=rf"'eta' parameter of {est.__name__} must be finite"):
+    with pytest.raises(ValueError, match=rf"'eta' parameter of {est.__name__} must be a finite "
+                                         rf"float in \(0, 1\]; got nan"):
         est(eta=float("nan")).fit(TOY_A)
     with pytest.raises(TypeError, match=rf"'sample_splitting' parameter of {est.__name__} must "
-                                        rf"be True or False; got 'yes'"):
+                                        rf"be True or False; got str 'yes'"):
         est(sample_splitting="yes").fit(TOY_A)
     with pytest.raises(TypeError, match=rf"'n_top' parameter of {est.__name__} must be an int "
                                         rf">= 2; got float 2.0"):

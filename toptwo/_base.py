@@ -3,30 +3,39 @@
 Modelled on ``sklearn.base.BaseEstimator``: the parameters are exactly the keyword
 arguments of ``__init__``, stored unchanged under the same names and validated in
 ``fit``. From that follow ``get_params``/``set_params`` (so ``sklearn.base.clone``
-works), a ``repr`` that shows the parameters that differ from their defaults, and one
-place that records what ``fit`` saw (``n_workers_in_``, ``n_tasks_in_``,
-``n_labels_in_``). ``fit_predict`` and ``soft_labels`` are defined once here.
-Reading a fitted attribute (name ending in ``_``) before ``fit`` raises
-:class:`toptwo._validation.NotFittedError`.
+works) and a ``repr`` that shows the parameters that differ from their defaults
+(:class:`ParamsBase`). Each estimator declares what its parameters may be in
+``_parameter_constraints`` (the vocabulary is in :mod:`toptwo._validation`:
+``Interval``, ``StrOptions``, ``InstanceOf``, ``RealArray``, None, "boolean",
+"random_state"); ``_validate_params`` checks them all, once, at the start of ``fit``
+and returns the normalised values. :class:`BaseEstimator` adds the fitted surface of
+the crowdsourcing estimators: one place that records what ``fit`` saw
+(``n_workers_in_``, ``n_tasks_in_``, ``n_labels_in_``), ``fit_predict`` and
+``soft_labels``. Reading a fitted attribute (name ending in ``_``) before ``fit``
+raises :class:`toptwo._validation.NotFittedError`.
 """
 
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from ._validation import FittedAttributesMixin, check_is_fitted
+from ._validation import FittedAttributesMixin, check_is_fitted, check_parameter
 
-__all__ = ["BaseEstimator"]
+__all__ = ["BaseEstimator", "ParamsBase"]
 
 
-class BaseEstimator(FittedAttributesMixin):
-    """Parameters from the ``__init__`` signature; the common fitted surface."""
+class ParamsBase:
+    """Parameters from the ``__init__`` signature, checked against declared constraints."""
 
     #: Name used as ``owner`` in messages: the class name, unless a class sets its own.
-    _name: str = "BaseEstimator"
+    _name: str = "ParamsBase"
+
+    #: ``{parameter: [constraint, ...]}``, one entry per ``__init__`` parameter; a value
+    #: is valid when one constraint of its list accepts it (see ``_validate_params``).
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -42,7 +51,7 @@ class BaseEstimator(FittedAttributesMixin):
         """The constructor's parameters as a dict (``deep`` is accepted for scikit-learn)."""
         return {name: getattr(self, name) for name in self._param_names()}
 
-    def set_params(self, **params: Any) -> "BaseEstimator":
+    def set_params(self, **params: Any) -> "ParamsBase":
         """Set constructor parameters by name; unknown names raise ValueError."""
         valid = self._param_names()
         for name, value in params.items():
@@ -51,6 +60,27 @@ class BaseEstimator(FittedAttributesMixin):
                                  f"parameters are {', '.join(valid)}.")
             setattr(self, name, value)
         return self
+
+    def _validate_params(self) -> dict[str, Any]:
+        """Check every parameter against ``_parameter_constraints``, in declaration order.
+
+        Called once, at the start of ``fit``. Constraints that depend on the data (e.g.
+        ``n_top <= n_labels``) are checked by ``fit`` afterwards.
+
+        Returns
+        -------
+        dict
+            Parameter name -> normalised value (an ``int`` for an integer parameter,
+            a ``float`` for a real one, a ``bool``, a ``numpy.random.Generator`` for
+            ``rng``, a float array for an array); the attributes are left unchanged.
+
+        Raises
+        ------
+        TypeError, ValueError
+            Naming the parameter, the estimator, the value and what is allowed.
+        """
+        return {name: check_parameter(getattr(self, name), constraints, name, owner=self._name)
+                for name, constraints in self._parameter_constraints.items()}
 
     def __repr__(self) -> str:
         sig = inspect.signature(type(self).__init__)
@@ -61,6 +91,10 @@ class BaseEstimator(FittedAttributesMixin):
             if default is inspect.Parameter.empty or not _same(value, default):
                 shown.append(f"{name}={_short(value)}")
         return f"{type(self).__name__}({', '.join(shown)})"
+
+
+class BaseEstimator(FittedAttributesMixin, ParamsBase):
+    """A crowdsourcing estimator: :class:`ParamsBase` and the common fitted surface."""
 
     # ------------------------------------------------------------ fitted surface
     def _record_input(self, R: Any) -> None:

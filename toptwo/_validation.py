@@ -2,7 +2,10 @@
 
 One function per kind of argument; every message names the argument, quotes the
 constraint and shows the offending value, in scikit-learn's phrasing
-"must be ...; got ... instead".
+"must be ...; got ... instead". Estimators declare their constructor parameters with
+the constraint objects at the end of the module (``Interval``, ``StrOptions``,
+``InstanceOf``, ``RealArray``, None, "boolean", "random_state"), checked by
+:func:`check_parameter` from ``toptwo._base.ParamsBase._validate_params``.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-def check_rng(rng: Any, *, owner: str) -> np.random.Generator:
+def check_rng(rng: Any, *, owner: str, name: str = "rng") -> np.random.Generator:
     """Resolve ``rng`` (None, a non-negative int, or a Generator) to a Generator.
 
     ``numpy.random.RandomState`` and the global seed are refused on purpose
@@ -22,16 +25,16 @@ def check_rng(rng: Any, *, owner: str) -> np.random.Generator:
     if rng is None or isinstance(rng, np.random.Generator):
         return np.random.default_rng(rng)
     if isinstance(rng, (bool, np.bool_)):
-        raise TypeError(f"The 'rng' parameter of {owner} must be None, a non-negative int "
+        raise TypeError(f"The '{name}' parameter of {owner} must be None, a non-negative int "
                         f"or a numpy.random.Generator; got {rng!r} instead.")
     if isinstance(rng, numbers.Integral):
         if rng < 0:
-            raise ValueError(f"The 'rng' parameter of {owner} must be a non-negative int seed; "
-                             f"got {rng} instead.")
+            raise ValueError(f"The '{name}' parameter of {owner} must be a non-negative int "
+                             f"seed; got {rng} instead.")
         return np.random.default_rng(int(rng))
     if isinstance(rng, np.random.SeedSequence):
         return np.random.default_rng(rng)
-    raise TypeError(f"The 'rng' parameter of {owner} must be None, a non-negative int "
+    raise TypeError(f"The '{name}' parameter of {owner} must be None, a non-negative int "
                     f"or a numpy.random.Generator; got {type(rng).__name__} {rng!r} instead.")
 
 
@@ -46,30 +49,12 @@ def _rectangular(x: Any, subject: str, what: str) -> np.ndarray:
                          f"same length); numpy could not build one: {first}") from None
 
 
-def check_open_unit(value: Any, name: str, *, owner: str) -> float:
-    """A float in the open interval (0, 1) (split rates, sampling rates below 1)."""
-    v = _check_real(value, name, owner=owner)
-    if not 0.0 < v < 1.0:
-        raise ValueError(f"The '{name}' parameter of {owner} must be a float in the open "
-                         f"interval (0, 1); got {value!r} instead.")
-    return v
-
-
 def check_sampling_rate(value: Any, name: str = "sampling_rate", *, owner: str) -> float:
     """A float in (0, 1]: the probability s that a (worker, task) pair is observed."""
     v = _check_real(value, name, owner=owner)
     if not 0.0 < v <= 1.0:
         raise ValueError(f"The '{name}' parameter of {owner} must be a float in the interval "
                          f"(0, 1]; got {value!r} instead.")
-    return v
-
-
-def check_positive(value: Any, name: str, *, owner: str) -> float:
-    """A finite float > 0 (for example eta in eta*sqrt(n) <= ||p||_2)."""
-    v = _check_real(value, name, owner=owner)
-    if not v > 0.0:
-        raise ValueError(f"The '{name}' parameter of {owner} must be a float > 0; "
-                         f"got {value!r} instead.")
     return v
 
 
@@ -94,10 +79,15 @@ def check_int(value: Any, name: str, *, owner: str, minimum: int) -> int:
 def check_n_top(value: Any, n_labels: int, *, owner: str, minimum: int) -> int:
     """T, a number of answers ranked per task: an int in ``minimum..n_labels``."""
     T = check_int(value, "n_top", owner=owner, minimum=minimum)
+    check_n_top_bound(T, n_labels, owner=owner)
+    return T
+
+
+def check_n_top_bound(T: int, n_labels: int, *, owner: str) -> None:
+    """The data-dependent half of :func:`check_n_top`: ``T <= n_labels``."""
     if T > n_labels:
         raise ValueError(f"The 'n_top' parameter of {owner} must be <= n_labels={n_labels}; "
                          f"got {T} instead.")
-    return T
 
 
 def check_bool(value: Any, name: str, *, owner: str) -> bool:
@@ -114,9 +104,8 @@ def check_probability_vector(x: Any, name: str, *, owner: str, low: float, high:
     if arr.ndim != 1:
         raise ValueError(f"`{name}` of {owner} must be 1-D; got an array with shape "
                          f"{arr.shape} instead.")
-    if length is not None and arr.shape[0] != length:
-        raise ValueError(f"`{name}` of {owner} must have length {length}; "
-                         f"got length {arr.shape[0]} instead.")
+    if length is not None:
+        check_length(arr, name, owner=owner, length=length)
     bad = ~np.isfinite(arr) | (arr > high) | ((arr <= low) if low_open else (arr < low))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -124,6 +113,13 @@ def check_probability_vector(x: Any, name: str, *, owner: str, low: float, high:
         raise ValueError(f"`{name}` of {owner} must lie in {lo}{low}, {high}]; found "
                          f"{float(arr[i])!r} at index {i} ({int(bad.sum())} entries out of range).")
     return arr
+
+
+def check_length(arr: np.ndarray, name: str, *, owner: str, length: int) -> None:
+    """A 1-D array of ``length`` entries (the data-dependent part of an array parameter)."""
+    if arr.shape[0] != length:
+        raise ValueError(f"`{name}` of {owner} must have length {length}; "
+                         f"got length {arr.shape[0]} instead.")
 
 
 def as_float_array(x: Any, name: str, *, owner: str) -> np.ndarray:
@@ -340,3 +336,263 @@ class FittedAttributesMixin:
         if name.endswith("_") and not name.startswith("__"):
             raise NotFittedError(not_fitted_message(type(self).__name__))
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+# ------------------------------------------------------ declarative parameter constraints
+# A small counterpart of scikit-learn's ``sklearn/utils/_param_validation.py``: every
+# estimator declares ``_parameter_constraints = {name: [constraint, ...]}`` and
+# ``_base.ParamsBase._validate_params`` checks them all with :func:`check_parameter`
+# at the start of ``fit``. A constraint is one of the objects below, None (the value
+# None) or the strings "boolean" and "random_state". A value is valid when one
+# constraint of its list accepts it; the message names the parameter, the owner, the
+# value as given and what is allowed: "The 'tol' parameter of GLAD must be a float > 0;
+# got 0.0 instead." A wrong kind of value is a TypeError, a value of the right kind
+# outside the allowed set a ValueError.
+
+def _show(value: Any, limit: int = 80) -> str:
+    """``repr(value)``, shortened to ``limit`` characters (an array can be long)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _prefix(name: str, owner: str) -> str:
+    return f"The '{name}' parameter of {owner} must be"
+
+
+class _Constraint:
+    """One allowed set of values: ``accepts_type``, ``check`` and a description."""
+
+    def accepts_type(self, value: Any) -> bool:
+        """Whether ``value`` is of the kind this constraint is about (else TypeError)."""
+        raise NotImplementedError
+
+    def check(self, value: Any, name: str, owner: str) -> Any:
+        """The normalised value, or a TypeError/ValueError naming ``name`` and ``owner``."""
+        raise NotImplementedError
+
+    def accepts(self, value: Any) -> bool:
+        try:
+            self.check(value, "", "")
+        except (TypeError, ValueError):
+            return False
+        return True
+
+    def _type_error(self, value: Any, name: str, owner: str) -> TypeError:
+        return TypeError(f"{_prefix(name, owner)} {self}; got {type(value).__name__} "
+                         f"{_show(value)} instead.")
+
+
+class Interval(_Constraint):
+    """Integers (``numbers.Integral``) or finite reals (``numbers.Real``) in an interval.
+
+    Parameters
+    ----------
+    kind : numbers.Integral or numbers.Real
+        Booleans are refused for both; numpy integers and floats are accepted. The
+        value is returned as ``int`` or ``float``.
+    left, right : float or None
+        Bounds; None for no bound on that side.
+    closed : {"left", "right", "both", "neither"}, default="left"
+        Which bounds belong to the interval.
+    note : str, default=""
+        Sentence appended to the message of a value outside the interval (why the
+        bound is there).
+
+    Examples
+    --------
+    ``Interval(Integral, 1, None)`` is "an int >= 1"; ``Interval(Real, 0, 1,
+    closed="right")`` is "a float in (0, 1]". NaN and infinities are refused by every
+    real interval ("must be a finite float > 0; got inf instead.").
+    """
+
+    def __init__(self, kind: type, left: float | None, right: float | None, *,
+                 closed: str = "left", note: str = ""):
+        if kind not in (numbers.Integral, numbers.Real):
+            raise TypeError(f"Interval kind must be numbers.Integral or numbers.Real; got {kind!r}.")
+        if closed not in ("left", "right", "both", "neither"):
+            raise ValueError(f"Interval closed must be 'left', 'right', 'both' or 'neither'; "
+                             f"got {closed!r}.")
+        self.kind, self.left, self.right, self.closed, self.note = kind, left, right, closed, note
+
+    def accepts_type(self, value: Any) -> bool:
+        return not isinstance(value, (bool, np.bool_)) and isinstance(value, self.kind)
+
+    def _inside(self, v: float) -> bool:
+        lo_ok = self.left is None or (v >= self.left if self.closed in ("left", "both")
+                                      else v > self.left)
+        hi_ok = self.right is None or (v <= self.right if self.closed in ("right", "both")
+                                       else v < self.right)
+        return lo_ok and hi_ok
+
+    def check(self, value: Any, name: str, owner: str) -> Any:
+        if not self.accepts_type(value):
+            raise self._type_error(value, name, owner)
+        v = int(value) if self.kind is numbers.Integral else float(value)
+        if not math.isfinite(v):
+            raise ValueError(f"{_prefix(name, owner)} {self._describe(finite=True)}; got "
+                             f"{_show(value)} instead.")
+        if not self._inside(v):
+            raise ValueError(f"{_prefix(name, owner)} {self}; got {_show(value)} instead."
+                             + (f" {self.note}" if self.note else ""))
+        return v
+
+    def __str__(self) -> str:
+        return self._describe()
+
+    def _describe(self, finite: bool = False) -> str:
+        noun = "an int" if self.kind is numbers.Integral else \
+            ("a finite float" if finite else "a float")
+        lc, rc = self.closed in ("left", "both"), self.closed in ("right", "both")
+        if self.right is None:
+            return f"{noun} {'>=' if lc else '>'} {self.left}" if self.left is not None \
+                else noun
+        if self.left is None:
+            return f"{noun} {'<=' if rc else '<'} {self.right}"
+        if self.closed == "neither":
+            return f"{noun} in the open interval ({self.left}, {self.right})"
+        return f"{noun} in {'[' if lc else '('}{self.left}, {self.right}{']' if rc else ')'}"
+
+
+class StrOptions(_Constraint):
+    """One of a few strings (listed in the given order in messages)."""
+
+    def __init__(self, options: tuple[str, ...]):
+        self.options = tuple(options)
+
+    def accepts_type(self, value: Any) -> bool:
+        return True          # any other value is a ValueError, as from check_choice
+
+    def check(self, value: Any, name: str, owner: str) -> Any:
+        if not (isinstance(value, str) and value in self.options):
+            raise ValueError(f"{_prefix(name, owner)} {self}; got {_show(value)} instead.")
+        return value
+
+    def __str__(self) -> str:
+        return "one of " + ", ".join(repr(o) for o in self.options)
+
+
+class InstanceOf(_Constraint):
+    """An instance of ``cls`` (described as ``label`` in messages)."""
+
+    def __init__(self, cls: type, label: str | None = None):
+        self.cls, self.label = cls, label or cls.__name__
+
+    def accepts_type(self, value: Any) -> bool:
+        return isinstance(value, self.cls)
+
+    def check(self, value: Any, name: str, owner: str) -> Any:
+        if not self.accepts_type(value):
+            raise self._type_error(value, name, owner)
+        return value
+
+    def __str__(self) -> str:
+        return f"a {self.label}"
+
+
+class RealArray(_Constraint):
+    """An array of real numbers; with ``low``/``high``, a 1-D one with entries in range.
+
+    None, a string or bytes is a TypeError in the style of the other constraints; the
+    conversion and its messages are those of :func:`as_float_array` and
+    :func:`check_probability_vector` ("`reliability` of OracleMLE must ..."). Shapes
+    that depend on the data (one entry per worker) are checked by ``fit``.
+    """
+
+    def __init__(self, low: float | None = None, high: float | None = None):
+        self.low, self.high = low, high
+
+    def accepts_type(self, value: Any) -> bool:
+        return value is not None and not isinstance(value, (str, bytes))
+
+    def check(self, value: Any, name: str, owner: str) -> Any:
+        if not self.accepts_type(value):
+            raise self._type_error(value, name, owner)
+        if self.low is None or self.high is None:
+            return as_float_array(value, name, owner=owner)
+        return check_probability_vector(value, name, owner=owner, low=self.low, high=self.high)
+
+    def __str__(self) -> str:
+        if self.low is None or self.high is None:
+            return "an array of real numbers"
+        return f"a 1-D array of real numbers in [{self.low}, {self.high}]"
+
+
+class _NoneConstraint(_Constraint):
+    def accepts_type(self, value: Any) -> bool:
+        return value is None
+
+    def check(self, value: Any, name: str, owner: str) -> Any:
+        if value is not None:
+            raise self._type_error(value, name, owner)
+        return None
+
+    def __str__(self) -> str:
+        return "None"
+
+
+class _Boolean(_Constraint):
+    def accepts_type(self, value: Any) -> bool:
+        return isinstance(value, (bool, np.bool_))
+
+    def check(self, value: Any, name: str, owner: str) -> Any:
+        if not self.accepts_type(value):
+            raise self._type_error(value, name, owner)
+        return bool(value)
+
+    def __str__(self) -> str:
+        return "True or False"
+
+
+class _RandomState(_Constraint):
+    """None, a non-negative int seed, a Generator or a SeedSequence: :func:`check_rng`,
+    which returns a Generator."""
+
+    def accepts_type(self, value: Any) -> bool:
+        return (value is None or isinstance(value, (np.random.Generator, np.random.SeedSequence))
+                or (isinstance(value, numbers.Integral)
+                    and not isinstance(value, (bool, np.bool_))))
+
+    def check(self, value: Any, name: str, owner: str) -> Any:
+        return check_rng(value, owner=owner, name=name)
+
+    def __str__(self) -> str:
+        return "None, a non-negative int or a numpy.random.Generator"
+
+
+_MARKERS: dict[Any, _Constraint] = {None: _NoneConstraint(), "boolean": _Boolean(),
+                                    "random_state": _RandomState()}
+
+
+def make_constraint(constraint: Any) -> _Constraint:
+    """A constraint object from a declaration entry (None, "boolean", "random_state" or
+    an object above)."""
+    if isinstance(constraint, _Constraint):
+        return constraint
+    if constraint is None or (isinstance(constraint, str) and constraint in _MARKERS):
+        return _MARKERS[constraint]
+    raise ValueError(f"Unknown parameter constraint {constraint!r}.")
+
+
+def _join(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
+def check_parameter(value: Any, constraints: list, name: str, *, owner: str) -> Any:
+    """Check ``value`` against a list of constraints; return its normalised form.
+
+    With one constraint its own message is used (an int, a float, a Generator, ...
+    come back as such). With several the first that accepts ``value`` normalises it,
+    and a refusal lists them all: "must be None or an int >= 0; got -1 instead."
+    (TypeError if no constraint is about values of this kind, else ValueError).
+    """
+    cs = [make_constraint(c) for c in constraints]
+    if len(cs) == 1:
+        return cs[0].check(value, name, owner)
+    for c in cs:
+        if c.accepts(value):
+            return c.check(value, name, owner)
+    allowed = _join([str(c) for c in cs])
+    if any(c.accepts_type(value) for c in cs):
+        raise ValueError(f"{_prefix(name, owner)} {allowed}; got {_show(value)} instead.")
+    raise TypeError(f"{_prefix(name, owner)} {allowed}; got {type(value).__name__} "
+                    f"{_show(value)} instead.")

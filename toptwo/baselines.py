@@ -6,12 +6,13 @@ Methods") have a module each; :mod:`toptwo.paper` maps their display names to bu
 
 from __future__ import annotations
 
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 
 from ._base import BaseEstimator
-from ._validation import check_n_top, check_rng
+from ._validation import Interval, check_n_top_bound
 from .responses import as_responses
 
 __all__ = ["MajorityVote"]
@@ -54,11 +55,17 @@ class MajorityVote(BaseEstimator):
         self.n_top = n_top
         self.rng = rng
 
+    _parameter_constraints = {
+        "n_top": [Interval(Integral, 2, None, closed="left")],
+        "rng": ["random_state"],
+    }
+
     def fit(self, A: Any, n_labels: int | None = None) -> "MajorityVote":
         owner = self._name
+        params = self._validate_params()
+        T, gen = params["n_top"], params["rng"]
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
-        T = check_n_top(self.n_top, R.n_labels, owner=owner, minimum=2)
-        gen = check_rng(self.rng, owner=owner)
+        check_n_top_bound(T, R.n_labels, owner=owner)          # T <= K: needs the data
         counts = R.task_label_counts()
         order = np.argsort(-(counts + 0.5 * gen.random(counts.shape)), axis=1)[:, :T]
         tot = counts.sum(axis=1)

@@ -60,13 +60,14 @@ References
 
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from ._base import BaseEstimator
-from ._validation import check_choice, check_int, check_positive
+from ._validation import Interval, StrOptions
 from .responses import Responses, as_responses
 from .spectral import soft_labels
 
@@ -148,12 +149,11 @@ class _DSBase(BaseEstimator):
         raise NotImplementedError
 
     # -- shared --------------------------------------------------------------
-    def _check_params(self) -> tuple[float, float, int]:
-        owner = self._name
-        alpha = check_positive(self.smoothing, "smoothing", owner=owner)
-        tol = check_positive(self.tol, "tol", owner=owner)
-        max_iter = check_int(self.max_iter, "max_iter", owner=owner, minimum=1)
-        return alpha, tol, max_iter
+    _parameter_constraints = {
+        "smoothing": [Interval(Real, 0, None, closed="neither")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
 
     def _m_step_prior(self, T: np.ndarray) -> None:
         K = self._K
@@ -174,10 +174,15 @@ class _DSBase(BaseEstimator):
         -------
         self
         """
-        alpha, tol, max_iter = self._check_params()
+        params = self._validate_params()
         R = as_responses(A, n_labels, owner=f"{self._name}.fit")
+        return self._fit_em(R, params)
+
+    def _fit_em(self, R: Responses, params: dict[str, Any]):
+        """EM on validated data with validated (normalised) parameters."""
+        alpha, tol, max_iter = params["smoothing"], params["tol"], params["max_iter"]
         self._setup(R, alpha)
-        T = self._initial_posteriors(R)
+        T = self._initial_posteriors(R, params)
         history: list[float] = []
         converged = False
         it = 0
@@ -208,7 +213,7 @@ class _DSBase(BaseEstimator):
             self.__dict__.pop(name, None)
         return self
 
-    def _initial_posteriors(self, R: Responses) -> np.ndarray:
+    def _initial_posteriors(self, R: Responses, params: dict[str, Any]) -> np.ndarray:
         """Initial E-step replaced by majority vote: T[j] = normalised vote counts."""
         counts = R.task_label_counts()
         tot = counts.sum(axis=1, keepdims=True)
@@ -343,9 +348,8 @@ class DawidSkene(_DSBase):
         super().__init__(smoothing=smoothing, tol=tol, max_iter=max_iter)
         self.confusion = confusion
 
-    def _check_params(self) -> tuple[float, float, int]:
-        check_choice(self.confusion, "confusion", CONFUSION_MODES, owner=self._name)
-        return super()._check_params()
+    _parameter_constraints = {"confusion": [StrOptions(CONFUSION_MODES)],
+                              **_DSBase._parameter_constraints}
 
     def _setup(self, R: Responses, alpha: float) -> None:
         K = R.n_labels

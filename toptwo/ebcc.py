@@ -37,6 +37,7 @@ References
 
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -44,7 +45,7 @@ import scipy.sparse as sp
 from scipy.special import digamma, logsumexp
 
 from ._scores import ScoreOutputMixin
-from ._validation import check_int, check_positive, check_rng
+from ._validation import Interval
 from .responses import as_responses
 
 __all__ = ["EBCC"]
@@ -92,6 +93,17 @@ class EBCC(ScoreOutputMixin):
         self.max_iter = max_iter
         self.rng = rng
 
+    _parameter_constraints = {
+        "n_subtypes": [Interval(Integral, 1, None, closed="left")],
+        "a_pi": [Interval(Real, 0, None, closed="neither")],
+        "alpha": [Interval(Real, 0, None, closed="neither")],
+        "a_v": [Interval(Real, 0, None, closed="neither")],
+        "b_v": [Interval(Real, 0, None, closed="neither")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "rng": ["random_state"],
+    }
+
     def fit(self, A: Any, n_labels: int | None = None) -> "EBCC":
         """Fit by mean-field variational Bayes.
 
@@ -102,16 +114,11 @@ class EBCC(ScoreOutputMixin):
         n_labels : int, optional
             K; inferred as the largest label present when omitted.
         """
-        owner = self._name
-        M = check_int(self.n_subtypes, "n_subtypes", owner=owner, minimum=1)
-        a_pi = check_positive(self.a_pi, "a_pi", owner=owner)
-        alpha = check_positive(self.alpha, "alpha", owner=owner)
-        a_v = check_positive(self.a_v, "a_v", owner=owner)
-        b_v = check_positive(self.b_v, "b_v", owner=owner)
-        tol = check_positive(self.tol, "tol", owner=owner)
-        max_iter = check_int(self.max_iter, "max_iter", owner=owner, minimum=1)
-        gen = check_rng(self.rng, owner=owner)
-        R = as_responses(A, n_labels, owner=f"{owner}.fit")
+        params = self._validate_params()
+        M, a_pi, alpha = params["n_subtypes"], params["a_pi"], params["alpha"]
+        a_v, b_v, tol = params["a_v"], params["b_v"], params["tol"]
+        max_iter, gen = params["max_iter"], params["rng"]
+        R = as_responses(A, n_labels, owner=f"{self._name}.fit")
         n, m, K = R.n_workers, R.n_tasks, R.n_labels
         answered = R.task_counts() > 0
         # task x (worker, label) incidence: X[j, i K + l] = 1 if A_ij = l + 1

@@ -138,13 +138,14 @@ posterior's possible change from one more iteration), are ties.
 from __future__ import annotations
 
 import copy
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from ._base import BaseEstimator
-from ._validation import _check_real, check_choice, check_int
+from ._validation import InstanceOf, Interval, StrOptions, check_int
 from .mle import TopTwo2, best_pairs
 from .responses import Responses, as_responses
 from .spectral import _EPS, check_spectral_labels, soft_labels
@@ -521,30 +522,24 @@ class TopTwoEM(BaseEstimator):
         self.rng = rng
 
     # ---------------------------------------------------------------- checks
-    def _check_params(self, owner: str) -> tuple[int, float, float, float, float]:
-        max_iter = check_int(self.max_iter, "max_iter", owner=owner, minimum=0)
-        vals = []
-        for name in ("tol", "confusion_prior_strength", "reliability_prior_strength"):
-            v = _check_real(getattr(self, name), name, owner=owner)
-            if not v > 0:
-                raise ValueError(f"The '{name}' parameter of {owner} must be a float > 0; "
-                                 f"got {getattr(self, name)!r} instead.")
-            vals.append(v)
-        post_tol = _check_real(self.posterior_tol, "posterior_tol", owner=owner)
-        if not 0 <= post_tol < 1:
-            raise ValueError(f"The 'posterior_tol' parameter of {owner} must be a float in "
-                             f"[0, 1); got {self.posterior_tol!r} instead.")
-        check_choice(self.confusion, "confusion", ("map", "grid"), owner=owner)
-        if self.init is not None and not isinstance(self.init, TopTwo2):
-            raise TypeError(f"The 'init' parameter of {owner} must be None or a "
-                            f"toptwo.TopTwo2; got {type(self.init).__name__} instead.")
-        return max_iter, vals[0], vals[1], vals[2], post_tol
+    _parameter_constraints = {
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "confusion_prior_strength": [Interval(Real, 0, None, closed="neither")],
+        "reliability_prior_strength": [Interval(Real, 0, None, closed="neither")],
+        "posterior_tol": [Interval(Real, 0, 1, closed="left")],
+        "confusion": [StrOptions(("map", "grid"))],
+        "init": [None, InstanceOf(TopTwo2, "toptwo.TopTwo2")],
+        "rng": ["random_state"],
+    }
 
     # ------------------------------------------------------------------- fit
     def fit(self, A: Any, n_labels: int | None = None) -> "TopTwoEM":
         """Fit TopTwo2, then run EM on A (dense array, sparse matrix or Responses)."""
         owner = "TopTwoEM"
-        max_iter, tol, nu_q, nu_p, post_tol = self._check_params(owner)
+        params = self._validate_params()
+        max_iter, tol, post_tol = params["max_iter"], params["tol"], params["posterior_tol"]
+        nu_q, nu_p = params["confusion_prior_strength"], params["reliability_prior_strength"]
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
         check_spectral_labels(R.n_labels, 2, owner)
         # a copy: fitting must not change the user's parameter object

@@ -42,6 +42,7 @@ References
 
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -49,7 +50,7 @@ from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
 from ._scores import ScoreOutputMixin
-from ._validation import check_int, check_positive
+from ._validation import Interval
 from .responses import Responses, as_responses
 
 __all__ = ["GLAD"]
@@ -68,8 +69,9 @@ class GLAD(ScoreOutputMixin):
         Maximum number of EM iterations.
     m_step_max_iter : int, default=25
         L-BFGS iterations per M-step.
-    rng : ignored
-        Accepted for a uniform factory signature; GLAD is deterministic.
+    rng : None, int or numpy.random.Generator
+        Unused (GLAD is deterministic); accepted, and checked like every ``rng``, for a
+        uniform factory signature.
 
     Attributes
     ----------
@@ -88,6 +90,13 @@ class GLAD(ScoreOutputMixin):
         self.max_iter = max_iter
         self.m_step_max_iter = m_step_max_iter
         self.rng = rng
+
+    _parameter_constraints = {
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "m_step_max_iter": [Interval(Integral, 1, None, closed="left")],
+        "rng": ["random_state"],            # ignored, but a valid rng like everywhere else
+    }
 
     @staticmethod
     def _log_scores(R: Responses, alpha: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -110,11 +119,9 @@ class GLAD(ScoreOutputMixin):
         n_labels : int, optional
             K; inferred as the largest label present when omitted.
         """
-        owner = self._name
-        tol = check_positive(self.tol, "tol", owner=owner)
-        max_iter = check_int(self.max_iter, "max_iter", owner=owner, minimum=1)
-        inner = check_int(self.m_step_max_iter, "m_step_max_iter", owner=owner, minimum=1)
-        R = as_responses(A, n_labels, owner=f"{owner}.fit")
+        params = self._validate_params()
+        tol, max_iter, inner = params["tol"], params["max_iter"], params["m_step_max_iter"]
+        R = as_responses(A, n_labels, owner=f"{self._name}.fit")
         n, m, K = R.n_workers, R.n_tasks, R.n_labels
         w, t = R.workers, R.tasks
         lab = R.labels.astype(np.int64) - 1

@@ -39,12 +39,13 @@ References
 
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 
 from ._scores import ScoreOutputMixin
-from ._validation import check_int, check_positive, check_rng
+from ._validation import Interval
 from .responses import Responses, as_responses
 
 __all__ = ["MACE"]
@@ -93,6 +94,14 @@ class MACE(ScoreOutputMixin):
         self.max_iter = max_iter
         self.rng = rng
 
+    _parameter_constraints = {
+        "n_restarts": [Interval(Integral, 1, None, closed="left")],
+        "smoothing": [None, Interval(Real, 0, None, closed="neither")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "rng": ["random_state"],
+    }
+
     def fit(self, A: Any, n_labels: int | None = None) -> "MACE":
         """Fit by EM (best of ``n_restarts`` random starts).
 
@@ -103,15 +112,12 @@ class MACE(ScoreOutputMixin):
         n_labels : int, optional
             K; inferred as the largest label present when omitted.
         """
-        owner = self._name
-        restarts = check_int(self.n_restarts, "n_restarts", owner=owner, minimum=1)
-        tol = check_positive(self.tol, "tol", owner=owner)
-        max_iter = check_int(self.max_iter, "max_iter", owner=owner, minimum=1)
-        gen = check_rng(self.rng, owner=owner)
-        R = as_responses(A, n_labels, owner=f"{owner}.fit")
+        params = self._validate_params()
+        restarts, tol, max_iter = params["n_restarts"], params["tol"], params["max_iter"]
+        gen = params["rng"]
+        R = as_responses(A, n_labels, owner=f"{self._name}.fit")
         K = R.n_labels
-        delta = (0.01 / K if self.smoothing is None
-                 else check_positive(self.smoothing, "smoothing", owner=owner))
+        delta = 0.01 / K if params["smoothing"] is None else params["smoothing"]
         best = None
         lls = []
         for _ in range(restarts):

@@ -28,17 +28,17 @@ problem per task (``scipy.optimize.linear_sum_assignment``).
 
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 
-from ._validation import (_check_real, as_float_array, check_bool, check_choice, check_int,
-                          check_open_unit, check_probability_vector,
-                          check_rng)
+from ._validation import (Interval, RealArray, StrOptions, check_choice, check_length,
+                          check_probability_vector)
 from ._base import BaseEstimator
 from .responses import Responses, as_responses
 from .spectral import _EPS, _first_true
-from .spectral import (check_enough_labels, check_eta, check_spectral_labels, clip_confusion,
+from .spectral import (TopTwo1, check_enough_labels, check_spectral_labels, clip_confusion,
                        confusion_at, spectral_estimate, split_entries)
 
 __all__ = ["TopTwo2", "OracleMLE", "estimate_reliability", "plugin_mle", "best_pairs",
@@ -419,30 +419,34 @@ class TopTwo2(BaseEstimator):
         self.refinement_shrinkage = refinement_shrinkage
         self.rng = rng
 
+    # stage 1's parameters share TopTwo1's declarations (one place for their allowed values)
+    _parameter_constraints = {
+        "split_rate": [Interval(Real, 0, 1, closed="neither")],
+        "eta": TopTwo1._parameter_constraints["eta"],
+        "sample_splitting": TopTwo1._parameter_constraints["sample_splitting"],
+        "reliability_normalization": [StrOptions(("per_worker", "paper"))],
+        "n_top": TopTwo1._parameter_constraints["n_top"],
+        "sign_rule": TopTwo1._parameter_constraints["sign_rule"],
+        "centering": TopTwo1._parameter_constraints["centering"],
+        "n_refinements": [Interval(Integral, 0, None, closed="left")],
+        "refinement_shrinkage": [Interval(Real, 0, None, closed="left")],
+        "rng": TopTwo1._parameter_constraints["rng"],
+    }
+
     def fit(self, A: Any, n_labels: int | None = None) -> "TopTwo2":
         """Run Algorithm 2 on A (dense array, sparse matrix or Responses)."""
-        owner = "TopTwo2"
-        s1 = check_open_unit(self.split_rate, "split_rate", owner=owner)
-        eta = check_eta(self.eta, owner)
-        split = check_bool(self.sample_splitting, "sample_splitting", owner=owner)
-        norm = check_choice(self.reliability_normalization, "reliability_normalization",
-                            ("per_worker", "paper"), owner=owner)
-        T = check_int(self.n_top, "n_top", owner=owner, minimum=2)
-        check_choice(self.sign_rule, "sign_rule", ("paper", "sum"), owner=owner)
-        check_choice(self.centering, "centering", ("observed", "paper"), owner=owner)
-        n_ref = check_int(self.n_refinements, "n_refinements", owner=owner, minimum=0)
-        shrink = _check_real(self.refinement_shrinkage, "refinement_shrinkage", owner=owner)
-        if not shrink >= 0:
-            raise ValueError(f"The 'refinement_shrinkage' parameter of {owner} must be a "
-                             f"float >= 0; got {self.refinement_shrinkage!r} instead.")
-        if n_ref and T != 2:
+        owner = self._name
+        params = self._validate_params()
+        s1, eta, T = params["split_rate"], params["eta"], params["n_top"]
+        n_ref, shrink = params["n_refinements"], params["refinement_shrinkage"]
+        gen = params["rng"]
+        if n_ref and T != 2:                          # a combination of two parameters
             raise ValueError(f"{owner}: n_refinements is implemented for the top-two model "
                              f"only (n_top=2); got n_top={T}.")
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
-        check_spectral_labels(R.n_labels, T, owner)
+        check_spectral_labels(R.n_labels, T, owner)               # n_top < K: needs the data
         check_enough_labels(R, f"{owner}.fit")
-        gen = check_rng(self.rng, owner=owner)
-        if split:
+        if params["sample_splitting"]:
             A1, A2 = split_entries(R, s1, gen)                       # step 1
             B, C = split_entries(A1, 0.5, gen)                       # Alg. 1 step 1
             if min(B.nnz, C.nnz, A2.nnz) == 0:
@@ -451,8 +455,9 @@ class TopTwo2(BaseEstimator):
         else:
             A1 = A2 = B = C = R
         res = spectral_estimate(B, C, eta=eta, n_top=T,              # step 2
-                                sign_rule=self.sign_rule, centering=self.centering)
-        p_hat = estimate_reliability(A2, res.top, normalization=norm,   # step 3
+                                sign_rule=params["sign_rule"], centering=params["centering"])
+        p_hat = estimate_reliability(A2, res.top,                     # step 3
+                                     normalization=params["reliability_normalization"],
                                      n_responses=R.worker_counts())
         q_raw = res.confusion_raw
         seen = np.isfinite(q_raw[:, 0])
@@ -542,11 +547,17 @@ class OracleMLE(BaseEstimator):
         self.reliability = reliability
         self.confusion = confusion
 
+    _parameter_constraints = {
+        "reliability": [RealArray(low=0.0, high=1.0)],
+        "confusion": [RealArray()],
+    }
+
     def fit(self, A: Any, n_labels: int | None = None) -> "OracleMLE":
+        params = self._validate_params()
+        p, q = params["reliability"], params["confusion"]
         R = as_responses(A, n_labels, owner="OracleMLE.fit")
-        p = check_probability_vector(self.reliability, "reliability", owner="OracleMLE",
-                                     low=0.0, high=1.0, length=R.n_workers)
-        q = as_float_array(self.confusion, "confusion", owner="OracleMLE")
+        # shapes against the data; q's range depends on its shape (q_j or top-T weights)
+        check_length(p, "reliability", owner="OracleMLE", length=R.n_workers)
         if q.ndim == 1:
             q = check_probability_vector(q, "confusion", owner="OracleMLE", low=0.5, high=1.0,
                                          length=R.n_tasks)

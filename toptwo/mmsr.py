@@ -48,13 +48,14 @@ References
 
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from ._scores import ScoreOutputMixin
-from ._validation import check_int, check_positive, check_rng
+from ._validation import Interval
 from .responses import Responses, as_responses
 
 __all__ = ["MMSR", "worker_covariance"]
@@ -139,6 +140,13 @@ class MMSR(ScoreOutputMixin):
         self.max_iter = max_iter
         self.rng = rng
 
+    _parameter_constraints = {
+        "n_trim": [None, Interval(Integral, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "rng": ["random_state"],
+    }
+
     def fit(self, A: Any, n_labels: int | None = None) -> "MMSR":
         """Estimate the reliabilities by M-MSR, then take the weighted vote.
 
@@ -149,21 +157,18 @@ class MMSR(ScoreOutputMixin):
         n_labels : int, optional
             K; inferred as the largest label present when omitted.
         """
-        owner = self._name
-        tol = check_positive(self.tol, "tol", owner=owner)
-        max_iter = check_int(self.max_iter, "max_iter", owner=owner, minimum=1)
-        gen = check_rng(self.rng, owner=owner)
-        R = as_responses(A, n_labels, owner=f"{owner}.fit")
+        params = self._validate_params()
+        tol, max_iter, gen = params["tol"], params["max_iter"], params["rng"]
+        R = as_responses(A, n_labels, owner=f"{self._name}.fit")
         n, K = R.n_workers, R.n_labels
         m_ans = max(int((R.task_counts() > 0).sum()), 1)
         C, common = worker_covariance(R)
         obs = common > 0
         deg = obs.sum(axis=0)
         active = deg > 0
-        if self.n_trim is None:
+        F = params["n_trim"]
+        if F is None:
             F = max(0, int(deg[active].min()) // 2 - 1) if active.any() else 0
-        else:
-            F = check_int(self.n_trim, "n_trim", owner=owner, minimum=0)
         X = np.abs(C)
         u = 1.0 - gen.random(n)
         v = 1.0 - gen.random(n)

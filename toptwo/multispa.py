@@ -51,6 +51,7 @@ References
 
 from __future__ import annotations
 
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -59,7 +60,7 @@ from scipy.optimize import linear_sum_assignment, minimize
 from scipy.special import softmax
 
 from ._scores import ScoreOutputMixin
-from ._validation import check_choice, check_int
+from ._validation import Interval, StrOptions
 from .dawid_skene import CONFUSION_MODES, DawidSkene
 from .responses import Responses, as_responses
 
@@ -173,7 +174,7 @@ class _DSFromMatrices(DawidSkene):
         super().__init__(**kw)
         self._C0 = C0
 
-    def _initial_posteriors(self, R: Responses) -> np.ndarray:
+    def _initial_posteriors(self, R: Responses, params: dict[str, Any]) -> np.ndarray:
         # an entry 0 of a recovered confusion matrix is an impossible answer: log 0 = -inf,
         # exactly what the E-step needs (exp(-inf) = 0), without the warning
         with np.errstate(divide="ignore"):
@@ -199,8 +200,9 @@ class MultiSPA(ScoreOutputMixin):
         :class:`toptwo.DawidSkene`.
     max_iter : int, default=100
         L-BFGS iterations of the KL refinement, or EM iterations.
-    rng : ignored
-        Accepted for a uniform factory signature; MultiSPA is deterministic.
+    rng : None, int or numpy.random.Generator
+        Unused (MultiSPA is deterministic); accepted, and checked like every ``rng``, for a
+        uniform factory signature.
 
     Attributes
     ----------
@@ -222,6 +224,13 @@ class MultiSPA(ScoreOutputMixin):
         self.max_iter = max_iter
         self.rng = rng
 
+    _parameter_constraints = {
+        "refine": [StrOptions(("none", "kl", "em"))],
+        "confusion": [StrOptions(CONFUSION_MODES)],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "rng": ["random_state"],            # ignored, but a valid rng like everywhere else
+    }
+
     def fit(self, A: Any, n_labels: int | None = None) -> "MultiSPA":
         """Fit MultiSPA (and the chosen refinement).
 
@@ -232,11 +241,9 @@ class MultiSPA(ScoreOutputMixin):
         n_labels : int, optional
             K; inferred as the largest label present when omitted.
         """
-        owner = self._name
-        refine = check_choice(self.refine, "refine", ("none", "kl", "em"), owner=owner)
-        check_choice(self.confusion, "confusion", CONFUSION_MODES, owner=owner)
-        max_iter = check_int(self.max_iter, "max_iter", owner=owner, minimum=1)
-        R = as_responses(A, n_labels, owner=f"{owner}.fit")
+        params = self._validate_params()
+        refine, max_iter = params["refine"], params["max_iter"]
+        R = as_responses(A, n_labels, owner=f"{self._name}.fit")
         K = R.n_labels
         N, common = cooccurrences(R)
         A0 = _multispa_matrices(N, common, K)
@@ -244,8 +251,11 @@ class MultiSPA(ScoreOutputMixin):
         d = np.full(K, 1.0 / K)
         it = 0
         if refine == "em":
-            ds = _DSFromMatrices(self.spa_confusion_, confusion=self.confusion,
-                                 max_iter=max_iter).fit(R)
+            ds = _DSFromMatrices(self.spa_confusion_, confusion=params["confusion"],
+                                 max_iter=max_iter)
+            # the EM stage runs on parameters already checked here (DawidSkene's
+            # smoothing and tol at their defaults), not through a second validation
+            ds._fit_em(R, {"smoothing": ds.smoothing, "tol": ds.tol, "max_iter": max_iter})
             self._store(R, np.nan_to_num(ds.log_scores_, nan=0.0))
             self.confusion_matrices_ = ds.confusion_matrices_
             self.class_prior_ = ds.class_prior_

@@ -158,8 +158,10 @@ class OptDawidSkene(DawidSkene):
                          max_iter=max_iter)
         self.rng = rng
 
-    def _initial_posteriors(self, R: Responses) -> np.ndarray:
-        C = spectral_confusion(R, check_rng(self.rng, owner=self._name))
+    _parameter_constraints = {**DawidSkene._parameter_constraints, "rng": ["random_state"]}
+
+    def _initial_posteriors(self, R: Responses, params: dict[str, Any]) -> np.ndarray:
+        C = spectral_confusion(R, params["rng"])
         self.spectral_confusion_ = C
         K = R.n_labels
         self._logC = np.log(C)

@@ -42,12 +42,13 @@ References
 
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 
 from ._scores import ScoreOutputMixin
-from ._validation import check_int, check_positive
+from ._validation import Interval
 from .mmsr import worker_covariance
 from .responses import as_responses
 
@@ -90,8 +91,9 @@ class PGD(ScoreOutputMixin):
     tol : float, default=1e-7
         Stop when max_i |x_i(t) - x_i(t-1)| <= tol.
     max_iter : int, default=5000
-    rng : ignored
-        Accepted for a uniform factory signature; PGD is deterministic.
+    rng : None, int or numpy.random.Generator
+        Unused (PGD is deterministic); accepted, and checked like every ``rng``, for a
+        uniform factory signature.
 
     Attributes
     ----------
@@ -111,6 +113,13 @@ class PGD(ScoreOutputMixin):
         self.max_iter = max_iter
         self.rng = rng
 
+    _parameter_constraints = {
+        "step": [Interval(Real, 0, None, closed="neither")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "rng": ["random_state"],            # ignored, but a valid rng like everywhere else
+    }
+
     def fit(self, A: Any, n_labels: int | None = None) -> "PGD":
         """Estimate the reliabilities by PGD, then take the one-coin MLE (weighted vote).
 
@@ -121,11 +130,9 @@ class PGD(ScoreOutputMixin):
         n_labels : int, optional
             K; inferred as the largest label present when omitted.
         """
-        owner = self._name
-        step = check_positive(self.step, "step", owner=owner)
-        tol = check_positive(self.tol, "tol", owner=owner)
-        max_iter = check_int(self.max_iter, "max_iter", owner=owner, minimum=1)
-        R = as_responses(A, n_labels, owner=f"{owner}.fit")
+        params = self._validate_params()
+        step, tol, max_iter = params["step"], params["tol"], params["max_iter"]
+        R = as_responses(A, n_labels, owner=f"{self._name}.fit")
         K = R.n_labels
         m_ans = max(int((R.task_counts() > 0).sum()), 1)
         C, common = worker_covariance(R)

@@ -17,12 +17,14 @@ same optimum everywhere.
 
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize
 
-from ._validation import check_int, check_rng
+from ._base import ParamsBase
+from ._validation import Interval, check_int
 from .responses import as_responses
 
 __all__ = ["answer_distribution", "expected_calibration_error", "SoftmaxRegression", "MLP"]
@@ -86,15 +88,15 @@ def _check_targets(X: Any, T: Any, owner: str) -> tuple[np.ndarray, np.ndarray]:
     return Xa, Ta
 
 
-class SoftmaxRegression:
+class SoftmaxRegression(ParamsBase):
     """Multinomial logistic regression on soft targets (cross-entropy + L2), by L-BFGS.
 
     Parameters
     ----------
     l2 : float, default=1e-3
-        Weight of the L2 penalty on the weights (not on the biases).
+        Weight (>= 0) of the L2 penalty on the weights (not on the biases).
     max_iter : int, default=200
-        L-BFGS iterations.
+        L-BFGS iterations (>= 1).
     rng : None, int or numpy.random.Generator
         Source of the small random initial weights.
     """
@@ -104,26 +106,33 @@ class SoftmaxRegression:
         self.max_iter = max_iter
         self.rng = rng
 
+    _parameter_constraints = {
+        "l2": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "rng": ["random_state"],
+    }
+
     def _unpack(self, w: np.ndarray, d: int, K: int) -> tuple[np.ndarray, np.ndarray]:
         return w[:d * K].reshape(d, K), w[d * K:]
 
     def fit(self, X: Any, targets: Any) -> "SoftmaxRegression":
         """Fit on features X (n, d) and target distributions (n, K)."""
-        Xa, T = _check_targets(X, targets, "SoftmaxRegression")
+        params = self._validate_params()
+        l2, gen = params["l2"], params["rng"]
+        Xa, T = _check_targets(X, targets, self._name)
         n, d = Xa.shape
         K = T.shape[1]
-        gen = check_rng(self.rng, owner="SoftmaxRegression")
         w0 = np.concatenate([0.01 * gen.standard_normal(d * K), np.zeros(K)])
 
         def loss(w):
             W, b = self._unpack(w, d, K)
             P = _softmax(Xa @ W + b)
-            val = -np.sum(T * np.log(np.clip(P, 1e-300, None))) / n + 0.5 * self.l2 * np.sum(W * W)
+            val = -np.sum(T * np.log(np.clip(P, 1e-300, None))) / n + 0.5 * l2 * np.sum(W * W)
             G = (P - T) / n
-            return val, np.concatenate([(Xa.T @ G + self.l2 * W).ravel(), G.sum(axis=0)])
+            return val, np.concatenate([(Xa.T @ G + l2 * W).ravel(), G.sum(axis=0)])
 
         res = minimize(loss, w0, jac=True, method="L-BFGS-B",
-                       options={"maxiter": int(self.max_iter)})
+                       options={"maxiter": params["max_iter"]})
         self.coef_, self.intercept_ = self._unpack(res.x, d, K)
         self.loss_ = float(res.fun)
         return self
@@ -133,7 +142,7 @@ class SoftmaxRegression:
         return _softmax(np.asarray(X, float) @ self.coef_ + self.intercept_)
 
 
-class MLP:
+class MLP(ParamsBase):
     """One hidden layer (tanh) and a softmax output, trained on soft targets by L-BFGS.
 
     Parameters
@@ -141,9 +150,9 @@ class MLP:
     hidden : int, default=32
         Units of the hidden layer.
     l2 : float, default=1e-3
-        Weight of the L2 penalty on both weight matrices.
+        Weight (>= 0) of the L2 penalty on both weight matrices.
     max_iter : int, default=150
-        L-BFGS iterations.
+        L-BFGS iterations (>= 1).
     rng : None, int or numpy.random.Generator
         Source of the initial weights (Glorot-scaled normal).
     """
@@ -155,13 +164,20 @@ class MLP:
         self.max_iter = max_iter
         self.rng = rng
 
+    _parameter_constraints = {
+        "hidden": [Interval(Integral, 1, None, closed="left")],
+        "l2": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "rng": ["random_state"],
+    }
+
     def fit(self, X: Any, targets: Any) -> "MLP":
         """Fit on features X (n, d) and target distributions (n, K)."""
-        Xa, T = _check_targets(X, targets, "MLP")
+        params = self._validate_params()
+        H, l2, gen = params["hidden"], params["l2"], params["rng"]
+        Xa, T = _check_targets(X, targets, self._name)
         n, d = Xa.shape
         K = T.shape[1]
-        H = check_int(self.hidden, "hidden", owner="MLP", minimum=1)
-        gen = check_rng(self.rng, owner="MLP")
         sizes = [(d, H), (H,), (H, K), (K,)]
         w0 = np.concatenate([gen.standard_normal(d * H) * np.sqrt(1.0 / d), np.zeros(H),
                              gen.standard_normal(H * K) * np.sqrt(1.0 / H), np.zeros(K)])
@@ -179,15 +195,15 @@ class MLP:
             Z = np.tanh(Xa @ W1 + b1)
             P = _softmax(Z @ W2 + b2)
             val = (-np.sum(T * np.log(np.clip(P, 1e-300, None))) / n
-                   + 0.5 * self.l2 * (np.sum(W1 * W1) + np.sum(W2 * W2)))
+                   + 0.5 * l2 * (np.sum(W1 * W1) + np.sum(W2 * W2)))
             G2 = (P - T) / n
             dZ = (G2 @ W2.T) * (1.0 - Z * Z)
-            grads = [Xa.T @ dZ + self.l2 * W1, dZ.sum(axis=0), Z.T @ G2 + self.l2 * W2,
+            grads = [Xa.T @ dZ + l2 * W1, dZ.sum(axis=0), Z.T @ G2 + l2 * W2,
                      G2.sum(axis=0)]
             return val, np.concatenate([g.ravel() for g in grads])
 
         res = minimize(loss, w0, jac=True, method="L-BFGS-B",
-                       options={"maxiter": int(self.max_iter)})
+                       options={"maxiter": params["max_iter"]})
         self.params_ = unpack(res.x)
         self.loss_ = float(res.fun)
         return self

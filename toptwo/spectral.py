@@ -36,14 +36,14 @@ TopTwo1 refuses K = 2 with a message saying so.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, eigsh
 
-from ._validation import (check_bool, check_choice, check_int, check_positive,
-                          check_rng)
+from ._validation import Interval, StrOptions
 from ._base import BaseEstimator
 from .binary import LabelBlocks, _binary_csr, binary_sign
 from .responses import (Responses, _FitView, as_responses, binary_labels_message,
@@ -98,6 +98,13 @@ class SpectralResult:
 # --------------------------------------------------------------------- helpers
 SIGN_RULES = ("paper", "sum")
 CENTERINGS = ("observed", "paper")
+
+#: eta of the assumption eta sqrt(n) <= ||p||_2 <= sqrt(n) (TopTwo1 and TopTwo2).
+ETA_CONSTRAINT = Interval(
+    Real, 0, 1, closed="right",
+    note="Algorithm 1 assumes eta sqrt(n) <= ||p||_2 <= sqrt(n), which needs eta <= 1 (with "
+         "eta > 1 the trimming threshold 2/(eta sqrt(n)) removes every entry above "
+         "2/sqrt(n)).")
 
 
 def _fix_sign(u: np.ndarray, rule: str = "paper") -> np.ndarray:
@@ -911,17 +918,6 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
     return SpectralResult(top, q_raw, dv, v, U, Ut, sv, l_j, l, sx, sy, groups, v_err, l_task)
 
 
-def check_eta(value: Any, owner: str) -> float:
-    """eta of the assumption eta sqrt(n) <= ||p||_2 <= sqrt(n): a float in (0, 1]."""
-    eta = check_positive(value, "eta", owner=owner)
-    if eta > 1.0:
-        raise ValueError(f"The 'eta' parameter of {owner} must be a float in (0, 1]; got "
-                         f"{value!r} instead. Algorithm 1 assumes eta sqrt(n) <= ||p||_2 <= "
-                         f"sqrt(n), which needs eta <= 1 (with eta > 1 the trimming threshold "
-                         f"2/(eta sqrt(n)) removes every entry above 2/sqrt(n)).")
-    return eta
-
-
 def check_enough_labels(R: Responses, owner: str) -> None:
     """Refuse data whose answers use at most two of K >= 3 labels.
 
@@ -1027,31 +1023,32 @@ class TopTwo1(BaseEstimator):
         self.centering = centering
         self.rng = rng
 
-    def _check_params(self, owner: str) -> tuple[float, bool, int]:
-        eta = check_eta(self.eta, owner)
-        split = check_bool(self.sample_splitting, "sample_splitting", owner=owner)
-        T = check_int(self.n_top, "n_top", owner=owner, minimum=2)
-        check_choice(self.sign_rule, "sign_rule", SIGN_RULES, owner=owner)
-        check_choice(self.centering, "centering", CENTERINGS, owner=owner)
-        return eta, split, T
+    _parameter_constraints = {
+        "eta": [ETA_CONSTRAINT],
+        "sample_splitting": ["boolean"],
+        "n_top": [Interval(Integral, 2, None, closed="left")],
+        "sign_rule": [StrOptions(SIGN_RULES)],
+        "centering": [StrOptions(CENTERINGS)],
+        "rng": ["random_state"],
+    }
 
     def fit(self, A: Any, n_labels: int | None = None) -> "TopTwo1":
         """Run Algorithm 1 on A (dense array, sparse matrix or Responses)."""
-        owner = "TopTwo1"
-        eta, split, T = self._check_params(owner)
+        owner = self._name
+        params = self._validate_params()
+        eta, T = params["eta"], params["n_top"]
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
-        check_spectral_labels(R.n_labels, T, owner)
+        check_spectral_labels(R.n_labels, T, owner)               # n_top < K: needs the data
         check_enough_labels(R, f"{owner}.fit")
-        gen = check_rng(self.rng, owner=owner)
-        if split:
-            B, C = split_entries(R, 0.5, gen)                      # step 1
+        if params["sample_splitting"]:
+            B, C = split_entries(R, 0.5, params["rng"])           # step 1
             if B.nnz == 0 or C.nnz == 0:
                 raise ValueError(f"{owner}: the B/C split left one half empty ({R.nnz} "
                                  f"responses); use sample_splitting=False for so few.")
         else:
             B = C = R
-        res = spectral_estimate(B, C, eta=eta, n_top=T, sign_rule=self.sign_rule,
-                                centering=self.centering)
+        res = spectral_estimate(B, C, eta=eta, n_top=T, sign_rule=params["sign_rule"],
+                                centering=params["centering"])
         self._set_outputs(res, R, T, R.task_counts() > 0)
         return self
 
