@@ -138,7 +138,7 @@ posterior's possible change from one more iteration), are ties.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -147,7 +147,7 @@ from ._base import BaseEstimator
 from ._validation import _check_real, check_choice, check_int
 from .mle import TopTwo2, best_pairs
 from .responses import Responses, as_responses
-from .spectral import _EPS, check_spectral_labels, soft_labels
+from .spectral import _EPS, _first_true, check_spectral_labels, soft_labels
 
 __all__ = ["TopTwoEM", "em_posteriors", "GRID_NODES"]
 
@@ -166,10 +166,10 @@ _NEWTON_MAX = 100
 #: its magnitude (far above its round-off, about 1e-16 sqrt(m) of it).
 LL_RTOL = 1e-9
 _NEWTON_TOL = 1e-12
-#: SQUAREM (``confusion="grid"``): an extrapolated point is kept only if it raises the
-#: log-posterior by more than this fraction of its magnitude (far above round-off, so
-#: the choice does not depend on it); logit(p) is clipped to +-_LOGIT_MAX.
-_SQUAREM_MARGIN = 1e-12
+#: ``confusion="grid"``: EM stops when the EM step from the current point would raise
+#: the expected complete-data log-posterior (the M-step's objective) by at most this.
+EM_GAIN_TOL = 1e-3
+#: logit(p) of an extrapolated point is clipped to +-_LOGIT_MAX.
 _LOGIT_MAX = 27.0
 
 
@@ -270,11 +270,11 @@ GRID_NODES = 10
 GRID_PSEUDO = 0.1
 
 
-def _exclusive_sums(E: np.ndarray) -> np.ndarray:
+def _exclusive_sums(E: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """X[c] = sum_{b != c} E[b] along axis 0, by prefix and suffix sums (no subtraction,
-    so no cancellation)."""
+    so no cancellation); written to ``out`` if given (K >= 3)."""
     K = E.shape[0]
-    X = np.empty_like(E)
+    X = np.empty_like(E) if out is None else out
     np.copyto(X[1], E[0])                     # prefix sums E[0] + ... + E[c - 1]
     for c in range(2, K):
         np.add(X[c - 1], E[c - 1], out=X[c])
@@ -287,13 +287,13 @@ def _exclusive_sums(E: np.ndarray) -> np.ndarray:
 
 
 #: A task whose largest per-node term is below this (in the shift by the largest S^a +
-#: S^b) is recomputed with the exact shift (:func:`_grid_node_terms`).
+#: S^b) is recomputed with the exact shift (:func:`_node_terms_chunk`).
 _TINY = 1e-200
 
 
 def _grid_node_terms_exact(sa: np.ndarray, sb: np.ndarray):
-    """:func:`_grid_node_terms` for a few tasks, through the (K, K, r, G) array of all pairs
-    shifted by the largest off-diagonal term."""
+    """:func:`_node_terms_chunk` for a few tasks, through the (K, K, r, G) array of all
+    pairs shifted by the largest off-diagonal term (the shift factor w is then 1)."""
     K = sa.shape[0]
     L = sa[:, None] + sb[None, :]
     L[np.arange(K), np.arange(K)] = -np.inf
@@ -304,23 +304,53 @@ def _grid_node_terms_exact(sa: np.ndarray, sb: np.ndarray):
     return Gu, L.sum(axis=0), Gu.sum(axis=0), M
 
 
-def _grid_node_terms(S: np.ndarray):
-    """Per-node terms of the posterior over (node k, a, b), proportional to
-    pi_k exp(Sa[a, j, k] + Sb[b, j, k]) for a != b, in O(m K GRID_NODES).
+def _row_max(a: np.ndarray) -> np.ndarray:
+    """Largest entry of each row of a short-rowed (c, G) array, column by column (numpy's
+    reduction along a short last axis is several times slower)."""
+    out = a[:, 0].copy()
+    for k in range(1, a.shape[1]):
+        np.maximum(out, a[:, k], out=out)
+    return out
 
-    ``S`` of shape (K, m, 2 G) (label, task, node) holds Sa in ``S[..., :G]`` and Sb in
-    ``S[..., G:]``. Returns (W, Z, M) with W[..., :G] = Gu, W[..., G:] = Hu where, with a
-    shift M[j],
-    Gu[c, j, k] = sum_{b != c} exp(Sa[c, j, k] + Sb[b, j, k] - M[j]) (c as g), Hu[c, j, k]
-    the same sum over a != c with c as h, and Z[j, k] = sum_c Gu[c, j, k]: the likelihood
-    of task j's answers given node k, times exp(-M[j] - C_j). With E^a = exp(Sa - max_c
-    Sa) (likewise E^b) and M[j] = max_k (max_c Sa + max_c Sb), Gu[c] = E^a[c] X^b[c]
-    exp(max Sa + max Sb - M), X^b[c] = sum_{b != c} E^b[b] by prefix and suffix sums, so
-    no (K, K, m, G) array is built and nothing cancels. All terms are at most 1. A task
-    whose answers all favour one label by a log-ratio of several hundred in both slots
-    would underflow (its largest term below _TINY); such tasks are recomputed over all
-    pairs with the exact shift (:func:`_grid_node_terms_exact`). Chunked over tasks.
+
+def _node_terms_chunk(Sa: np.ndarray, Sb: np.ndarray, gu: np.ndarray, hu: np.ndarray):
+    """Per-node terms of the posterior over (node k, a, b) for a chunk of tasks.
+
+    The posterior is proportional to pi_k exp(Sa[a, j, k] + Sb[b, j, k]) for a != b;
+    ``Sa`` and ``Sb`` of shape (K, c, G) (label, task, node) are overwritten. On return
+    ``gu[a, j, k] w[j, k]`` = sum_{b != a} exp(Sa[a, j, k] + Sb[b, j, k] - M[j]) (a as g),
+    ``hu`` the same with the label as h, and the function returns (z, w, M) with
+    z[j, k] = sum_a gu[a, j, k] w[j, k], the likelihood of task j's answers at node k
+    times exp(-M[j] - C_j). With E^a = exp(Sa - max_a Sa) (likewise E^b) and M[j] =
+    max_k (max_a Sa + max_b Sb), gu[a] = E^a[a] X^b[a] and w = exp(max Sa + max Sb - M),
+    X^b[a] = sum_{b != a} E^b[b] by prefix and suffix sums (:func:`_exclusive_sums`):
+    O(c K G), no (K, K, c, G) array, nothing cancels, every term at most 1. A task whose
+    answers all favour one label by a log-ratio of several hundred in both slots would
+    underflow (its largest z below _TINY); such tasks are recomputed over all pairs with
+    the exact shift (:func:`_grid_node_terms_exact`; w = 1 for them).
     """
+    ma, mb = Sa.max(axis=0), Sb.max(axis=0)
+    top = ma + mb
+    M = _row_max(top)
+    np.subtract(Sa, ma, out=Sa)
+    np.exp(Sa, out=Sa)
+    np.subtract(Sb, mb, out=Sb)
+    np.exp(Sb, out=Sb)
+    _exclusive_sums(Sb, out=gu)
+    gu *= Sa
+    _exclusive_sums(Sa, out=hu)
+    hu *= Sb
+    top -= M[:, None]
+    w = np.exp(top, out=top)
+    z = gu.sum(axis=0)
+    z *= w
+    return z, w, M
+
+
+def _grid_node_terms(S: np.ndarray):
+    """:func:`_node_terms_chunk` over all tasks, for ``S`` of shape (K, m, 2 G) with Sa in
+    ``S[..., :G]`` and Sb in ``S[..., G:]``: returns (W, Z, M) with W[..., :G] = gu w and
+    W[..., G:] = hu w (Gu and Hu of the module docstring, shifted by M) and Z = z."""
     K, m, G2 = S.shape
     G = G2 // 2
     W = np.empty_like(S)
@@ -329,103 +359,345 @@ def _grid_node_terms(S: np.ndarray):
     step = max(1, _GRID_CHUNK // (K * G))
     for lo in range(0, m, step):
         hi = min(m, lo + step)
-        # contiguous copies: numpy's loops over the strided (.., G) halves are slow
         sa, sb = np.ascontiguousarray(S[:, lo:hi, :G]), np.ascontiguousarray(S[:, lo:hi, G:])
-        ma, mb = sa.max(axis=0), sb.max(axis=0)
-        Ea = np.exp(sa - ma)
-        Eb = np.exp(sb - mb)
-        top = ma + mb
-        Mc = top.max(axis=1)
-        w = np.exp(top - Mc[:, None])
-        Gu = _exclusive_sums(Eb)
-        Gu *= Ea
-        Gu *= w
-        Hu = _exclusive_sums(Ea)
-        Hu *= Eb
-        Hu *= w
-        Z[lo:hi] = Gu.sum(axis=0)
-        M[lo:hi] = Mc
-        bad = np.flatnonzero(Z[lo:hi].max(axis=1) < _TINY)
+        gu, hu = np.empty_like(sa), np.empty_like(sb)
+        z, w, Mc = _node_terms_chunk(sa.copy(), sb.copy(), gu, hu)
+        bad = np.flatnonzero(_row_max(z) < _TINY)
         if bad.size:
-            Gu[:, bad], Hu[:, bad], Z[lo + bad], M[lo + bad] = _grid_node_terms_exact(
-                sa[:, bad], sb[:, bad])
-        W[:, lo:hi, :G] = Gu
-        W[:, lo:hi, G:] = Hu
+            gu[:, bad], hu[:, bad], z[bad], Mc[bad] = _grid_node_terms_exact(sa[:, bad],
+                                                                           sb[:, bad])
+            w[bad] = 1.0
+        W[:, lo:hi, :G] = gu * w
+        W[:, lo:hi, G:] = hu * w
+        Z[lo:hi], M[lo:hi] = z, Mc
     return W, Z, M
 
 
-#: Newton steps on the grid weights per EM iteration (each one raises the objective).
-_PI_NEWTON = 4
+#: Newton steps on the grid weights per E-step, at most (each one raises the objective;
+#: from a poor start about ten are needed, near the optimum one or two).
+_PI_NEWTON = 20
+_PI_FIRST = 20
+#: A Newton step on the grid weights goes at most this fraction of the way to the
+#: boundary of the simplex (a weight can shrink 100-fold in one step).
+_PI_BOUNDARY = 0.99
 
 
-def _pi_newton(Z: np.ndarray, pi: np.ndarray, delta: float) -> tuple[np.ndarray, float]:
+def _pi_newton(Z: np.ndarray, pi: np.ndarray, delta: float, max_steps: int | None = None,
+               work: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """Maximise F(pi) = sum_j log(Z[j] @ pi) + delta sum_k log pi_k over the simplex.
 
     The log-posterior's dependence on the grid weights for fixed p (Z from
-    :func:`_grid_node_terms`, rows of answered tasks): concave, solved by Newton steps on
-    the simplex (the KKT system of the equality-constrained quadratic model), each step
-    shortened so that no weight falls below half its value and halved until F rises
-    (Armijo); stops when the Newton decrement is below 1e-12 per task. Returns the new
-    weights and F at them; F never decreases.
+    :func:`_node_terms_chunk`, rows of answered tasks): concave, solved by Newton steps
+    on the simplex (the KKT system of the equality-constrained quadratic model), each
+    step d shortened to at most _PI_BOUNDARY of the way to the boundary and halved until
+    F rises by an Armijo fraction of the Newton decrement g.d. The rise along the step,
+    sum_j log1p(t (Z[j] @ d)/(Z[j] @ pi)) + delta sum_k log1p(t d_k/pi_k), is a sum of
+    small terms, accurate far below the round-off of F itself (d sums to 0, so pi + t d
+    stays on the simplex). Stops when the decrement is below 1e-12 per task or after
+    ``max_steps`` (default _PI_NEWTON) steps; ``work``, an array shaped like Z, is
+    scratch space. Returns the new weights and F at them; F never decreases.
     """
     G = pi.size
     m = max(Z.shape[0], 1)
-
-    def F(w):
-        return float(np.log(Z @ w).sum() + delta * np.log(w).sum())
-
-    f = F(pi)
+    zp = Z @ pi
+    f = float(np.log(zp).sum() + delta * np.log(pi).sum())
     kkt = np.zeros((G + 1, G + 1))
     kkt[:G, G] = kkt[G, :G] = 1.0
-    for _ in range(_PI_NEWTON):
-        Rm = Z / (Z @ pi)[:, None]
+    Rm = np.empty_like(Z) if work is None else work
+    for _ in range(_PI_NEWTON if max_steps is None else max_steps):
+        np.divide(Z, zp[:, None], out=Rm)
         g = Rm.sum(axis=0) + delta / pi
         kkt[:G, :G] = -(Rm.T @ Rm) - np.diag(delta / pi ** 2)
         try:
             d = np.linalg.solve(kkt, np.concatenate([-g, [0.0]]))[:G]
         except np.linalg.LinAlgError:
             break
+        d -= d.mean()                       # exactly on the simplex's tangent space
         dec = float(g @ d)
         if not dec > 1e-12 * m:
             break
         neg = d < 0
-        t = min(1.0, float((0.5 * pi[neg] / -d[neg]).min(initial=1.0)))
+        t = min(1.0, float((_PI_BOUNDARY * pi[neg] / -d[neg]).min(initial=1.0)))
+        ratio = (Z @ d) / zp
         while t > 1e-10:
-            w = pi + t * d
-            w /= w.sum()
-            fw = F(w)
-            if fw >= f + 1e-4 * t * dec:
+            rise = float(np.log1p(t * ratio).sum() + delta * np.log1p(t * d / pi).sum())
+            if rise >= 1e-4 * t * dec:
                 break
             t *= 0.5
         else:
             break
-        pi, f = w, fw
-    return pi, f
+        pi = pi + t * d
+        zp = zp * (1.0 + t * ratio)
+        f += rise
+        # -F/delta is self-concordant (a sum of -log of affine functions times 1/delta >=
+        # 1, plus -log pi_k): after a full Newton step from a point with decrement lam =
+        # sqrt(dec/delta) < 1, the next one is at most (lam/(1 - lam))^2 (Nesterov 2004,
+        # Thm 4.1.14), so a step that lands within the tolerance needs no further check
+        lam = np.sqrt(dec / delta)
+        if (t == 1.0 and delta <= 1.0 and lam < 1.0
+                and delta * (lam / (1.0 - lam)) ** 4 <= 1e-12 * m):
+            break
+    return pi / pi.sum(), f
 
 
-def _grid_pairs(S: np.ndarray, log_pi: np.ndarray, M: np.ndarray) -> np.ndarray:
-    """P((g_j, h_j) = (a, b)) with q_j integrated out, shape (m, K, K) (0 on the diagonal).
+def _grid_blocks(R: Responses, tasks_per_block: int):
+    """The (label, task) x worker incidence of the responses, cut into blocks of tasks.
 
-    ``S`` and ``M`` as in :func:`_grid_node_terms`, so every exp is at most 1. Built in
-    chunks of tasks; O(m K^2 GRID_NODES), run once after EM.
+    Block b covers tasks lo..hi-1 (c = hi - lo of them); its CSR matrix F_b of shape
+    (K c, n) has a 1 in row (label - 1) c + (j - lo), column i, for every response
+    A_ij = label. F_b @ T, for a (worker, node) table T, is the (label, task, node) array
+    of sums over the task's answers with that label, contiguous in (K, c, G) order; the
+    transpose F_b.T (a CSC view) sums a (label, task, node) array over each worker's
+    answers. Within a row the workers come in increasing order (the task-major order of
+    the responses), so every sum is taken in the same order whatever the input order.
+    Returns a list of (lo, hi, F_b, F_b.T).
     """
-    K, m, G2 = S.shape
-    G = G2 // 2
-    Sa, Sb = S[..., :G], S[..., G:]
-    pair = np.zeros((m, K, K))
-    step = max(1, _GRID_CHUNK // G)
-    for lo in range(0, m, step):
-        hi = min(m, lo + step)
-        shift = log_pi[None, :] - M[lo:hi, None]
-        for a in range(K):
-            sa = Sa[a, lo:hi] + shift
-            for b in range(K):
-                if b != a:
-                    L = sa + Sb[b, lo:hi]
-                    np.exp(L, out=L)
-                    pair[lo:hi, a, b] = L.sum(axis=1)
-        pair[lo:hi] /= pair[lo:hi].sum(axis=(1, 2))[:, None, None]
-    return pair
+    n, m, K = R.n_workers, R.n_tasks, R.n_labels
+    _, workers_tm, labels_tm = R.task_major()
+    tasks_tm = R.task_major_tasks().astype(np.int64)
+    lo_t = (tasks_tm // tasks_per_block) * tasks_per_block
+    c_t = np.minimum(lo_t + tasks_per_block, m) - lo_t
+    rows = lo_t * K + (labels_tm.astype(np.int64) - 1) * c_t + (tasks_tm - lo_t)
+    # a counting sort by row (stable: task-major order, workers increasing, within a row)
+    inc = sp.csr_array((np.ones(rows.size), (rows, workers_tm)), shape=(K * m, n))
+    out = []
+    for lo in range(0, m, tasks_per_block):
+        hi = min(m, lo + tasks_per_block)
+        a, b = inc.indptr[lo * K], inc.indptr[hi * K]
+        F = sp.csr_array((inc.data[a:b], inc.indices[a:b], inc.indptr[lo * K:hi * K + 1] - a),
+                         shape=(K * (hi - lo), n))
+        out.append((lo, hi, F, F.T))
+    return out
+
+
+def _grid_pairs_block(F, Ta: np.ndarray, Tb: np.ndarray, pi: np.ndarray, K: int
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """The pair posterior with q_j integrated out, and the node posterior, for one block
+    of tasks (:func:`_grid_blocks`).
+
+    Returns ``pair`` of shape (K, K, c), P((g_j, h_j) = (a, b)) proportional to
+    sum_k pi_k exp(Sa[a, j, k] + Sb[b, j, k]) (0 on the diagonal), and ``node`` of shape
+    (c, G), P(q_j = q_k | A_.j). From the same shifted exponentials as
+    :func:`_node_terms_chunk` (every term at most 1; a task whose terms all underflow is
+    recomputed with the exact shift). O(c K^2 G) by one ``np.einsum`` (numpy's own loops,
+    no BLAS); run once, after EM.
+    """
+    G = Ta.shape[1]
+    c = F.shape[0] // K
+    Sa = (F @ Ta).reshape(K, c, G)
+    Sb = (F @ Tb).reshape(K, c, G)
+    ma, mb = Sa.max(axis=0), Sb.max(axis=0)
+    top = ma + mb
+    M = _row_max(top)
+    Ea, Eb = np.exp(Sa - ma), np.exp(Sb - mb)
+    Ea *= np.exp(top - M[:, None]) * pi
+    pair = np.einsum("acg,bcg->abc", Ea, Eb)
+    node = (Ea * _exclusive_sums(Eb)).sum(axis=0)
+    diag = np.arange(K)
+    pair[diag, diag] = 0.0
+    total = node @ np.ones(G)
+    bad = np.flatnonzero(total < _TINY)
+    if bad.size:
+        L = Sa[:, None, bad] + Sb[None, :, bad] + np.log(pi)
+        L[diag, diag] = -np.inf
+        L -= L.max(axis=(0, 1, 3))[None, None, :, None]
+        np.exp(L, out=L)
+        pair[:, :, bad] = L.sum(axis=3)
+        node[bad] = L.sum(axis=(0, 1))
+        total[bad] = node[bad].sum(axis=1)
+    pair /= total
+    node /= total[:, None]
+    return pair, node
+
+
+def _grid_labels_block(pair: np.ndarray, tie: np.ndarray, post_tol: float):
+    """The chosen pair of every task of a block from its pair posterior (K, K, c): the
+    largest posterior, ties (posterior at least exp(-tie) times the largest, less 2
+    ``post_tol``) to the lexicographically smallest (a, b), a != b. Returns (a, b, the
+    chosen pair's posterior, the posterior that a is g_j)."""
+    K = pair.shape[0]
+    offdiag = [(x, y) for x in range(K) for y in range(K) if x != y]
+    top = pair[offdiag[0]].copy()
+    for x, y in offdiag[1:]:
+        np.maximum(top, pair[x, y], out=top)
+    floor = top * np.exp(-tie) - 2.0 * post_tol
+    first = _first_true([pair[x, y] >= floor for x, y in offdiag])
+    idx = np.array(offdiag)[first]
+    a, b = idx[:, 0], idx[:, 1]
+    cols = np.arange(pair.shape[2])
+    return a, b, pair[a, b, cols], pair.sum(axis=1)[a, cols]
+
+
+class _GridPoint(NamedTuple):
+    """An E-step's result (``confusion="grid"``): p, the grid weights, the (worker,
+    2 nodes) posterior sums of the M-step, the g and h marginals of the answered tasks
+    (only with ``posterior_tol`` > 0) and the log-posterior."""
+    p: np.ndarray
+    pi: np.ndarray
+    WW: np.ndarray
+    gh: np.ndarray | None
+    lp: float
+
+
+#: Anderson acceleration (``confusion="grid"``): number of past differences combined.
+_AA_MEMORY = 10
+
+
+def _anderson(xs: list, gxs: list) -> np.ndarray | None:
+    """Anderson acceleration (type II) of the fixed-point map x -> g(x).
+
+    ``xs`` are the last iterates, ``gxs`` their images; with residuals f_i = g(x_i) -
+    x_i, the proposal is g(x_k) - sum_i gamma_i (g(x_i+1) - g(x_i)), gamma minimising
+    || f_k - sum_i gamma_i (f_i+1 - f_i) || (least squares). None with fewer than two
+    iterates or a non-finite proposal.
+    """
+    if len(xs) < 2:
+        return None
+    f = np.array([g - x for x, g in zip(xs, gxs)])
+    dF = np.diff(f, axis=0)
+    dG = np.diff(np.array(gxs), axis=0)
+    try:
+        gamma = np.linalg.lstsq(dF.T, f[-1], rcond=None)[0]
+    except np.linalg.LinAlgError:
+        return None
+    z = gxs[-1] - gamma @ dG
+    return z if np.isfinite(z).all() else None
+
+
+def _grid_done(old: _GridPoint, new: _GridPoint, active: np.ndarray, tol: float,
+               post_tol: float) -> bool:
+    """The parameter and posterior stopping rules between two consecutive accepted
+    points (the EM-gain rule is checked before each step)."""
+    change = max(float(np.abs(new.p - old.p)[active].max(initial=0.0)),
+                 float(np.abs(new.pi - old.pi).max()))
+    if change < tol:
+        return True
+    if post_tol > 0 and old.gh is not None and new.gh is not None:
+        return float(np.abs(new.gh - old.gh).max(initial=0.0)) < post_tol
+    return False
+
+
+class _GridEM:
+    """E-step, M-step and labels of ``confusion="grid"`` on one response set.
+
+    Holds the blocks of :func:`_grid_blocks` and the work arrays, allocated once per fit:
+    the unscaled g and h terms of the last E-step (K, m, G each, the only arrays of that
+    size), its per-task node terms and shifts.
+    """
+
+    def __init__(self, R: Responses, a_p: float, b_p: float, post_tol: float):
+        n, m, K = R.n_workers, R.n_tasks, R.n_labels
+        Gn = GRID_NODES
+        self.R, self.n, self.m, self.K, self.Gn = R, n, m, K, Gn
+        self.a_p, self.b_p, self.post_tol = a_p, b_p, post_tol
+        self.answered = R.task_counts() > 0
+        self.active = R.worker_counts() > 0
+        self.n_ans = int(self.answered.sum())
+        self.Nw = R.worker_counts().astype(float)
+        self.q_nodes = 0.5 * (1.0 + (np.arange(Gn) + 0.5) / Gn)
+        self.qq = np.concatenate([self.q_nodes, 1.0 - self.q_nodes])
+        self.x = (self.q_nodes - 1.0 / K)[:, None]
+        self.y = (1.0 - self.q_nodes - 1.0 / K)[:, None]
+        self.blocks = _grid_blocks(R, max(1, _GRID_CHUNK // (K * Gn)))
+        self.Gu, self.Hu = np.empty((K, m, Gn)), np.empty((K, m, Gn))
+        self.Z, self.Wt, self.M = np.empty((m, Gn)), np.empty((m, Gn)), np.empty(m)
+        self.Z_ans = self.Z if self.n_ans == m else np.empty((self.n_ans, Gn))
+        self.work = np.empty((self.n_ans, Gn))
+        self.buf = np.empty(K * max(hi - lo for lo, hi, _, _ in self.blocks) * 2 * Gn)
+        self.lo_p, self.hi_p = np.full(n, _EDGE), np.full(n, 1.0 - _EDGE)
+
+    def tables(self, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(worker, node) weights log(1 + K p_i q_k/(1 - p_i)) (slot a) and with 1 - q_k."""
+        T = np.log1p((self.K * p / (1.0 - p))[:, None] * self.qq[None, :])
+        return np.ascontiguousarray(T[:, :self.Gn]), np.ascontiguousarray(T[:, self.Gn:])
+
+    def e_step(self, p: np.ndarray, pi: np.ndarray, pi_steps: int | None = None) -> _GridPoint:
+        """Pass 1: per-node terms at p, block by block (in cache); the grid weights are
+        then moved to their optimum given p (:func:`_pi_newton`, at most ``pi_steps``
+        Newton steps); pass 2: the posterior under the new weights, summed per (worker,
+        node) for the M-step."""
+        K, Gn, Z, Wt, M = self.K, self.Gn, self.Z, self.Wt, self.M
+        Ta, Tb = self.tables(p)
+        for lo, hi, F, _ in self.blocks:
+            c = hi - lo
+            gu, hu = self.Gu[:, lo:hi], self.Hu[:, lo:hi]
+            z, w, Mc = _node_terms_chunk((F @ Ta).reshape(K, c, Gn),
+                                         (F @ Tb).reshape(K, c, Gn), gu, hu)
+            bad = np.flatnonzero(_row_max(z) < _TINY)
+            if bad.size:
+                gu[:, bad], hu[:, bad], z[bad], Mc[bad] = _grid_node_terms_exact(
+                    (F @ Ta).reshape(K, c, Gn)[:, bad], (F @ Tb).reshape(K, c, Gn)[:, bad])
+                w[bad] = 1.0
+            Z[lo:hi], Wt[lo:hi], M[lo:hi] = z, w, Mc
+        if self.Z_ans is not Z:
+            np.compress(self.answered, Z, axis=0, out=self.Z_ans)
+        pi, f = _pi_newton(self.Z_ans, pi, GRID_PSEUDO, pi_steps, self.work)
+        pa = p[self.active]
+        # log-posterior: sum_j C_j = sum_i N_i log((1 - p_i)/K); log Z_j = M_j + log D_j
+        lp = float(self.Nw @ np.log((1.0 - p) / K) + M[self.answered].sum() + f
+                   - self.n_ans * np.log(K * (K - 1))
+                   + self.a_p * np.log(pa).sum() + self.b_p * np.log1p(-pa).sum())
+        scale = Wt * (pi[None, :] / (Z @ pi)[:, None])
+        WW = np.zeros((self.n, 2 * Gn))
+        gh = np.empty((2, K, self.m)) if self.post_tol > 0 else None
+        for lo, hi, _, FT in self.blocks:
+            c = hi - lo
+            buf = self.buf[:K * c * 2 * Gn].reshape(K, c, 2 * Gn)
+            np.multiply(self.Gu[:, lo:hi], scale[None, lo:hi], out=buf[..., :Gn])
+            np.multiply(self.Hu[:, lo:hi], scale[None, lo:hi], out=buf[..., Gn:])
+            WW += FT @ buf.reshape(K * c, 2 * Gn)
+            if gh is not None:
+                gh[0][:, lo:hi] = buf[..., :Gn].sum(axis=2)
+                gh[1][:, lo:hi] = buf[..., Gn:].sum(axis=2)
+        return _GridPoint(p, pi, WW, None if gh is None else gh[:, :, self.answered], lp)
+
+    def m_step(self, pt: _GridPoint) -> tuple[np.ndarray, float]:
+        """p_i: the same concave 1-D problem as for confusion="map", with the node's q_k
+        in place of q_j, so the responses aggregate per (worker, node). Returns the
+        maximiser and the rise of the maximised function Q (the EM step's guaranteed rise
+        of the log-posterior), summed from per-worker log-ratios."""
+        K, Gn, x, y, a_p, b_p = self.K, self.Gn, self.x, self.y, self.a_p, self.b_p
+        Wg, Wh = pt.WW[:, :Gn].T, pt.WW[:, Gn:].T
+        Wo = np.clip(self.Nw - Wg.sum(axis=0) - Wh.sum(axis=0), 0.0, None)
+
+        def d_p(pv):
+            ux = x / (1.0 / K + pv[None, :] * x)
+            uy = y / (1.0 / K + pv[None, :] * y)
+            d1 = (Wg * ux + Wh * uy).sum(axis=0) - Wo / (1.0 - pv) + a_p / pv - b_p / (1.0 - pv)
+            d2 = (-(Wg * ux * ux + Wh * uy * uy).sum(axis=0) - Wo / (1.0 - pv) ** 2
+                  - a_p / pv ** 2 - b_p / (1.0 - pv) ** 2)
+            return d1, d2
+
+        p_new = _newton(d_p, pt.p, self.lo_p, self.hi_p)
+        dp = (p_new - pt.p)[None, :]
+        gain = (Wg * np.log1p(dp * x / (1.0 / K + pt.p[None, :] * x))
+                + Wh * np.log1p(dp * y / (1.0 / K + pt.p[None, :] * y))).sum(axis=0)
+        gain += (Wo + b_p) * np.log1p(-dp[0] / (1.0 - pt.p)) + a_p * np.log1p(dp[0] / pt.p)
+        return p_new, float(gain[self.active].sum())
+
+    def labels(self, p: np.ndarray, pi: np.ndarray, tol: float) -> dict:
+        """Labels, block by block: the pair with the largest marginal posterior; pairs
+        whose posterior is within a factor exp(-tie_j), less 2 ``posterior_tol``, of it
+        are ties (round-off of the scores, and parameter changes up to ``tol``), the
+        lexicographically smallest wins. Per worker: twice the largest weight (its sum
+        over a task bounds the scores, for the round-off) and a bound on |d w/d p| of both
+        weights (their sum: the scores' sensitivity to p)."""
+        K, m = self.K, self.m
+        Ta, Tb = self.tables(p)
+        per_worker = np.column_stack([2.0 * np.log1p(K * p / (1.0 - p)),
+                                      2.0 * K / ((1.0 - p) * (1.0 - p + K * p))])
+        d = self.R.task_counts().astype(float)
+        a, b = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
+        pair_proba, g_proba, q_mean = np.empty(m), np.empty(m), np.empty(m)
+        for lo, hi, F, _ in self.blocks:
+            pair, node = _grid_pairs_block(F, Ta, Tb, pi, K)
+            sums = (F @ per_worker).reshape(K, hi - lo, 2).sum(axis=0)
+            rounding = 8.0 * _EPS * (d[lo:hi] + 2.0) * sums[:, 0]
+            tie = 2.0 * rounding + tol * (sums[:, 1] + 1.0 / pi.min())
+            a[lo:hi], b[lo:hi], pair_proba[lo:hi], g_proba[lo:hi] = _grid_labels_block(
+                pair, tie, self.post_tol)
+            q_mean[lo:hi] = node @ self.q_nodes
+        return dict(a=a, b=b, pair_proba=pair_proba, g_proba=g_proba, q=q_mean)
 
 
 class TopTwoEM(BaseEstimator):
@@ -685,147 +957,55 @@ class TopTwoEM(BaseEstimator):
     def _fit_grid(self, R: Responses, p: np.ndarray, t_init: np.ndarray, max_iter: int,
                   tol: float, a_p: float, b_p: float, post_tol: float) -> dict:
         """EM with q_j latent on a grid whose weights pi are estimated (``confusion="grid"``)."""
-        n, m, K = R.n_workers, R.n_tasks, R.n_labels
-        answered = R.task_counts() > 0
-        active = R.worker_counts() > 0
-        n_ans = int(answered.sum())
-        _, workers_tm, labels_tm = R.task_major()
-        tasks_tm = R.task_major_tasks()
+        em = _GridEM(R, a_p, b_p, post_tol)
         Gn = GRID_NODES
-        t_nodes = (np.arange(Gn) + 0.5) / Gn
-        q_nodes = 0.5 * (1.0 + t_nodes)
         bins = np.minimum((t_init * Gn).astype(np.int64), Gn - 1)
         pi = (np.bincount(bins, minlength=Gn) + 1.0) / (bins.size + Gn)
-        Nw = R.worker_counts().astype(float)
-
-        # (label, task) x worker incidence, label-major: S^a and S^b for every node are
-        # sparse products with the (worker, node) weights log(1 + K p_i q_k/(1 - p_i)) and
-        # log(1 + K p_i (1 - q_k)/(1 - p_i)), which depend on the worker and the node only;
-        # the results reshape to contiguous (label, task, node) arrays
-        rows = (labels_tm - 1).astype(np.int64) * m + tasks_tm
-        inc = sp.csr_array((np.ones(rows.size), (rows, workers_tm)), shape=(K * m, n))
-        # its transpose as a CSC view: the (worker, node) sums of the M-step then stream
-        # through the posterior in storage order (5 times faster than a CSR transpose,
-        # which gathers rows at random; same sums in the same order)
-        inc_t = inc.T
-        qq = np.concatenate([q_nodes, 1.0 - q_nodes])
-        split = np.kron(np.eye(2), np.ones((Gn, 1)))             # sums over the nodes
-
-        def scores(p):
-            return (inc @ np.log1p((K * p / (1.0 - p))[:, None] * qq[None, :])).reshape(K, m, 2 * Gn)
-
-        def e_step(p, pi):
-            # E-step at p, with the grid weights first moved to their optimum given p
-            # (the objective depends on pi only through Z: a concave problem in G
-            # unknowns, :func:`_pi_newton`), then the posterior under the new weights
-            W, Z, M = _grid_node_terms(scores(p))
-            pi, f = _pi_newton(Z[answered], pi, GRID_PSEUDO)
-            scale = pi[None, :] / (Z @ pi)[:, None]
-            W *= np.concatenate([scale, scale], axis=1)          # contiguous (m, 2 G)
-            pa = p[active]
-            # log-posterior: sum_j C_j = sum_i N_i log((1 - p_i)/K); log Z_j = M_j + log D_j
-            lp = float(Nw @ np.log((1.0 - p) / K) + M[answered].sum() + f
-                       - n_ans * np.log(K * (K - 1))
-                       + a_p * np.log(pa).sum() + b_p * np.log1p(-pa).sum())
-            gh = (W.reshape(K * m, 2 * Gn) @ split).reshape(K, m, 2)[:, answered]
-            return (W, M), pi, gh, lp
-
-        lo_p, hi_p = np.full(n, _EDGE), np.full(n, 1.0 - _EDGE)
-        x = (q_nodes - 1.0 / K)[:, None]
-        y = (1.0 - q_nodes - 1.0 / K)[:, None]
-
-        def m_step(state, p):
-            # p_i: the same concave 1-D problem as for confusion="map", with the node's
-            # q_k in place of q_j, so the responses aggregate per (worker, node)
-            WW = inc_t @ state[0].reshape(K * m, 2 * Gn)         # (worker, 2 node) sums
-            Wg, Wh = WW[:, :Gn].T, WW[:, Gn:].T
-            Wo = np.clip(Nw - Wg.sum(axis=0) - Wh.sum(axis=0), 0.0, None)
-
-            def d_p(pv):
-                ux = x / (1.0 / K + pv[None, :] * x)
-                uy = y / (1.0 / K + pv[None, :] * y)
-                d1 = (Wg * ux + Wh * uy).sum(axis=0) - Wo / (1.0 - pv) + a_p / pv - b_p / (1.0 - pv)
-                d2 = (-(Wg * ux * ux + Wh * uy * uy).sum(axis=0) - Wo / (1.0 - pv) ** 2
-                      - a_p / pv ** 2 - b_p / (1.0 - pv) ** 2)
-                return d1, d2
-
-            return _newton(d_p, p, lo_p, hi_p)
-
-        def done(old, new):
-            """The stopping rules between two consecutive accepted points."""
-            change = max(float(np.abs(new[0] - old[0])[active].max(initial=0.0)),
-                         float(np.abs(new[1] - old[1]).max()))
-            post_change = float(np.abs(new[2] - old[2]).max(initial=0.0))
-            return (change < tol or post_change < post_tol
-                    or new[4] - old[4] <= LL_RTOL * abs(new[4]))
-
-        # cur = (p, pi, g and h marginals, E-step state, log-posterior). Memory: at most
-        # two posteriors (K m 2 G values each) are alive, during an extrapolation; the
-        # scores are recomputed for the final pairs instead of being kept
-        state, pi, gh, lp = e_step(p, pi)
-        cur = (p, pi, gh, state, lp)
-        history = [lp]
+        active = em.active
+        # EM with Anderson acceleration of logit(p) (module docstring): the current
+        # point, the logit(p) of the last accepted points and of their EM images
+        cur = em.e_step(p, pi, _PI_FIRST)
+        history = [cur.lp]
         converged = False
         n_iter = 0
-        while n_iter < max_iter and not converged:
-            # two EM steps, then a SQUAREM extrapolation of logit(p) (Varadhan and
-            # Roland 2008, scheme S3), kept only if it raises the log-posterior
-            pts = [cur[0]]
-            for _ in range(2):
-                p_new = m_step(cur[3], cur[0])
-                cur, state = (*cur[:3], None, cur[4]), None        # free the posterior
-                state, pi, gh, lp = e_step(p_new, cur[1])
-                n_iter += 1
-                nxt = (p_new, pi, gh, state, lp)
-                converged = done(cur, nxt)
-                cur = nxt
-                history.append(lp)
-                pts.append(cur[0])
-                if converged or n_iter >= max_iter:
-                    break
-            if converged or n_iter >= max_iter:
+        xs: list[np.ndarray] = []
+        gxs: list[np.ndarray] = []
+        while n_iter < max_iter:
+            p_em, gain = em.m_step(cur)
+            if gain <= EM_GAIN_TOL:
+                converged = True
                 break
-            t0, t1, t2 = (_logit(pt[active]) for pt in pts)
-            r, v = t1 - t0, t2 - 2.0 * t1 + t0
-            nv = float(np.sqrt(v @ v))
-            if not nv > 0:
-                continue
-            alpha = min(-float(np.sqrt(r @ r)) / nv, -1.0)
-            p_ext = cur[0].copy()
-            p_ext[active] = _expit(np.clip(t0 - 2.0 * alpha * r + alpha * alpha * v,
-                                           -_LOGIT_MAX, _LOGIT_MAX))
-            state = None
-            state, pi, gh, lp = e_step(p_ext, cur[1])
-            n_iter += 1
-            if lp > cur[4] + _SQUAREM_MARGIN * abs(cur[4]):
-                nxt = (p_ext, pi, gh, state, lp)
-                converged = done(cur, nxt)
-                cur = nxt
-            state = None
-            history.append(cur[4])
-        p, pi, gh, state, lp = cur
-        W, M = state
-        pair = _grid_pairs(scores(p), np.log(pi), M)
-        node = W[..., :Gn].sum(axis=0)
-        # labels: the pair with the largest marginal posterior; pairs whose posterior is
-        # within a factor exp(-tie_j), less 2 posterior_tol, of it are ties (round-off of
-        # the scores, and the effect of stopping one iteration earlier or later), the
-        # lexicographically smallest wins
-        pw = p[workers_tm]
-        d = R.task_counts().astype(float)
-        rounding = 8.0 * _EPS * (d + 2.0) * np.bincount(
-            tasks_tm, weights=2.0 * np.log1p(K * pw / (1.0 - pw)), minlength=m)
-        sens = 2.0 * K / ((1.0 - pw) * (1.0 - pw + K * pw))     # bound on |d w / d p|
-        tie = (2.0 * rounding + tol * (np.bincount(tasks_tm, weights=sens, minlength=m)
-                                       + 1.0 / pi.min()))
-        P = pair.reshape(m, K * K)
-        Pmax = P.max(axis=1, keepdims=True)
-        best = np.argmax(P >= Pmax * np.exp(-tie)[:, None] - 2.0 * post_tol, axis=1)
-        a, b = best // K, best % K
-        rows = np.arange(m)
-        return dict(a=a, b=b, pair_proba=P[rows, best], g_proba=pair[rows, a, :].sum(axis=1),
-                    q=node @ q_nodes, p=p, history=history, n_iter=n_iter,
-                    converged=converged, q_nodes=q_nodes, pi=pi)
+            xs.append(_logit(cur.p[active]))
+            gxs.append(_logit(p_em[active]))
+            del xs[:-(_AA_MEMORY + 1)], gxs[:-(_AA_MEMORY + 1)]
+            nxt = None
+            p_aa = _anderson(xs, gxs)
+            if p_aa is not None:
+                p_try = cur.p.copy()
+                p_try[active] = _expit(np.clip(p_aa, -_LOGIT_MAX, _LOGIT_MAX))
+                trial = em.e_step(p_try, cur.pi)
+                n_iter += 1
+                # kept only if it rises at least as much as the EM step is guaranteed to
+                if trial.lp - cur.lp >= gain:
+                    nxt = trial
+                else:
+                    history.append(cur.lp)
+                    del xs[:-1], gxs[:-1]               # restart from the current point
+                del trial
+            if nxt is None:
+                if n_iter >= max_iter:
+                    break
+                nxt = em.e_step(p_em, cur.pi)
+                n_iter += 1
+            converged = _grid_done(cur, nxt, active, tol, post_tol)
+            cur = nxt
+            history.append(cur.lp)
+            if converged:
+                break
+        out = em.labels(cur.p, cur.pi, tol)
+        out.update(p=cur.p, pi=cur.pi, history=history, n_iter=n_iter, converged=converged,
+                   q_nodes=em.q_nodes)
+        return out
 
     def fit_predict(self, A: Any, n_labels: int | None = None) -> np.ndarray:
         """Fit and return g_hat (shape (n_tasks,))."""
