@@ -376,7 +376,7 @@ def _grid_node_terms(S: np.ndarray):
 #: Newton steps on the grid weights per E-step, at most (each one raises the objective;
 #: from a poor start about ten are needed, near the optimum one or two).
 _PI_NEWTON = 20
-_PI_FIRST = 20
+_PI_FIRST = 6
 #: A Newton step on the grid weights goes at most this fraction of the way to the
 #: boundary of the simplex (a weight can shrink 100-fold in one step).
 _PI_BOUNDARY = 0.99
@@ -404,9 +404,10 @@ def _pi_newton(Z: np.ndarray, pi: np.ndarray, delta: float, max_steps: int | Non
     kkt = np.zeros((G + 1, G + 1))
     kkt[:G, G] = kkt[G, :G] = 1.0
     Rm = np.empty_like(Z) if work is None else work
+    ones = np.ones(Z.shape[0])
     for _ in range(_PI_NEWTON if max_steps is None else max_steps):
         np.divide(Z, zp[:, None], out=Rm)
-        g = Rm.sum(axis=0) + delta / pi
+        g = ones @ Rm + delta / pi
         kkt[:G, :G] = -(Rm.T @ Rm) - np.diag(delta / pi ** 2)
         try:
             d = np.linalg.solve(kkt, np.concatenate([-g, [0.0]]))[:G]
@@ -443,18 +444,22 @@ def _pi_newton(Z: np.ndarray, pi: np.ndarray, delta: float, max_steps: int | Non
 def _grid_blocks(R: Responses, tasks_per_block: int):
     """The (label, task) x worker incidence of the responses, cut into blocks of tasks.
 
-    Block b covers tasks lo..hi-1 (c = hi - lo of them); its CSR matrix F_b of shape
-    (K c, n) has a 1 in row (label - 1) c + (j - lo), column i, for every response
-    A_ij = label. F_b @ T, for a (worker, node) table T, is the (label, task, node) array
-    of sums over the task's answers with that label, contiguous in (K, c, G) order; the
-    transpose F_b.T (a CSC view) sums a (label, task, node) array over each worker's
-    answers. Within a row the workers come in increasing order (the task-major order of
-    the responses), so every sum is taken in the same order whatever the input order.
+    Only answered tasks are kept, renumbered 0..m' - 1 in their order. Block b covers
+    renumbered tasks lo..hi-1 (c = hi - lo of them); its CSR matrix F_b of shape (K c, n)
+    has a 1 in row (label - 1) c + (j - lo), column i, for every response A_ij = label.
+    F_b @ T, for a (worker, node) table T, is the (label, task, node) array of sums over
+    the task's answers with that label, contiguous in (K, c, G) order; the transpose
+    F_b.T (a CSC view) sums a (label, task, node) array over each worker's answers.
+    Within a row the workers come in increasing order (the task-major order of the
+    responses), so every sum is taken in the same order whatever the input order.
     Returns a list of (lo, hi, F_b, F_b.T).
     """
-    n, m, K = R.n_workers, R.n_tasks, R.n_labels
+    n, K = R.n_workers, R.n_labels
     _, workers_tm, labels_tm = R.task_major()
-    tasks_tm = R.task_major_tasks().astype(np.int64)
+    counts = R.task_counts()
+    m = int(np.count_nonzero(counts))
+    # renumbered task of every response (task-major order: non-decreasing)
+    tasks_tm = np.repeat(np.arange(m, dtype=np.int64), counts[counts > 0])
     lo_t = (tasks_tm // tasks_per_block) * tasks_per_block
     c_t = np.minimum(lo_t + tasks_per_block, m) - lo_t
     rows = lo_t * K + (labels_tm.astype(np.int64) - 1) * c_t + (tasks_tm - lo_t)
@@ -586,13 +591,14 @@ class _GridEM:
     """
 
     def __init__(self, R: Responses, a_p: float, b_p: float, post_tol: float):
-        n, m, K = R.n_workers, R.n_tasks, R.n_labels
+        n, K = R.n_workers, R.n_labels
         Gn = GRID_NODES
-        self.R, self.n, self.m, self.K, self.Gn = R, n, m, K, Gn
-        self.a_p, self.b_p, self.post_tol = a_p, b_p, post_tol
         self.answered = R.task_counts() > 0
         self.active = R.worker_counts() > 0
-        self.n_ans = int(self.answered.sum())
+        # every per-task array covers the answered tasks only (renumbered in order)
+        m = self.n_ans = int(self.answered.sum())
+        self.R, self.n, self.m, self.K, self.Gn = R, n, m, K, Gn
+        self.a_p, self.b_p, self.post_tol = a_p, b_p, post_tol
         self.Nw = R.worker_counts().astype(float)
         self.q_nodes = 0.5 * (1.0 + (np.arange(Gn) + 0.5) / Gn)
         self.qq = np.concatenate([self.q_nodes, 1.0 - self.q_nodes])
@@ -601,9 +607,8 @@ class _GridEM:
         self.blocks = _grid_blocks(R, max(1, _GRID_CHUNK // (K * Gn)))
         self.Gu, self.Hu = np.empty((K, m, Gn)), np.empty((K, m, Gn))
         self.Z, self.Wt, self.M = np.empty((m, Gn)), np.empty((m, Gn)), np.empty(m)
-        self.Z_ans = self.Z if self.n_ans == m else np.empty((self.n_ans, Gn))
-        self.work = np.empty((self.n_ans, Gn))
-        self.buf = np.empty(K * max(hi - lo for lo, hi, _, _ in self.blocks) * 2 * Gn)
+        self.work = np.empty((m, Gn))
+        self.buf = np.empty(K * max((hi - lo for lo, hi, _, _ in self.blocks), default=0) * 2 * Gn)
         self.lo_p, self.hi_p = np.full(n, _EDGE), np.full(n, 1.0 - _EDGE)
 
     def tables(self, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -629,12 +634,10 @@ class _GridEM:
                     (F @ Ta).reshape(K, c, Gn)[:, bad], (F @ Tb).reshape(K, c, Gn)[:, bad])
                 w[bad] = 1.0
             Z[lo:hi], Wt[lo:hi], M[lo:hi] = z, w, Mc
-        if self.Z_ans is not Z:
-            np.compress(self.answered, Z, axis=0, out=self.Z_ans)
-        pi, f = _pi_newton(self.Z_ans, pi, GRID_PSEUDO, pi_steps, self.work)
+        pi, f = _pi_newton(Z, pi, GRID_PSEUDO, pi_steps, self.work)
         pa = p[self.active]
         # log-posterior: sum_j C_j = sum_i N_i log((1 - p_i)/K); log Z_j = M_j + log D_j
-        lp = float(self.Nw @ np.log((1.0 - p) / K) + M[self.answered].sum() + f
+        lp = float(self.Nw @ np.log((1.0 - p) / K) + M.sum() + f
                    - self.n_ans * np.log(K * (K - 1))
                    + self.a_p * np.log(pa).sum() + self.b_p * np.log1p(-pa).sum())
         scale = Wt * (pi[None, :] / (Z @ pi)[:, None])
@@ -649,7 +652,7 @@ class _GridEM:
             if gh is not None:
                 gh[0][:, lo:hi] = buf[..., :Gn].sum(axis=2)
                 gh[1][:, lo:hi] = buf[..., Gn:].sum(axis=2)
-        return _GridPoint(p, pi, WW, None if gh is None else gh[:, :, self.answered], lp)
+        return _GridPoint(p, pi, WW, gh, lp)
 
     def m_step(self, pt: _GridPoint) -> tuple[np.ndarray, float]:
         """p_i: the same concave 1-D problem as for confusion="map", with the node's q_k
@@ -686,7 +689,7 @@ class _GridEM:
         Ta, Tb = self.tables(p)
         per_worker = np.column_stack([2.0 * np.log1p(K * p / (1.0 - p)),
                                       2.0 * K / ((1.0 - p) * (1.0 - p + K * p))])
-        d = self.R.task_counts().astype(float)
+        d = self.R.task_counts()[self.answered].astype(float)
         a, b = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
         pair_proba, g_proba, q_mean = np.empty(m), np.empty(m), np.empty(m)
         for lo, hi, F, _ in self.blocks:
@@ -840,9 +843,13 @@ class TopTwoEM(BaseEstimator):
 
         if self.confusion == "grid":
             out = self._fit_grid(R, p, t_init, max_iter, tol, a_p, b_p, post_tol)
-            top = np.column_stack([out["a"], out["b"]]).astype(np.int64) + 1
-            top[~answered] = 0
-            self._set(init, top, out["pair_proba"], out["g_proba"], out["q"], out["p"],
+            top = np.zeros((m, 2), dtype=np.int64)         # answered tasks only in out
+            top[answered] = np.column_stack([out["a"], out["b"]]) + 1
+            full = {}
+            for key in ("pair_proba", "g_proba", "q"):
+                full[key] = np.full(m, np.nan)
+                full[key][answered] = out[key]
+            self._set(init, top, full["pair_proba"], full["g_proba"], full["q"], out["p"],
                       out["history"], out["n_iter"], out["converged"], answered, active, R)
             self.confusion_grid_, self.confusion_weights_ = out["q_nodes"], out["pi"]
             self.confusion_prior_mode_ = float("nan")
