@@ -703,6 +703,79 @@ class _GridEM:
         return dict(a=a, b=b, pair_proba=pair_proba, g_proba=g_proba, q=q_mean)
 
 
+def _squarem(x0: np.ndarray, x1: np.ndarray, x2: np.ndarray) -> np.ndarray | None:
+    """SQUAREM extrapolation (Varadhan and Roland 2008, step length of scheme S3, at least
+    the plain two-step point) from three consecutive EM iterates."""
+    r, v = x1 - x0, x2 - 2.0 * x1 + x0
+    nv = float(np.sqrt(v @ v))
+    if not nv > 0:
+        return None
+    alpha = min(-float(np.sqrt(r @ r)) / nv, -1.0)
+    return x0 - 2.0 * alpha * r + alpha * alpha * v
+
+
+def _accelerated_em(em: _GridEM, cur: _GridPoint, max_iter: int, tol: float,
+                    post_tol: float) -> tuple[_GridPoint, list, int, bool]:
+    """EM from ``cur`` with Anderson acceleration of logit(p), SQUAREM after a failure.
+
+    Each iteration takes the M-step from the current point; if its guaranteed rise (the
+    gain of Q) is at most EM_GAIN_TOL, EM has converged. Otherwise an extrapolated point
+    is tried: the Anderson combination (:func:`_anderson`) of the last _AA_MEMORY + 1
+    points and their EM images; after a rejected one, the history restarts and the next
+    extrapolation is a SQUAREM step (:func:`_squarem`) from two plain EM steps, after
+    which Anderson resumes. A trial is kept only if it raises the log-posterior at least
+    as much as the EM step is guaranteed to; otherwise the EM step is taken. Returns the
+    final point, the log-posterior after every E-step (a rejected trial repeats the
+    current value), the number of E-steps after the first and whether a stopping rule
+    was met.
+    """
+    active = em.active
+    history = [cur.lp]
+    n_iter = 0
+    xs: list[np.ndarray] = []        # logit(p) of the accepted points ...
+    gxs: list[np.ndarray] = []       # ... and of their EM images
+    em_run = 0                       # plain EM steps since the last restart
+    squarem_next = False
+    while n_iter < max_iter:
+        p_em, gain = em.m_step(cur)
+        if gain <= EM_GAIN_TOL:
+            return cur, history, n_iter, True
+        xs.append(_logit(cur.p[active]))
+        gxs.append(_logit(p_em[active]))
+        del xs[:-(_AA_MEMORY + 1)], gxs[:-(_AA_MEMORY + 1)]
+        z = None
+        if not squarem_next:
+            z = _anderson(xs, gxs)
+        elif em_run >= 2:
+            z = _squarem(xs[-3], xs[-2], xs[-1])
+            squarem_next = False
+        nxt = None
+        if z is not None:
+            p_try = cur.p.copy()
+            p_try[active] = _expit(np.clip(z, -_LOGIT_MAX, _LOGIT_MAX))
+            trial = em.e_step(p_try, cur.pi)
+            n_iter += 1
+            if trial.lp - cur.lp >= gain:
+                nxt = trial
+            else:
+                history.append(cur.lp)
+                del xs[:-1], gxs[:-1]
+                squarem_next, em_run = True, 0
+            del trial
+        if nxt is None:
+            if n_iter >= max_iter:
+                break
+            nxt = em.e_step(p_em, cur.pi)
+            n_iter += 1
+            em_run += 1
+        converged = _grid_done(cur, nxt, active, tol, post_tol)
+        cur = nxt
+        history.append(cur.lp)
+        if converged:
+            return cur, history, n_iter, True
+    return cur, history, n_iter, False
+
+
 class TopTwoEM(BaseEstimator):
     r"""Top-two answers by EM on the full likelihood of eq. (1) (beyond the paper).
 
@@ -968,47 +1041,8 @@ class TopTwoEM(BaseEstimator):
         Gn = GRID_NODES
         bins = np.minimum((t_init * Gn).astype(np.int64), Gn - 1)
         pi = (np.bincount(bins, minlength=Gn) + 1.0) / (bins.size + Gn)
-        active = em.active
-        # EM with Anderson acceleration of logit(p) (module docstring): the current
-        # point, the logit(p) of the last accepted points and of their EM images
-        cur = em.e_step(p, pi, _PI_FIRST)
-        history = [cur.lp]
-        converged = False
-        n_iter = 0
-        xs: list[np.ndarray] = []
-        gxs: list[np.ndarray] = []
-        while n_iter < max_iter:
-            p_em, gain = em.m_step(cur)
-            if gain <= EM_GAIN_TOL:
-                converged = True
-                break
-            xs.append(_logit(cur.p[active]))
-            gxs.append(_logit(p_em[active]))
-            del xs[:-(_AA_MEMORY + 1)], gxs[:-(_AA_MEMORY + 1)]
-            nxt = None
-            p_aa = _anderson(xs, gxs)
-            if p_aa is not None:
-                p_try = cur.p.copy()
-                p_try[active] = _expit(np.clip(p_aa, -_LOGIT_MAX, _LOGIT_MAX))
-                trial = em.e_step(p_try, cur.pi)
-                n_iter += 1
-                # kept only if it rises at least as much as the EM step is guaranteed to
-                if trial.lp - cur.lp >= gain:
-                    nxt = trial
-                else:
-                    history.append(cur.lp)
-                    del xs[:-1], gxs[:-1]               # restart from the current point
-                del trial
-            if nxt is None:
-                if n_iter >= max_iter:
-                    break
-                nxt = em.e_step(p_em, cur.pi)
-                n_iter += 1
-            converged = _grid_done(cur, nxt, active, tol, post_tol)
-            cur = nxt
-            history.append(cur.lp)
-            if converged:
-                break
+        cur, history, n_iter, converged = _accelerated_em(em, em.e_step(p, pi, _PI_FIRST),
+                                                          max_iter, tol, post_tol)
         out = em.labels(cur.p, cur.pi, tol)
         out.update(p=cur.p, pi=cur.pi, history=history, n_iter=n_iter, converged=converged,
                    q_nodes=em.q_nodes)
