@@ -427,6 +427,16 @@ def _pi_newton(Z: np.ndarray, pi: np.ndarray, delta: float, max_steps: int | Non
             t *= 0.5
         else:
             break
+        if t < 1.0:
+            # far from the optimum the multiplicative EM update of the weights (from the
+            # same column sums) can rise more than the shortened Newton step
+            s = g - delta / pi
+            d_em = (pi * s + delta) / (m + G * delta) - pi
+            r_em = (Z @ d_em) / zp
+            rise_em = float(np.log1p(r_em).sum() + delta * np.log1p(d_em / pi).sum())
+            if rise_em > rise:
+                t, d, ratio, rise = 1.0, d_em, r_em, rise_em
+                dec = np.inf
         pi = pi + t * d
         zp = zp * (1.0 + t * ratio)
         f += rise
