@@ -147,7 +147,7 @@ from ._base import BaseEstimator
 from ._validation import _check_real, check_choice, check_int
 from .mle import TopTwo2, best_pairs
 from .responses import Responses, as_responses
-from .spectral import _EPS, _first_true, check_spectral_labels, soft_labels
+from .spectral import _EPS, check_spectral_labels, soft_labels
 
 __all__ = ["TopTwoEM", "em_posteriors", "GRID_NODES"]
 
@@ -531,16 +531,13 @@ def _grid_labels_block(pair: np.ndarray, tie: np.ndarray, post_tol: float):
     ``post_tol``) to the lexicographically smallest (a, b), a != b. Returns (a, b, the
     chosen pair's posterior, the posterior that a is g_j)."""
     K = pair.shape[0]
-    offdiag = [(x, y) for x in range(K) for y in range(K) if x != y]
-    top = pair[offdiag[0]].copy()
-    for x, y in offdiag[1:]:
-        np.maximum(top, pair[x, y], out=top)
-    floor = top * np.exp(-tie) - 2.0 * post_tol
-    first = _first_true([pair[x, y] >= floor for x, y in offdiag])
-    idx = np.array(offdiag)[first]
-    a, b = idx[:, 0], idx[:, 1]
+    xa, xb = np.nonzero(~np.eye(K, dtype=bool))          # off-diagonal, row-major order
+    off = pair[xa, xb]                                    # (K (K - 1), c)
+    floor = off.max(axis=0) * np.exp(-tie) - 2.0 * post_tol
+    first = np.argmax(off >= floor, axis=0)               # the first pair within the tie
+    a, b = xa[first], xb[first]
     cols = np.arange(pair.shape[2])
-    return a, b, pair[a, b, cols], pair.sum(axis=1)[a, cols]
+    return a, b, off[first, cols], pair.sum(axis=1)[a, cols]
 
 
 class _GridPoint(NamedTuple):
