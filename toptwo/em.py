@@ -73,15 +73,12 @@ derivative in the open interval; the derivatives tend to +inf at the lower end a
 at the upper end, so the bracket is the whole interval. ``theory_checks.checks_em``
 checks these formulas (gradients, second derivatives, concavity) with SymPy.
 
-Monotonicity and stopping. E-step then the two exact conditional maximisations never
-decrease the log-posterior, log L(p, q) + log pi(p) + log pi(q) (recorded in
-``log_likelihood_``; the Newton solves stop at a relative step of 1e-12, so a decrease
-can only be round-off). EM stops when the largest change of any p_i or q_j (of pi_k with
-``confusion="grid"``) is below ``tol``, or (``confusion="grid"``, if ``posterior_tol`` >
-0; off by default) when no task's posterior probability of any label being g_j or h_j
-changed by ``posterior_tol`` or more (the quantity the labels are read from), or when an iteration raised the log-posterior
-by at most LL_RTOL = 1e-9 of its magnitude (far above its round-off), or after
-``max_iter`` iterations (E-steps).
+Monotonicity and stopping (``confusion="map"``). E-step then the two exact conditional
+maximisations never decrease the log-posterior, log L(p, q) + log pi(p) + log pi(q)
+(recorded in ``log_likelihood_``; the Newton solves stop at a relative step of 1e-12, so
+a decrease can only be round-off). EM stops when the largest change of any p_i or q_j is
+below ``tol``, or when an iteration raised the log-posterior by at most LL_RTOL = 1e-9 of
+its magnitude (far above its round-off), or after ``max_iter`` iterations.
 
 Option ``confusion="grid"`` (q_j integrated out; the default). With about 10 answers per
 task the MAP of q_j is far from q_j (measured mean bias -0.2 on ``easy``, +0.12 on
@@ -93,36 +90,62 @@ the latent state of task j is (q-node k, a, b), with prior pi_k / (K(K-1)); pi h
 Dirichlet(1 + delta) prior (delta = GRID_PSEUDO).
 
 * Per-node scores. The weight log(1 + K p_i q_k/(1 - p_i)) depends on the worker and the
-  node only, so S^a_jk(c) for all nodes is one sparse product of the (label, task) x
-  worker incidence matrix with an (n, GRID_NODES) table (likewise S^b, in the same
-  product).
-* E-step in O(m K GRID_NODES), not O(m K^2 GRID_NODES). The marginal of "c is g_j" at
-  node k is sum_{b != c} exp(S^a(c) + S^b(b)) = exp(S^a(c)) X^b(c), where X^b(c) =
-  sum_{b != c} exp(S^b(b)) is an exclusive sum, computed from prefix and suffix sums of
-  exp(S^b - max S^b) (no subtraction, so no cancellation; :func:`_grid_node_terms`).
-  The shift by max S^a + max S^b can only underflow when a task's answers favour one
-  label by a log-ratio of several hundred in both slots; such tasks are recomputed over
-  all K(K-1) pairs with the exact shift.
+  node only, so S^a_jk(c) for all nodes is a sparse product of the (label, task) x
+  worker incidence matrix with an (n, GRID_NODES) table (likewise S^b).
+* E-step in O(nnz GRID_NODES + m K GRID_NODES), not O(m K^2 GRID_NODES). The marginal
+  of "c is g_j" at node k is sum_{b != c} exp(S^a(c) + S^b(b)) = exp(S^a(c)) X^b(c),
+  where X^b(c) = sum_{b != c} exp(S^b(b)) is an exclusive sum, computed from prefix and
+  suffix sums of exp(S^b - max S^b) (no subtraction, so no cancellation;
+  :func:`_node_terms_chunk`). The shift by max S^a + max S^b can only underflow when a
+  task's answers favour one label by a log-ratio of several hundred in both slots; such
+  tasks are recomputed over all K(K-1) pairs with the exact shift. The answered tasks
+  are processed in blocks of about _GRID_CHUNK (label, task, node) entries: each block's
+  sparse product, exponentials and exclusive sums stay in the processor's cache, and the
+  only arrays of size K m GRID_NODES (the unscaled g and h terms) are allocated once per
+  fit (:class:`_GridEM`).
 * Grid weights (ECME; Liu and Rubin 1994). For fixed p the log-posterior depends on pi
   only through F(pi) = sum_j log(sum_k pi_k Z_jk) + delta sum_k log pi_k, with Z_jk the
   likelihood of task j's answers at node k: concave on the simplex, so each E-step first
-  raises F by Newton steps with a line search from the current pi (:func:`_pi_newton`;
-  the plain EM update pi_k = (sum_j P(node k | A_.j) + delta)/(m_answered + GRID_NODES
-  delta) converges slowly, like any mixing weights under EM), then computes the posterior
-  under the new pi.
+  maximises F by Newton steps with a line search from the current pi
+  (:func:`_pi_newton`; the plain EM update pi_k = (sum_j P(node k | A_.j) + delta) /
+  (m_answered + GRID_NODES delta) converges slowly, like any mixing weights under EM,
+  and is only used when it rises more than a shortened Newton step), then computes the
+  posterior under the new pi in a second pass over the blocks.
 * M-step for p: the same concave 1-D problem as above with q_k in place of q_j; its
   per-response terms aggregate into (worker, node) sums (the transposed sparse product),
-  so each Newton step costs O(n GRID_NODES).
-* Acceleration. Every two EM steps, logit(p) is extrapolated by SQUAREM (Varadhan and
-  Roland 2008, step length of scheme S3, at least the plain two-step point); the E-step at
-  the extrapolated point is kept only if it raises the log-posterior by more than
-  _SQUAREM_MARGIN of its magnitude, otherwise EM continues from the plain point. So the
-  recorded log-posterior never decreases.
+  so each Newton step costs O(n GRID_NODES). It also returns its gain, the rise of the
+  maximised expected complete-data log-posterior Q, which EM's inequality guarantees as
+  a rise of the log-posterior: L(p_EM, pi) - L(p, pi) >= Q(p_EM) - Q(p).
+* Acceleration (:func:`_accelerated_em`). Each iteration proposes an extrapolated point
+  by Anderson acceleration (type II, Walker and Ni 2011) of logit(p) over the last
+  _AA_MEMORY + 1 points and their EM images; after a rejected proposal the history
+  restarts and the next proposal is a SQUAREM step (Varadhan and Roland 2008, scheme
+  S3) from two plain EM steps, after which Anderson resumes. A proposal's E-step is
+  kept only if it raises the log-posterior at least as much as the plain EM step is
+  guaranteed to (its gain); otherwise EM takes the plain step. So every recorded step
+  raises the log-posterior by at least the gain (a rejected proposal repeats the
+  current value in ``log_likelihood_``), and no decision compares numbers within
+  round-off of each other except by a coincidence of measure zero.
+* Stopping. EM stops when the EM step from the current point would gain at most
+  EM_GAIN_TOL = 1e-3 (checked before any further E-step), or when the largest change of
+  any p_i or pi_k between accepted points is below ``tol``, or (if ``posterior_tol`` > 0)
+  when no task's posterior probability of any label being g_j or h_j changed by
+  ``posterior_tol`` or more, or after ``max_iter`` E-steps. Why the gain rule is enough:
+  near the maximum, along a direction whose fraction of missing information is lambda,
+  the gain is (1 - lambda) times the rise still possible, so the log-posterior is within
+  EM_GAIN_TOL/(1 - lambda) of its maximum; and within D of the maximum (quadratic
+  approximation) every smooth function of (p, pi), each task's pair posterior among
+  them, is within sqrt(2 D) posterior standard deviations of its value at the maximum.
+  Measured against fits run to a gain of 1e-10 (``tests/test_em.py``,
+  ``benchmarks/em.py``): D <= 0.01 on Table 1's scenarios except few_smart at s = 0.05
+  (D <= 0.03, lambda near 0.97), and 0.004 at 2 10^6 responses: within 0.25 standard
+  deviations. Running to a gain of 1e-7 instead changed the mean pair-error gap to the
+  oracle over the 24 cells of ``benchmarks/em.py`` by 0.00002.
 
 The labels are the mode of the pair posterior with q_j integrated out (the Bayes
 decision for the pair error), ``pair_proba_`` its probability and ``confusion_`` the
-posterior mean of q_j. ``theory_checks.checks_em`` checks the pi update (Lagrange
-conditions) with SymPy.
+posterior mean of q_j, computed block by block after EM. ``theory_checks.checks_em``
+checks the pi update (Lagrange conditions) with SymPy.
 
 Labels. (g_j, h_j) is the posterior mode: the argmax of S^a_j(a) + S^b_j(b) at the final
 (p, q), by :func:`toptwo.mle.best_pairs`. Pair scores within a tolerance are ties and go
@@ -131,8 +154,12 @@ eq. (6) (see :func:`toptwo.plugin_mle`) plus ``tol`` times the sensitivity of th
 to (p, q) (the sum over the task's answers of |d w/d p| + |d w/d q| for both slots): the
 scores can move that much when round-off makes EM stop one iteration earlier or later.
 With ``confusion="grid"`` the pair posterior with q_j integrated out is compared: pairs
-whose posterior is at least exp(-tie_j) times the largest, less 2 ``posterior_tol`` (the
-posterior's possible change from one more iteration), are ties.
+whose posterior is at least exp(-tie_j) times the largest, less 2 ``posterior_tol``, are
+ties, with tie_j the same bound for the scores at the q_k (|d w/d p| only) plus
+``tol``/min_k pi_k for the weights: a margin for parameters that differ by up to
+``tol``, far above the round-off by which two runs on different BLAS kernels or
+thread counts differ (their E-step sums are taken in a fixed order; only the grid
+weights' 10 x 10 Newton system goes through BLAS).
 """
 
 from __future__ import annotations
@@ -156,9 +183,10 @@ __all__ = ["TopTwoEM", "em_posteriors", "GRID_NODES"]
 _EDGE = 1e-12
 #: Number of (task, a, b) entries of the pair posterior built at once.
 _PAIR_CHUNK = 1 << 21
-#: Number of (label, task, node) entries of the grid E-step processed at once: small
-#: enough for the chain of elementwise operations to stay in the processor's cache
-#: (measured at m = 200000, K = 5: 0.38 s per E-step against 0.69 s with 2^21).
+#: Number of (label, task, node) entries per block of the grid E-step: small enough for
+#: the chain of elementwise operations to stay in the processor's cache (measured at
+#: m = 200000, K = 5, CPU time per E-step: 0.132 s with 2^16 and 0.130 s with 2^18,
+#: against 0.168 s with 2^14 and 0.158 s with 2^20).
 _GRID_CHUNK = 1 << 16
 #: Newton iterations per conditional maximisation (each halves the bracket at worst).
 _NEWTON_MAX = 100
@@ -167,7 +195,8 @@ _NEWTON_MAX = 100
 LL_RTOL = 1e-9
 _NEWTON_TOL = 1e-12
 #: ``confusion="grid"``: EM stops when the EM step from the current point would raise
-#: the expected complete-data log-posterior (the M-step's objective) by at most this.
+#: the expected complete-data log-posterior (the M-step's objective), and so at least
+#: the log-posterior, by at most this (module docstring, "Stopping").
 EM_GAIN_TOL = 1e-3
 #: logit(p) of an extrapolated point is clipped to +-_LOGIT_MAX.
 _LOGIT_MAX = 27.0
@@ -374,9 +403,12 @@ def _grid_node_terms(S: np.ndarray):
 
 
 #: Newton steps on the grid weights per E-step, at most (each one raises the objective;
-#: from a poor start about ten are needed, near the optimum one or two).
+#: from a poor start ten or more are needed, near the optimum one or two), and in the
+#: first E-step, at TopTwo2's p (whose optimal weights EM moves away from at once:
+#: measured at 2 10^6 responses, 3 steps there took 10 E-steps and 30 Newton steps in
+#: all, against 10-11 and 34-47 with 0, 6, 10 or 20).
 _PI_NEWTON = 20
-_PI_FIRST = 6
+_PI_FIRST = 3
 #: A Newton step on the grid weights goes at most this fraction of the way to the
 #: boundary of the simplex (a weight can shrink 100-fold in one step).
 _PI_BOUNDARY = 0.99
@@ -793,22 +825,24 @@ class TopTwoEM(BaseEstimator):
     Parameters
     ----------
     max_iter : int, default=100
-        Largest number of EM iterations (with ``confusion="grid"``: of E-steps, counting
-        the SQUAREM extrapolations; about 10-30 are used on Table 1's scenarios and 17 at
-        2 10^6 responses).
+        Largest number of EM iterations (with ``confusion="grid"``: of E-steps after the
+        first, counting rejected extrapolations; 7-20 are used on Table 1's scenarios, up
+        to 60 on the slowest (few_smart, s = 0.05), and 9 at 2 10^6 responses).
     tol : float, default=1e-6
         Stop when the largest change of any p_i (of a worker with answers) or q_j (of
         an answered task; of a grid weight with ``confusion="grid"``) in one iteration is
-        below ``tol`` (or the log-posterior rose by at most ``LL_RTOL`` of its magnitude).
+        below ``tol``; with "map" also when the log-posterior rose by at most ``LL_RTOL``
+        of its magnitude, with "grid" when the EM step's guaranteed rise is at most
+        ``EM_GAIN_TOL`` (module docstring, "Stopping").
     posterior_tol : float, default=0.0
         With ``confusion="grid"``: also stop when no answered task's posterior
         probability that a label is g_j, or h_j, changed by this much or more in one
         iteration (0, the default, turns this rule off); pairs whose posterior is within 2
         ``posterior_tol`` of the best are ties (smallest pair wins). Ignored with "map".
-        Off by default because it did not pay: at 2 10^6 responses the largest change
-        over 200000 tasks stays above 1e-3 until the log-posterior rule stops EM anyway
-        (17 E-steps), and on Table 1's scenarios 1e-3 saved a few E-steps but cost pair
-        error (easy, s = 0.1, 30 paired replicates: +0.0019 against running on).
+        Off by default because it does not pay: at 2 10^6 responses 1e-3 stops no
+        earlier than the gain rule (9 E-steps either way), and on Table 1's scenarios it
+        widens the ties (easy, s = 0.1, 30 paired replicates: pair error +0.0019 +-
+        0.0023 against the default).
     confusion_prior_strength : float, default=4.0
         nu > 0: pseudo-answers of the Beta prior on t_j = 2 q_j - 1 (mode at the mean of
         TopTwo2's t over answered tasks, clipped to [0.1, 0.9]).
