@@ -158,8 +158,10 @@ whose posterior is at least exp(-tie_j) times the largest, less 2 ``posterior_to
 ties, with tie_j the same bound for the scores at the q_k (|d w/d p| only) plus
 ``tol``/min_k pi_k for the weights: a margin for parameters that differ by up to
 ``tol``, far above the round-off by which two runs on different BLAS kernels or
-thread counts differ (their E-step sums are taken in a fixed order; only the grid
-weights' 10 x 10 Newton system goes through BLAS).
+thread counts differ (the E-step's sums over responses are taken in a fixed order; BLAS
+enters only through the grid weights' Newton solve and the log-posterior's dot
+products, and ``tests/test_roundoff.py`` checks identical labels, E-step counts and
+least certain tasks under other kernels).
 """
 
 from __future__ import annotations
@@ -425,9 +427,13 @@ def _pi_newton(Z: np.ndarray, pi: np.ndarray, delta: float, max_steps: int | Non
     F rises by an Armijo fraction of the Newton decrement g.d. The rise along the step,
     sum_j log1p(t (Z[j] @ d)/(Z[j] @ pi)) + delta sum_k log1p(t d_k/pi_k), is a sum of
     small terms, accurate far below the round-off of F itself (d sums to 0, so pi + t d
-    stays on the simplex). Stops when the decrement is below 1e-12 per task or after
-    ``max_steps`` (default _PI_NEWTON) steps; ``work``, an array shaped like Z, is
-    scratch space. Returns the new weights and F at them; F never decreases.
+    stays on the simplex). When the step had to be shortened, the multiplicative EM
+    update pi_k (sum_j Z_jk/(Z[j] @ pi) + delta/pi_k)/(m + G delta) (a rise of F by
+    EM's inequality) is taken instead if it rises more. Stops when the decrement is below
+    1e-12 per task, when a full step from a decrement that small by the
+    self-concordance bound leaves one below it, or after ``max_steps`` (default
+    _PI_NEWTON) steps; ``work``, an array shaped like Z, is scratch space. Returns the
+    new weights and F at them; F never decreases.
     """
     G = pi.size
     m = max(Z.shape[0], 1)
