@@ -832,7 +832,7 @@ class TopTwoEM(BaseEstimator):
     ----------
     max_iter : int, default=100
         Largest number of EM iterations (with ``confusion="grid"``: of E-steps after the
-        first, counting rejected extrapolations; 7-20 are used on Table 1's scenarios, up
+        first, counting rejected extrapolations; 6-22 are used on Table 1's scenarios, up
         to 60 on the slowest (few_smart, s = 0.05), and 9 at 2 10^6 responses).
     tol : float, default=1e-6
         Stop when the largest change of any p_i (of a worker with answers) or q_j (of
