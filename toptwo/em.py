@@ -136,11 +136,13 @@ Dirichlet(1 + delta) prior (delta = GRID_PSEUDO).
   EM_GAIN_TOL/(1 - lambda) of its maximum; and within D of the maximum (quadratic
   approximation) every smooth function of (p, pi), each task's pair posterior among
   them, is within sqrt(2 D) posterior standard deviations of its value at the maximum.
-  Measured against fits run to a gain of 1e-10 (``tests/test_em.py``,
-  ``benchmarks/em.py``): D <= 0.01 on Table 1's scenarios except few_smart at s = 0.05
-  (D <= 0.03, lambda near 0.97), and 0.004 at 2 10^6 responses: within 0.25 standard
-  deviations. Running to a gain of 1e-7 instead changed the mean pair-error gap to the
-  oracle over the 24 cells of ``benchmarks/em.py`` by 0.00002.
+  Measured against fits run to a gain of 1e-10 (four seeds per setting of Table 1's
+  scenarios at (50, 500, 5), s = 0.05-0.3, eight sparse spammer-hammer crowds, and the
+  2 10^6-response benchmark; ``tests/test_em.py`` checks three of them): D <= 0.01
+  except on few_smart at s = 0.05 (D <= 0.03, lambda near 0.96), and D = 0.004 at
+  2 10^6 responses, so within 0.25 standard deviations. Running to a gain of 1e-7
+  instead changed the mean pair-error gap to the oracle over the 24 cells of
+  ``benchmarks/em.py`` from 0.0050 to 0.0051.
 
 The labels are the mode of the pair posterior with q_j integrated out (the Bayes
 decision for the pair error), ``pair_proba_`` its probability and ``confusion_`` the
@@ -863,9 +865,9 @@ class TopTwoEM(BaseEstimator):
         ``pair_proba_`` is calibrated (ECE <= 0.03 on Table 1's scenarios, against
         0.06-0.13 for "map"). Default "grid" because it measures better on the
         accuracy and calibration targets (mean gap to the oracle over Table 1's 24 cells
-        0.0051 against 0.0058, ECE <= 0.028 against up to 0.135; README) and, with the
+        0.0050 against 0.0058, ECE <= 0.028 against up to 0.135; README) and, with the
         accelerations of the module docstring, is also the faster one at 2 10^6
-        responses (17 E-steps against 31 iterations; about half the time).
+        responses (10 E-steps against 32; a fifth of the time).
     init : TopTwo2, optional
         The initial estimator; a copy of it is fitted on the same data (the object
         passed is left unchanged). Default ``TopTwo2(rng=rng)``.
