@@ -246,6 +246,11 @@ for seed in range(8):
     for name, est in (("T1", toptwo.TopTwo1()), ("T2", toptwo.TopTwo2())):
         top = est.fit(R).top_two_
         out[f"{name}{seed}"] = hashlib.sha256(np.ascontiguousarray(top).tobytes()).hexdigest()
+    # TopTwoEM: its labels, E-step count and least certain tasks (every discrete decision
+    # of its EM: extrapolations kept or not, the stop, the ties, the ranking)
+    em = toptwo.TopTwoEM().fit(R)
+    key = np.concatenate([em.top_two_.ravel(), [em.n_iter_], em.uncertain_tasks(100)])
+    out[f"EM{seed}"] = hashlib.sha256(np.ascontiguousarray(key).tobytes()).hexdigest()
 print(json.dumps(out))
 """
 
@@ -253,8 +258,9 @@ print(json.dumps(out))
 @pytest.mark.slow
 @pytest.mark.skipif(not _openblas_x86(), reason="forcing kernels needs OpenBLAS on x86-64")
 def test_identical_labels_under_other_blas_kernels():
-    """The real thing: the same fits under kernels every x86-64 CPU runs, with one and two
-    BLAS threads, and with numpy's AVX-512 code paths disabled."""
+    """The real thing: the same fits (TopTwo1, TopTwo2, TopTwoEM) under kernels every
+    x86-64 CPU runs, with one and two BLAS threads, and with numpy's AVX-512 code paths
+    disabled."""
     def run(**env):
         e = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", **env}
         out = subprocess.run([sys.executable, "-c", _FIT_SCRIPT], env=e, check=True,

@@ -73,15 +73,12 @@ derivative in the open interval; the derivatives tend to +inf at the lower end a
 at the upper end, so the bracket is the whole interval. ``theory_checks.checks_em``
 checks these formulas (gradients, second derivatives, concavity) with SymPy.
 
-Monotonicity and stopping. E-step then the two exact conditional maximisations never
-decrease the log-posterior, log L(p, q) + log pi(p) + log pi(q) (recorded in
-``log_likelihood_``; the Newton solves stop at a relative step of 1e-12, so a decrease
-can only be round-off). EM stops when the largest change of any p_i or q_j (of pi_k with
-``confusion="grid"``) is below ``tol``, or (``confusion="grid"``, if ``posterior_tol`` >
-0; off by default) when no task's posterior probability of any label being g_j or h_j
-changed by ``posterior_tol`` or more (the quantity the labels are read from), or when an iteration raised the log-posterior
-by at most LL_RTOL = 1e-9 of its magnitude (far above its round-off), or after
-``max_iter`` iterations (E-steps).
+Monotonicity and stopping (``confusion="map"``). E-step then the two exact conditional
+maximisations never decrease the log-posterior, log L(p, q) + log pi(p) + log pi(q)
+(recorded in ``log_likelihood_``; the Newton solves stop at a relative step of 1e-12, so
+a decrease can only be round-off). EM stops when the largest change of any p_i or q_j is
+below ``tol``, or when an iteration raised the log-posterior by at most LL_RTOL = 1e-9 of
+its magnitude (far above its round-off), or after ``max_iter`` iterations.
 
 Option ``confusion="grid"`` (q_j integrated out; the default). With about 10 answers per
 task the MAP of q_j is far from q_j (measured mean bias -0.2 on ``easy``, +0.12 on
@@ -93,36 +90,64 @@ the latent state of task j is (q-node k, a, b), with prior pi_k / (K(K-1)); pi h
 Dirichlet(1 + delta) prior (delta = GRID_PSEUDO).
 
 * Per-node scores. The weight log(1 + K p_i q_k/(1 - p_i)) depends on the worker and the
-  node only, so S^a_jk(c) for all nodes is one sparse product of the (label, task) x
-  worker incidence matrix with an (n, GRID_NODES) table (likewise S^b, in the same
-  product).
-* E-step in O(m K GRID_NODES), not O(m K^2 GRID_NODES). The marginal of "c is g_j" at
-  node k is sum_{b != c} exp(S^a(c) + S^b(b)) = exp(S^a(c)) X^b(c), where X^b(c) =
-  sum_{b != c} exp(S^b(b)) is an exclusive sum, computed from prefix and suffix sums of
-  exp(S^b - max S^b) (no subtraction, so no cancellation; :func:`_grid_node_terms`).
-  The shift by max S^a + max S^b can only underflow when a task's answers favour one
-  label by a log-ratio of several hundred in both slots; such tasks are recomputed over
-  all K(K-1) pairs with the exact shift.
+  node only, so S^a_jk(c) for all nodes is a sparse product of the (label, task) x
+  worker incidence matrix with an (n, GRID_NODES) table (likewise S^b).
+* E-step in O(nnz GRID_NODES + m K GRID_NODES), not O(m K^2 GRID_NODES). The marginal
+  of "c is g_j" at node k is sum_{b != c} exp(S^a(c) + S^b(b)) = exp(S^a(c)) X^b(c),
+  where X^b(c) = sum_{b != c} exp(S^b(b)) is an exclusive sum, computed from prefix and
+  suffix sums of exp(S^b - max S^b) (no subtraction, so no cancellation;
+  :func:`_node_terms_chunk`). The shift by max S^a + max S^b can only underflow when a
+  task's answers favour one label by a log-ratio of several hundred in both slots; such
+  tasks are recomputed over all K(K-1) pairs with the exact shift. The answered tasks
+  are processed in blocks of about _GRID_CHUNK (label, task, node) entries: each block's
+  sparse product, exponentials and exclusive sums stay in the processor's cache, and the
+  only arrays of size K m GRID_NODES (the unscaled g and h terms) are allocated once per
+  fit (:class:`_GridEM`).
 * Grid weights (ECME; Liu and Rubin 1994). For fixed p the log-posterior depends on pi
   only through F(pi) = sum_j log(sum_k pi_k Z_jk) + delta sum_k log pi_k, with Z_jk the
   likelihood of task j's answers at node k: concave on the simplex, so each E-step first
-  raises F by Newton steps with a line search from the current pi (:func:`_pi_newton`;
-  the plain EM update pi_k = (sum_j P(node k | A_.j) + delta)/(m_answered + GRID_NODES
-  delta) converges slowly, like any mixing weights under EM), then computes the posterior
-  under the new pi.
+  maximises F by Newton steps with a line search from the current pi
+  (:func:`_pi_newton`; the plain EM update pi_k = (sum_j P(node k | A_.j) + delta) /
+  (m_answered + GRID_NODES delta) converges slowly, like any mixing weights under EM,
+  and is only used when it rises more than a shortened Newton step), then computes the
+  posterior under the new pi in a second pass over the blocks.
 * M-step for p: the same concave 1-D problem as above with q_k in place of q_j; its
   per-response terms aggregate into (worker, node) sums (the transposed sparse product),
-  so each Newton step costs O(n GRID_NODES).
-* Acceleration. Every two EM steps, logit(p) is extrapolated by SQUAREM (Varadhan and
-  Roland 2008, step length of scheme S3, at least the plain two-step point); the E-step at
-  the extrapolated point is kept only if it raises the log-posterior by more than
-  _SQUAREM_MARGIN of its magnitude, otherwise EM continues from the plain point. So the
-  recorded log-posterior never decreases.
+  so each Newton step costs O(n GRID_NODES). It also returns its gain, the rise of the
+  maximised expected complete-data log-posterior Q, which EM's inequality guarantees as
+  a rise of the log-posterior: L(p_EM, pi) - L(p, pi) >= Q(p_EM) - Q(p).
+* Acceleration (:func:`_accelerated_em`). Each iteration proposes an extrapolated point
+  by Anderson acceleration (type II, Walker and Ni 2011) of logit(p) over the last
+  _AA_MEMORY + 1 points and their EM images; after a rejected proposal the history
+  restarts and the next proposal is a SQUAREM step (Varadhan and Roland 2008, scheme
+  S3) from two plain EM steps, after which Anderson resumes. A proposal's E-step is
+  kept only if it raises the log-posterior at least as much as the plain EM step is
+  guaranteed to (its gain); otherwise EM takes the plain step. So every recorded step
+  raises the log-posterior by at least the gain (a rejected proposal repeats the
+  current value in ``log_likelihood_``), and no decision compares numbers within
+  round-off of each other except by a coincidence of measure zero.
+* Stopping. EM stops when the EM step from the current point would gain at most
+  EM_GAIN_TOL = 1e-3 (checked before any further E-step), or when the largest change of
+  any p_i or pi_k between accepted points is below ``tol``, or (if ``posterior_tol`` > 0)
+  when no task's posterior probability of any label being g_j or h_j changed by
+  ``posterior_tol`` or more, or after ``max_iter`` E-steps. Why the gain rule is enough:
+  near the maximum, along a direction whose fraction of missing information is lambda,
+  the gain is (1 - lambda) times the rise still possible, so the log-posterior is within
+  EM_GAIN_TOL/(1 - lambda) of its maximum; and within D of the maximum (quadratic
+  approximation) every smooth function of (p, pi), each task's pair posterior among
+  them, is within sqrt(2 D) posterior standard deviations of its value at the maximum.
+  Measured against fits run to a gain of 1e-10 (four seeds per setting of Table 1's
+  scenarios at (50, 500, 5), s = 0.05-0.3, eight sparse spammer-hammer crowds, and the
+  2 10^6-response benchmark; ``tests/test_em.py`` checks three of them): D <= 0.01
+  except on few_smart at s = 0.05 (D <= 0.03, lambda near 0.96), and D = 0.004 at
+  2 10^6 responses, so within 0.25 standard deviations. Running to a gain of 1e-7
+  instead changed the mean pair-error gap to the oracle over the 24 cells of
+  ``benchmarks/em.py`` from 0.0050 to 0.0051.
 
 The labels are the mode of the pair posterior with q_j integrated out (the Bayes
 decision for the pair error), ``pair_proba_`` its probability and ``confusion_`` the
-posterior mean of q_j. ``theory_checks.checks_em`` checks the pi update (Lagrange
-conditions) with SymPy.
+posterior mean of q_j, computed block by block after EM. ``theory_checks.checks_em``
+checks the pi update (Lagrange conditions) with SymPy.
 
 Labels. (g_j, h_j) is the posterior mode: the argmax of S^a_j(a) + S^b_j(b) at the final
 (p, q), by :func:`toptwo.mle.best_pairs`. Pair scores within a tolerance are ties and go
@@ -131,15 +156,21 @@ eq. (6) (see :func:`toptwo.plugin_mle`) plus ``tol`` times the sensitivity of th
 to (p, q) (the sum over the task's answers of |d w/d p| + |d w/d q| for both slots): the
 scores can move that much when round-off makes EM stop one iteration earlier or later.
 With ``confusion="grid"`` the pair posterior with q_j integrated out is compared: pairs
-whose posterior is at least exp(-tie_j) times the largest, less 2 ``posterior_tol`` (the
-posterior's possible change from one more iteration), are ties.
+whose posterior is at least exp(-tie_j) times the largest, less 2 ``posterior_tol``, are
+ties, with tie_j the same bound for the scores at the q_k (|d w/d p| only) plus
+``tol``/min_k pi_k for the weights: a margin for parameters that differ by up to
+``tol``, far above the round-off by which two runs on different BLAS kernels or
+thread counts differ (the E-step's sums over responses are taken in a fixed order; BLAS
+enters only through the grid weights' Newton solve and the log-posterior's dot
+products, and ``tests/test_roundoff.py`` checks identical labels, E-step counts and
+least certain tasks under other kernels).
 """
 
 from __future__ import annotations
 
 import copy
 from numbers import Integral, Real
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -157,9 +188,10 @@ __all__ = ["TopTwoEM", "em_posteriors", "GRID_NODES"]
 _EDGE = 1e-12
 #: Number of (task, a, b) entries of the pair posterior built at once.
 _PAIR_CHUNK = 1 << 21
-#: Number of (label, task, node) entries of the grid E-step processed at once: small
-#: enough for the chain of elementwise operations to stay in the processor's cache
-#: (measured at m = 200000, K = 5: 0.38 s per E-step against 0.69 s with 2^21).
+#: Number of (label, task, node) entries per block of the grid E-step: small enough for
+#: the chain of elementwise operations to stay in the processor's cache (measured at
+#: m = 200000, K = 5, CPU time per E-step: 0.132 s with 2^16 and 0.130 s with 2^18,
+#: against 0.168 s with 2^14 and 0.158 s with 2^20).
 _GRID_CHUNK = 1 << 16
 #: Newton iterations per conditional maximisation (each halves the bracket at worst).
 _NEWTON_MAX = 100
@@ -167,10 +199,11 @@ _NEWTON_MAX = 100
 #: its magnitude (far above its round-off, about 1e-16 sqrt(m) of it).
 LL_RTOL = 1e-9
 _NEWTON_TOL = 1e-12
-#: SQUAREM (``confusion="grid"``): an extrapolated point is kept only if it raises the
-#: log-posterior by more than this fraction of its magnitude (far above round-off, so
-#: the choice does not depend on it); logit(p) is clipped to +-_LOGIT_MAX.
-_SQUAREM_MARGIN = 1e-12
+#: ``confusion="grid"``: EM stops when the EM step from the current point would raise
+#: the expected complete-data log-posterior (the M-step's objective), and so at least
+#: the log-posterior, by at most this (module docstring, "Stopping").
+EM_GAIN_TOL = 1e-3
+#: logit(p) of an extrapolated point is clipped to +-_LOGIT_MAX.
 _LOGIT_MAX = 27.0
 
 
@@ -271,11 +304,11 @@ GRID_NODES = 10
 GRID_PSEUDO = 0.1
 
 
-def _exclusive_sums(E: np.ndarray) -> np.ndarray:
+def _exclusive_sums(E: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """X[c] = sum_{b != c} E[b] along axis 0, by prefix and suffix sums (no subtraction,
-    so no cancellation)."""
+    so no cancellation); written to ``out`` if given (K >= 3)."""
     K = E.shape[0]
-    X = np.empty_like(E)
+    X = np.empty_like(E) if out is None else out
     np.copyto(X[1], E[0])                     # prefix sums E[0] + ... + E[c - 1]
     for c in range(2, K):
         np.add(X[c - 1], E[c - 1], out=X[c])
@@ -288,13 +321,13 @@ def _exclusive_sums(E: np.ndarray) -> np.ndarray:
 
 
 #: A task whose largest per-node term is below this (in the shift by the largest S^a +
-#: S^b) is recomputed with the exact shift (:func:`_grid_node_terms`).
+#: S^b) is recomputed with the exact shift (:func:`_node_terms_chunk`).
 _TINY = 1e-200
 
 
 def _grid_node_terms_exact(sa: np.ndarray, sb: np.ndarray):
-    """:func:`_grid_node_terms` for a few tasks, through the (K, K, r, G) array of all pairs
-    shifted by the largest off-diagonal term."""
+    """:func:`_node_terms_chunk` for a few tasks, through the (K, K, r, G) array of all
+    pairs shifted by the largest off-diagonal term (the shift factor w is then 1)."""
     K = sa.shape[0]
     L = sa[:, None] + sb[None, :]
     L[np.arange(K), np.arange(K)] = -np.inf
@@ -305,23 +338,53 @@ def _grid_node_terms_exact(sa: np.ndarray, sb: np.ndarray):
     return Gu, L.sum(axis=0), Gu.sum(axis=0), M
 
 
-def _grid_node_terms(S: np.ndarray):
-    """Per-node terms of the posterior over (node k, a, b), proportional to
-    pi_k exp(Sa[a, j, k] + Sb[b, j, k]) for a != b, in O(m K GRID_NODES).
+def _row_max(a: np.ndarray) -> np.ndarray:
+    """Largest entry of each row of a short-rowed (c, G) array, column by column (numpy's
+    reduction along a short last axis is several times slower)."""
+    out = a[:, 0].copy()
+    for k in range(1, a.shape[1]):
+        np.maximum(out, a[:, k], out=out)
+    return out
 
-    ``S`` of shape (K, m, 2 G) (label, task, node) holds Sa in ``S[..., :G]`` and Sb in
-    ``S[..., G:]``. Returns (W, Z, M) with W[..., :G] = Gu, W[..., G:] = Hu where, with a
-    shift M[j],
-    Gu[c, j, k] = sum_{b != c} exp(Sa[c, j, k] + Sb[b, j, k] - M[j]) (c as g), Hu[c, j, k]
-    the same sum over a != c with c as h, and Z[j, k] = sum_c Gu[c, j, k]: the likelihood
-    of task j's answers given node k, times exp(-M[j] - C_j). With E^a = exp(Sa - max_c
-    Sa) (likewise E^b) and M[j] = max_k (max_c Sa + max_c Sb), Gu[c] = E^a[c] X^b[c]
-    exp(max Sa + max Sb - M), X^b[c] = sum_{b != c} E^b[b] by prefix and suffix sums, so
-    no (K, K, m, G) array is built and nothing cancels. All terms are at most 1. A task
-    whose answers all favour one label by a log-ratio of several hundred in both slots
-    would underflow (its largest term below _TINY); such tasks are recomputed over all
-    pairs with the exact shift (:func:`_grid_node_terms_exact`). Chunked over tasks.
+
+def _node_terms_chunk(Sa: np.ndarray, Sb: np.ndarray, gu: np.ndarray, hu: np.ndarray):
+    """Per-node terms of the posterior over (node k, a, b) for a chunk of tasks.
+
+    The posterior is proportional to pi_k exp(Sa[a, j, k] + Sb[b, j, k]) for a != b;
+    ``Sa`` and ``Sb`` of shape (K, c, G) (label, task, node) are overwritten. On return
+    ``gu[a, j, k] w[j, k]`` = sum_{b != a} exp(Sa[a, j, k] + Sb[b, j, k] - M[j]) (a as g),
+    ``hu`` the same with the label as h, and the function returns (z, w, M) with
+    z[j, k] = sum_a gu[a, j, k] w[j, k], the likelihood of task j's answers at node k
+    times exp(-M[j] - C_j). With E^a = exp(Sa - max_a Sa) (likewise E^b) and M[j] =
+    max_k (max_a Sa + max_b Sb), gu[a] = E^a[a] X^b[a] and w = exp(max Sa + max Sb - M),
+    X^b[a] = sum_{b != a} E^b[b] by prefix and suffix sums (:func:`_exclusive_sums`):
+    O(c K G), no (K, K, c, G) array, nothing cancels, every term at most 1. A task whose
+    answers all favour one label by a log-ratio of several hundred in both slots would
+    underflow (its largest z below _TINY); such tasks are recomputed over all pairs with
+    the exact shift (:func:`_grid_node_terms_exact`; w = 1 for them).
     """
+    ma, mb = Sa.max(axis=0), Sb.max(axis=0)
+    top = ma + mb
+    M = _row_max(top)
+    np.subtract(Sa, ma, out=Sa)
+    np.exp(Sa, out=Sa)
+    np.subtract(Sb, mb, out=Sb)
+    np.exp(Sb, out=Sb)
+    _exclusive_sums(Sb, out=gu)
+    gu *= Sa
+    _exclusive_sums(Sa, out=hu)
+    hu *= Sb
+    top -= M[:, None]
+    w = np.exp(top, out=top)
+    z = gu.sum(axis=0)
+    z *= w
+    return z, w, M
+
+
+def _grid_node_terms(S: np.ndarray):
+    """:func:`_node_terms_chunk` over all tasks, for ``S`` of shape (K, m, 2 G) with Sa in
+    ``S[..., :G]`` and Sb in ``S[..., G:]``: returns (W, Z, M) with W[..., :G] = gu w and
+    W[..., G:] = hu w (Gu and Hu of the module docstring, shifted by M) and Z = z."""
     K, m, G2 = S.shape
     G = G2 // 2
     W = np.empty_like(S)
@@ -330,103 +393,435 @@ def _grid_node_terms(S: np.ndarray):
     step = max(1, _GRID_CHUNK // (K * G))
     for lo in range(0, m, step):
         hi = min(m, lo + step)
-        # contiguous copies: numpy's loops over the strided (.., G) halves are slow
         sa, sb = np.ascontiguousarray(S[:, lo:hi, :G]), np.ascontiguousarray(S[:, lo:hi, G:])
-        ma, mb = sa.max(axis=0), sb.max(axis=0)
-        Ea = np.exp(sa - ma)
-        Eb = np.exp(sb - mb)
-        top = ma + mb
-        Mc = top.max(axis=1)
-        w = np.exp(top - Mc[:, None])
-        Gu = _exclusive_sums(Eb)
-        Gu *= Ea
-        Gu *= w
-        Hu = _exclusive_sums(Ea)
-        Hu *= Eb
-        Hu *= w
-        Z[lo:hi] = Gu.sum(axis=0)
-        M[lo:hi] = Mc
-        bad = np.flatnonzero(Z[lo:hi].max(axis=1) < _TINY)
+        gu, hu = np.empty_like(sa), np.empty_like(sb)
+        z, w, Mc = _node_terms_chunk(sa.copy(), sb.copy(), gu, hu)
+        bad = np.flatnonzero(_row_max(z) < _TINY)
         if bad.size:
-            Gu[:, bad], Hu[:, bad], Z[lo + bad], M[lo + bad] = _grid_node_terms_exact(
-                sa[:, bad], sb[:, bad])
-        W[:, lo:hi, :G] = Gu
-        W[:, lo:hi, G:] = Hu
+            gu[:, bad], hu[:, bad], z[bad], Mc[bad] = _grid_node_terms_exact(sa[:, bad],
+                                                                           sb[:, bad])
+            w[bad] = 1.0
+        W[:, lo:hi, :G] = gu * w
+        W[:, lo:hi, G:] = hu * w
+        Z[lo:hi], M[lo:hi] = z, Mc
     return W, Z, M
 
 
-#: Newton steps on the grid weights per EM iteration (each one raises the objective).
-_PI_NEWTON = 4
+#: Newton steps on the grid weights per E-step, at most (each one raises the objective;
+#: from a poor start ten or more are needed, near the optimum one or two), and in the
+#: first E-step, at TopTwo2's p (whose optimal weights EM moves away from at once:
+#: measured at 2 10^6 responses, 3 steps there took 10 E-steps and 30 Newton steps in
+#: all, against 10-11 and 34-47 with 0, 6, 10 or 20).
+_PI_NEWTON = 20
+_PI_FIRST = 3
+#: A Newton step on the grid weights goes at most this fraction of the way to the
+#: boundary of the simplex (a weight can shrink 100-fold in one step).
+_PI_BOUNDARY = 0.99
 
 
-def _pi_newton(Z: np.ndarray, pi: np.ndarray, delta: float) -> tuple[np.ndarray, float]:
+def _pi_newton(Z: np.ndarray, pi: np.ndarray, delta: float, max_steps: int | None = None,
+               work: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """Maximise F(pi) = sum_j log(Z[j] @ pi) + delta sum_k log pi_k over the simplex.
 
     The log-posterior's dependence on the grid weights for fixed p (Z from
-    :func:`_grid_node_terms`, rows of answered tasks): concave, solved by Newton steps on
-    the simplex (the KKT system of the equality-constrained quadratic model), each step
-    shortened so that no weight falls below half its value and halved until F rises
-    (Armijo); stops when the Newton decrement is below 1e-12 per task. Returns the new
-    weights and F at them; F never decreases.
+    :func:`_node_terms_chunk`, rows of answered tasks): concave, solved by Newton steps
+    on the simplex (the KKT system of the equality-constrained quadratic model), each
+    step d shortened to at most _PI_BOUNDARY of the way to the boundary and halved until
+    F rises by an Armijo fraction of the Newton decrement g.d. The rise along the step,
+    sum_j log1p(t (Z[j] @ d)/(Z[j] @ pi)) + delta sum_k log1p(t d_k/pi_k), is a sum of
+    small terms, accurate far below the round-off of F itself (d sums to 0, so pi + t d
+    stays on the simplex). When the step had to be shortened, the multiplicative EM
+    update pi_k (sum_j Z_jk/(Z[j] @ pi) + delta/pi_k)/(m + G delta) (a rise of F by
+    EM's inequality) is taken instead if it rises more. Stops when the decrement is below
+    1e-12 per task, when a full step from a decrement that small by the
+    self-concordance bound leaves one below it, or after ``max_steps`` (default
+    _PI_NEWTON) steps; ``work``, an array shaped like Z, is scratch space. Returns the
+    new weights and F at them; F never decreases.
     """
     G = pi.size
     m = max(Z.shape[0], 1)
-
-    def F(w):
-        return float(np.log(Z @ w).sum() + delta * np.log(w).sum())
-
-    f = F(pi)
+    zp = Z @ pi
+    f = float(np.log(zp).sum() + delta * np.log(pi).sum())
     kkt = np.zeros((G + 1, G + 1))
     kkt[:G, G] = kkt[G, :G] = 1.0
-    for _ in range(_PI_NEWTON):
-        Rm = Z / (Z @ pi)[:, None]
-        g = Rm.sum(axis=0) + delta / pi
+    Rm = np.empty_like(Z) if work is None else work
+    ones = np.ones(Z.shape[0])
+    for _ in range(_PI_NEWTON if max_steps is None else max_steps):
+        np.divide(Z, zp[:, None], out=Rm)
+        g = ones @ Rm + delta / pi
         kkt[:G, :G] = -(Rm.T @ Rm) - np.diag(delta / pi ** 2)
         try:
             d = np.linalg.solve(kkt, np.concatenate([-g, [0.0]]))[:G]
         except np.linalg.LinAlgError:
             break
+        d -= d.mean()                       # exactly on the simplex's tangent space
         dec = float(g @ d)
         if not dec > 1e-12 * m:
             break
         neg = d < 0
-        t = min(1.0, float((0.5 * pi[neg] / -d[neg]).min(initial=1.0)))
+        t = min(1.0, float((_PI_BOUNDARY * pi[neg] / -d[neg]).min(initial=1.0)))
+        ratio = (Z @ d) / zp
         while t > 1e-10:
-            w = pi + t * d
-            w /= w.sum()
-            fw = F(w)
-            if fw >= f + 1e-4 * t * dec:
+            rise = float(np.log1p(t * ratio).sum() + delta * np.log1p(t * d / pi).sum())
+            if rise >= 1e-4 * t * dec:
                 break
             t *= 0.5
         else:
             break
-        pi, f = w, fw
-    return pi, f
+        if t < 1.0:
+            # far from the optimum the multiplicative EM update of the weights (from the
+            # same column sums) can rise more than the shortened Newton step
+            s = g - delta / pi
+            d_em = (pi * s + delta) / (m + G * delta) - pi
+            r_em = (Z @ d_em) / zp
+            rise_em = float(np.log1p(r_em).sum() + delta * np.log1p(d_em / pi).sum())
+            if rise_em > rise:
+                t, d, ratio, rise = 1.0, d_em, r_em, rise_em
+                dec = np.inf
+        pi = pi + t * d
+        zp = zp * (1.0 + t * ratio)
+        f += rise
+        # -F/delta is self-concordant (a sum of -log of affine functions times 1/delta >=
+        # 1, plus -log pi_k): after a full Newton step from a point with decrement lam =
+        # sqrt(dec/delta) < 1, the next one is at most (lam/(1 - lam))^2 (Nesterov 2004,
+        # Thm 4.1.14), so a step that lands within the tolerance needs no further check
+        lam = np.sqrt(dec / delta)
+        if (t == 1.0 and delta <= 1.0 and lam < 1.0
+                and delta * (lam / (1.0 - lam)) ** 4 <= 1e-12 * m):
+            break
+    return pi / pi.sum(), f
 
 
-def _grid_pairs(S: np.ndarray, log_pi: np.ndarray, M: np.ndarray) -> np.ndarray:
-    """P((g_j, h_j) = (a, b)) with q_j integrated out, shape (m, K, K) (0 on the diagonal).
+def _grid_blocks(R: Responses, tasks_per_block: int):
+    """The (label, task) x worker incidence of the responses, cut into blocks of tasks.
 
-    ``S`` and ``M`` as in :func:`_grid_node_terms`, so every exp is at most 1. Built in
-    chunks of tasks; O(m K^2 GRID_NODES), run once after EM.
+    Only answered tasks are kept, renumbered 0..m' - 1 in their order. Block b covers
+    renumbered tasks lo..hi-1 (c = hi - lo of them); its CSR matrix F_b of shape (K c, n)
+    has a 1 in row (label - 1) c + (j - lo), column i, for every response A_ij = label.
+    F_b @ T, for a (worker, node) table T, is the (label, task, node) array of sums over
+    the task's answers with that label, contiguous in (K, c, G) order; the transpose
+    F_b.T (a CSC view) sums a (label, task, node) array over each worker's answers.
+    Within a row the workers come in increasing order (the task-major order of the
+    responses), so every sum is taken in the same order whatever the input order.
+    Returns a list of (lo, hi, F_b, F_b.T).
     """
-    K, m, G2 = S.shape
-    G = G2 // 2
-    Sa, Sb = S[..., :G], S[..., G:]
-    pair = np.zeros((m, K, K))
-    step = max(1, _GRID_CHUNK // G)
-    for lo in range(0, m, step):
-        hi = min(m, lo + step)
-        shift = log_pi[None, :] - M[lo:hi, None]
-        for a in range(K):
-            sa = Sa[a, lo:hi] + shift
-            for b in range(K):
-                if b != a:
-                    L = sa + Sb[b, lo:hi]
-                    np.exp(L, out=L)
-                    pair[lo:hi, a, b] = L.sum(axis=1)
-        pair[lo:hi] /= pair[lo:hi].sum(axis=(1, 2))[:, None, None]
-    return pair
+    n, K = R.n_workers, R.n_labels
+    _, workers_tm, labels_tm = R.task_major()
+    counts = R.task_counts()
+    m = int(np.count_nonzero(counts))
+    # renumbered task of every response (task-major order: non-decreasing)
+    tasks_tm = np.repeat(np.arange(m, dtype=np.int64), counts[counts > 0])
+    lo_t = (tasks_tm // tasks_per_block) * tasks_per_block
+    c_t = np.minimum(lo_t + tasks_per_block, m) - lo_t
+    rows = lo_t * K + (labels_tm.astype(np.int64) - 1) * c_t + (tasks_tm - lo_t)
+    # a counting sort by row (stable: task-major order, workers increasing, within a row)
+    inc = sp.csr_array((np.ones(rows.size), (rows, workers_tm)), shape=(K * m, n))
+    out = []
+    for lo in range(0, m, tasks_per_block):
+        hi = min(m, lo + tasks_per_block)
+        a, b = inc.indptr[lo * K], inc.indptr[hi * K]
+        F = sp.csr_array((inc.data[a:b], inc.indices[a:b], inc.indptr[lo * K:hi * K + 1] - a),
+                         shape=(K * (hi - lo), n))
+        out.append((lo, hi, F, F.T))
+    return out
+
+
+def _grid_pairs_block(F, Ta: np.ndarray, Tb: np.ndarray, pi: np.ndarray, K: int
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """The pair posterior with q_j integrated out, and the node posterior, for one block
+    of tasks (:func:`_grid_blocks`).
+
+    Returns ``pair`` of shape (K, K, c), P((g_j, h_j) = (a, b)) proportional to
+    sum_k pi_k exp(Sa[a, j, k] + Sb[b, j, k]) (0 on the diagonal), and ``node`` of shape
+    (c, G), P(q_j = q_k | A_.j). From the same shifted exponentials as
+    :func:`_node_terms_chunk` (every term at most 1; a task whose terms all underflow is
+    recomputed with the exact shift). O(c K^2 G) by one ``np.einsum`` (numpy's own loops,
+    no BLAS); run once, after EM.
+    """
+    G = Ta.shape[1]
+    c = F.shape[0] // K
+    Sa = (F @ Ta).reshape(K, c, G)
+    Sb = (F @ Tb).reshape(K, c, G)
+    ma, mb = Sa.max(axis=0), Sb.max(axis=0)
+    top = ma + mb
+    M = _row_max(top)
+    Ea, Eb = np.exp(Sa - ma), np.exp(Sb - mb)
+    Ea *= np.exp(top - M[:, None]) * pi
+    pair = np.einsum("acg,bcg->abc", Ea, Eb)
+    node = (Ea * _exclusive_sums(Eb)).sum(axis=0)
+    diag = np.arange(K)
+    pair[diag, diag] = 0.0
+    total = node @ np.ones(G)
+    bad = np.flatnonzero(total < _TINY)
+    if bad.size:
+        L = Sa[:, None, bad] + Sb[None, :, bad] + np.log(pi)
+        L[diag, diag] = -np.inf
+        L -= L.max(axis=(0, 1, 3))[None, None, :, None]
+        np.exp(L, out=L)
+        pair[:, :, bad] = L.sum(axis=3)
+        node[bad] = L.sum(axis=(0, 1))
+        total[bad] = node[bad].sum(axis=1)
+    pair /= total
+    node /= total[:, None]
+    return pair, node
+
+
+def _grid_labels_block(pair: np.ndarray, tie: np.ndarray, post_tol: float):
+    """The chosen pair of every task of a block from its pair posterior (K, K, c): the
+    largest posterior, ties (posterior at least exp(-tie) times the largest, less 2
+    ``post_tol``) to the lexicographically smallest (a, b), a != b. Returns (a, b, the
+    chosen pair's posterior, the posterior that a is g_j)."""
+    K = pair.shape[0]
+    xa, xb = np.nonzero(~np.eye(K, dtype=bool))          # off-diagonal, row-major order
+    off = pair[xa, xb]                                    # (K (K - 1), c)
+    floor = off.max(axis=0) * np.exp(-tie) - 2.0 * post_tol
+    first = np.argmax(off >= floor, axis=0)               # the first pair within the tie
+    a, b = xa[first], xb[first]
+    cols = np.arange(pair.shape[2])
+    return a, b, off[first, cols], pair.sum(axis=1)[a, cols]
+
+
+class _GridPoint(NamedTuple):
+    """An E-step's result (``confusion="grid"``): p, the grid weights, the (worker,
+    2 nodes) posterior sums of the M-step, the g and h marginals of the answered tasks
+    (only with ``posterior_tol`` > 0) and the log-posterior."""
+    p: np.ndarray
+    pi: np.ndarray
+    WW: np.ndarray
+    gh: np.ndarray | None
+    lp: float
+
+
+#: Anderson acceleration (``confusion="grid"``): number of past differences combined.
+_AA_MEMORY = 10
+
+
+def _anderson(xs: list, gxs: list) -> np.ndarray | None:
+    """Anderson acceleration (type II) of the fixed-point map x -> g(x).
+
+    ``xs`` are the last iterates, ``gxs`` their images; with residuals f_i = g(x_i) -
+    x_i, the proposal is g(x_k) - sum_i gamma_i (g(x_i+1) - g(x_i)), gamma minimising
+    || f_k - sum_i gamma_i (f_i+1 - f_i) || (least squares). None with fewer than two
+    iterates or a non-finite proposal.
+    """
+    if len(xs) < 2:
+        return None
+    f = np.array([g - x for x, g in zip(xs, gxs)])
+    dF = np.diff(f, axis=0)
+    dG = np.diff(np.array(gxs), axis=0)
+    try:
+        gamma = np.linalg.lstsq(dF.T, f[-1], rcond=None)[0]
+    except np.linalg.LinAlgError:
+        return None
+    z = gxs[-1] - gamma @ dG
+    return z if np.isfinite(z).all() else None
+
+
+def _grid_done(old: _GridPoint, new: _GridPoint, active: np.ndarray, tol: float,
+               post_tol: float) -> bool:
+    """The parameter and posterior stopping rules between two consecutive accepted
+    points (the EM-gain rule is checked before each step)."""
+    change = max(float(np.abs(new.p - old.p)[active].max(initial=0.0)),
+                 float(np.abs(new.pi - old.pi).max()))
+    if change < tol:
+        return True
+    if post_tol > 0 and old.gh is not None and new.gh is not None:
+        return float(np.abs(new.gh - old.gh).max(initial=0.0)) < post_tol
+    return False
+
+
+class _GridEM:
+    """E-step, M-step and labels of ``confusion="grid"`` on one response set.
+
+    Holds the blocks of :func:`_grid_blocks` and the work arrays, allocated once per fit:
+    the unscaled g and h terms of the last E-step (K, m, G each, the only arrays of that
+    size), its per-task node terms and shifts.
+    """
+
+    def __init__(self, R: Responses, a_p: float, b_p: float, post_tol: float):
+        n, K = R.n_workers, R.n_labels
+        Gn = GRID_NODES
+        self.answered = R.task_counts() > 0
+        self.active = R.worker_counts() > 0
+        # every per-task array covers the answered tasks only (renumbered in order)
+        m = self.n_ans = int(self.answered.sum())
+        self.R, self.n, self.m, self.K, self.Gn = R, n, m, K, Gn
+        self.a_p, self.b_p, self.post_tol = a_p, b_p, post_tol
+        self.Nw = R.worker_counts().astype(float)
+        self.q_nodes = 0.5 * (1.0 + (np.arange(Gn) + 0.5) / Gn)
+        self.qq = np.concatenate([self.q_nodes, 1.0 - self.q_nodes])
+        self.x = (self.q_nodes - 1.0 / K)[:, None]
+        self.y = (1.0 - self.q_nodes - 1.0 / K)[:, None]
+        self.blocks = _grid_blocks(R, max(1, _GRID_CHUNK // (K * Gn)))
+        self.Gu, self.Hu = np.empty((K, m, Gn)), np.empty((K, m, Gn))
+        self.Z, self.Wt, self.M = np.empty((m, Gn)), np.empty((m, Gn)), np.empty(m)
+        self.work = np.empty((m, Gn))
+        self.buf = np.empty(K * max((hi - lo for lo, hi, _, _ in self.blocks), default=0) * 2 * Gn)
+        self.lo_p, self.hi_p = np.full(n, _EDGE), np.full(n, 1.0 - _EDGE)
+
+    def tables(self, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(worker, node) weights log(1 + K p_i q_k/(1 - p_i)) (slot a) and with 1 - q_k."""
+        T = np.log1p((self.K * p / (1.0 - p))[:, None] * self.qq[None, :])
+        return np.ascontiguousarray(T[:, :self.Gn]), np.ascontiguousarray(T[:, self.Gn:])
+
+    def e_step(self, p: np.ndarray, pi: np.ndarray, pi_steps: int | None = None) -> _GridPoint:
+        """Pass 1: per-node terms at p, block by block (in cache); the grid weights are
+        then moved to their optimum given p (:func:`_pi_newton`, at most ``pi_steps``
+        Newton steps); pass 2: the posterior under the new weights, summed per (worker,
+        node) for the M-step."""
+        K, Gn, Z, Wt, M = self.K, self.Gn, self.Z, self.Wt, self.M
+        Ta, Tb = self.tables(p)
+        for lo, hi, F, _ in self.blocks:
+            c = hi - lo
+            gu, hu = self.Gu[:, lo:hi], self.Hu[:, lo:hi]
+            z, w, Mc = _node_terms_chunk((F @ Ta).reshape(K, c, Gn),
+                                         (F @ Tb).reshape(K, c, Gn), gu, hu)
+            bad = np.flatnonzero(_row_max(z) < _TINY)
+            if bad.size:
+                gu[:, bad], hu[:, bad], z[bad], Mc[bad] = _grid_node_terms_exact(
+                    (F @ Ta).reshape(K, c, Gn)[:, bad], (F @ Tb).reshape(K, c, Gn)[:, bad])
+                w[bad] = 1.0
+            Z[lo:hi], Wt[lo:hi], M[lo:hi] = z, w, Mc
+        pi, f = _pi_newton(Z, pi, GRID_PSEUDO, pi_steps, self.work)
+        pa = p[self.active]
+        # log-posterior: sum_j C_j = sum_i N_i log((1 - p_i)/K); log Z_j = M_j + log D_j
+        lp = float(self.Nw @ np.log((1.0 - p) / K) + M.sum() + f
+                   - self.n_ans * np.log(K * (K - 1))
+                   + self.a_p * np.log(pa).sum() + self.b_p * np.log1p(-pa).sum())
+        scale = Wt * (pi[None, :] / (Z @ pi)[:, None])
+        WW = np.zeros((self.n, 2 * Gn))
+        gh = np.empty((2, K, self.m)) if self.post_tol > 0 else None
+        for lo, hi, _, FT in self.blocks:
+            c = hi - lo
+            buf = self.buf[:K * c * 2 * Gn].reshape(K, c, 2 * Gn)
+            np.multiply(self.Gu[:, lo:hi], scale[None, lo:hi], out=buf[..., :Gn])
+            np.multiply(self.Hu[:, lo:hi], scale[None, lo:hi], out=buf[..., Gn:])
+            WW += FT @ buf.reshape(K * c, 2 * Gn)
+            if gh is not None:
+                gh[0][:, lo:hi] = buf[..., :Gn].sum(axis=2)
+                gh[1][:, lo:hi] = buf[..., Gn:].sum(axis=2)
+        return _GridPoint(p, pi, WW, gh, lp)
+
+    def m_step(self, pt: _GridPoint) -> tuple[np.ndarray, float]:
+        """p_i: the same concave 1-D problem as for confusion="map", with the node's q_k
+        in place of q_j, so the responses aggregate per (worker, node). Returns the
+        maximiser and the rise of the maximised function Q (the EM step's guaranteed rise
+        of the log-posterior), summed from per-worker log-ratios."""
+        K, Gn, x, y, a_p, b_p = self.K, self.Gn, self.x, self.y, self.a_p, self.b_p
+        Wg, Wh = pt.WW[:, :Gn].T, pt.WW[:, Gn:].T
+        Wo = np.clip(self.Nw - Wg.sum(axis=0) - Wh.sum(axis=0), 0.0, None)
+
+        def d_p(pv):
+            ux = x / (1.0 / K + pv[None, :] * x)
+            uy = y / (1.0 / K + pv[None, :] * y)
+            d1 = (Wg * ux + Wh * uy).sum(axis=0) - Wo / (1.0 - pv) + a_p / pv - b_p / (1.0 - pv)
+            d2 = (-(Wg * ux * ux + Wh * uy * uy).sum(axis=0) - Wo / (1.0 - pv) ** 2
+                  - a_p / pv ** 2 - b_p / (1.0 - pv) ** 2)
+            return d1, d2
+
+        p_new = _newton(d_p, pt.p, self.lo_p, self.hi_p)
+        dp = (p_new - pt.p)[None, :]
+        gain = (Wg * np.log1p(dp * x / (1.0 / K + pt.p[None, :] * x))
+                + Wh * np.log1p(dp * y / (1.0 / K + pt.p[None, :] * y))).sum(axis=0)
+        gain += (Wo + b_p) * np.log1p(-dp[0] / (1.0 - pt.p)) + a_p * np.log1p(dp[0] / pt.p)
+        return p_new, float(gain[self.active].sum())
+
+    def labels(self, p: np.ndarray, pi: np.ndarray, tol: float) -> dict:
+        """Labels, block by block: the pair with the largest marginal posterior; pairs
+        whose posterior is within a factor exp(-tie_j), less 2 ``posterior_tol``, of it
+        are ties (round-off of the scores, and parameter changes up to ``tol``), the
+        lexicographically smallest wins. Per worker: twice the largest weight (its sum
+        over a task bounds the scores, for the round-off) and a bound on |d w/d p| of both
+        weights (their sum: the scores' sensitivity to p)."""
+        K, m = self.K, self.m
+        Ta, Tb = self.tables(p)
+        per_worker = np.column_stack([2.0 * np.log1p(K * p / (1.0 - p)),
+                                      2.0 * K / ((1.0 - p) * (1.0 - p + K * p))])
+        d = self.R.task_counts()[self.answered].astype(float)
+        a, b = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
+        pair_proba, g_proba, q_mean = np.empty(m), np.empty(m), np.empty(m)
+        for lo, hi, F, _ in self.blocks:
+            pair, node = _grid_pairs_block(F, Ta, Tb, pi, K)
+            sums = (F @ per_worker).reshape(K, hi - lo, 2).sum(axis=0)
+            rounding = 8.0 * _EPS * (d[lo:hi] + 2.0) * sums[:, 0]
+            tie = 2.0 * rounding + tol * (sums[:, 1] + 1.0 / pi.min())
+            a[lo:hi], b[lo:hi], pair_proba[lo:hi], g_proba[lo:hi] = _grid_labels_block(
+                pair, tie, self.post_tol)
+            q_mean[lo:hi] = node @ self.q_nodes
+        return dict(a=a, b=b, pair_proba=pair_proba, g_proba=g_proba, q=q_mean)
+
+
+def _squarem(x0: np.ndarray, x1: np.ndarray, x2: np.ndarray) -> np.ndarray | None:
+    """SQUAREM extrapolation (Varadhan and Roland 2008, step length of scheme S3, at least
+    the plain two-step point) from three consecutive EM iterates."""
+    r, v = x1 - x0, x2 - 2.0 * x1 + x0
+    nv = float(np.sqrt(v @ v))
+    if not nv > 0:
+        return None
+    alpha = min(-float(np.sqrt(r @ r)) / nv, -1.0)
+    return x0 - 2.0 * alpha * r + alpha * alpha * v
+
+
+def _accelerated_em(em: _GridEM, cur: _GridPoint, max_iter: int, tol: float,
+                    post_tol: float) -> tuple[_GridPoint, list, int, bool]:
+    """EM from ``cur`` with Anderson acceleration of logit(p), SQUAREM after a failure.
+
+    Each iteration takes the M-step from the current point; if its guaranteed rise (the
+    gain of Q) is at most EM_GAIN_TOL, EM has converged. Otherwise an extrapolated point
+    is tried: the Anderson combination (:func:`_anderson`) of the last _AA_MEMORY + 1
+    points and their EM images; after a rejected one, the history restarts and the next
+    extrapolation is a SQUAREM step (:func:`_squarem`) from two plain EM steps, after
+    which Anderson resumes. A trial is kept only if it raises the log-posterior at least
+    as much as the EM step is guaranteed to; otherwise the EM step is taken. Returns the
+    final point, the log-posterior after every E-step (a rejected trial repeats the
+    current value), the number of E-steps after the first and whether a stopping rule
+    was met.
+    """
+    active = em.active
+    history = [cur.lp]
+    n_iter = 0
+    xs: list[np.ndarray] = []        # logit(p) of the accepted points ...
+    gxs: list[np.ndarray] = []       # ... and of their EM images
+    em_run = 0                       # plain EM steps since the last restart
+    squarem_next = False
+    while n_iter < max_iter:
+        p_em, gain = em.m_step(cur)
+        if gain <= EM_GAIN_TOL:
+            return cur, history, n_iter, True
+        xs.append(_logit(cur.p[active]))
+        gxs.append(_logit(p_em[active]))
+        del xs[:-(_AA_MEMORY + 1)], gxs[:-(_AA_MEMORY + 1)]
+        z = None
+        if not squarem_next:
+            z = _anderson(xs, gxs)
+        elif em_run >= 2:
+            z = _squarem(xs[-3], xs[-2], xs[-1])
+            squarem_next = False
+        nxt = None
+        if z is not None:
+            p_try = cur.p.copy()
+            p_try[active] = _expit(np.clip(z, -_LOGIT_MAX, _LOGIT_MAX))
+            trial = em.e_step(p_try, cur.pi)
+            n_iter += 1
+            if trial.lp - cur.lp >= gain:
+                nxt = trial
+            else:
+                history.append(cur.lp)
+                del xs[:-1], gxs[:-1]
+                squarem_next, em_run = True, 0
+            del trial
+        if nxt is None:
+            if n_iter >= max_iter:
+                break
+            nxt = em.e_step(p_em, cur.pi)
+            n_iter += 1
+            em_run += 1
+        converged = _grid_done(cur, nxt, active, tol, post_tol)
+        cur = nxt
+        history.append(cur.lp)
+        if converged:
+            return cur, history, n_iter, True
+    return cur, history, n_iter, False
 
 
 class TopTwoEM(BaseEstimator):
@@ -439,22 +834,24 @@ class TopTwoEM(BaseEstimator):
     Parameters
     ----------
     max_iter : int, default=100
-        Largest number of EM iterations (with ``confusion="grid"``: of E-steps, counting
-        the SQUAREM extrapolations; about 10-30 are used on Table 1's scenarios and 17 at
-        2 10^6 responses).
+        Largest number of EM iterations (with ``confusion="grid"``: of E-steps after the
+        first, counting rejected extrapolations; 6-22 are used on Table 1's scenarios, up
+        to 60 on the slowest (few_smart, s = 0.05), and 9 at 2 10^6 responses).
     tol : float, default=1e-6
         Stop when the largest change of any p_i (of a worker with answers) or q_j (of
         an answered task; of a grid weight with ``confusion="grid"``) in one iteration is
-        below ``tol`` (or the log-posterior rose by at most ``LL_RTOL`` of its magnitude).
+        below ``tol``; with "map" also when the log-posterior rose by at most ``LL_RTOL``
+        of its magnitude, with "grid" when the EM step's guaranteed rise is at most
+        ``EM_GAIN_TOL`` (module docstring, "Stopping").
     posterior_tol : float, default=0.0
         With ``confusion="grid"``: also stop when no answered task's posterior
         probability that a label is g_j, or h_j, changed by this much or more in one
         iteration (0, the default, turns this rule off); pairs whose posterior is within 2
         ``posterior_tol`` of the best are ties (smallest pair wins). Ignored with "map".
-        Off by default because it did not pay: at 2 10^6 responses the largest change
-        over 200000 tasks stays above 1e-3 until the log-posterior rule stops EM anyway
-        (17 E-steps), and on Table 1's scenarios 1e-3 saved a few E-steps but cost pair
-        error (easy, s = 0.1, 30 paired replicates: +0.0019 against running on).
+        Off by default because it does not pay: at 2 10^6 responses 1e-3 stops no
+        earlier than the gain rule (9 E-steps either way), and on Table 1's scenarios it
+        widens the ties (easy, s = 0.1, 30 paired replicates: pair error +0.0019 +-
+        0.0023 against the default).
     confusion_prior_strength : float, default=4.0
         nu > 0: pseudo-answers of the Beta prior on t_j = 2 q_j - 1 (mode at the mean of
         TopTwo2's t over answered tasks, clipped to [0.1, 0.9]).
@@ -469,9 +866,9 @@ class TopTwoEM(BaseEstimator):
         ``pair_proba_`` is calibrated (ECE <= 0.03 on Table 1's scenarios, against
         0.06-0.13 for "map"). Default "grid" because it measures better on the
         accuracy and calibration targets (mean gap to the oracle over Table 1's 24 cells
-        0.0051 against 0.0058, ECE <= 0.028 against up to 0.135; README) and, with the
+        0.0050 against 0.0058, ECE <= 0.028 against up to 0.135; README) and, with the
         accelerations of the module docstring, is also the faster one at 2 10^6
-        responses (17 E-steps against 31 iterations; about half the time).
+        responses (10 E-steps against 32; a fifth of the time).
     init : TopTwo2, optional
         The initial estimator; a copy of it is fitted on the same data (the object
         passed is left unchanged). Default ``TopTwo2(rng=rng)``.
@@ -563,9 +960,13 @@ class TopTwoEM(BaseEstimator):
 
         if self.confusion == "grid":
             out = self._fit_grid(R, p, t_init, max_iter, tol, a_p, b_p, post_tol)
-            top = np.column_stack([out["a"], out["b"]]).astype(np.int64) + 1
-            top[~answered] = 0
-            self._set(init, top, out["pair_proba"], out["g_proba"], out["q"], out["p"],
+            top = np.zeros((m, 2), dtype=np.int64)         # answered tasks only in out
+            top[answered] = np.column_stack([out["a"], out["b"]]) + 1
+            full = {}
+            for key in ("pair_proba", "g_proba", "q"):
+                full[key] = np.full(m, np.nan)
+                full[key][answered] = out[key]
+            self._set(init, top, full["pair_proba"], full["g_proba"], full["q"], out["p"],
                       out["history"], out["n_iter"], out["converged"], answered, active, R)
             self.confusion_grid_, self.confusion_weights_ = out["q_nodes"], out["pi"]
             self.confusion_prior_mode_ = float("nan")
@@ -680,147 +1081,16 @@ class TopTwoEM(BaseEstimator):
     def _fit_grid(self, R: Responses, p: np.ndarray, t_init: np.ndarray, max_iter: int,
                   tol: float, a_p: float, b_p: float, post_tol: float) -> dict:
         """EM with q_j latent on a grid whose weights pi are estimated (``confusion="grid"``)."""
-        n, m, K = R.n_workers, R.n_tasks, R.n_labels
-        answered = R.task_counts() > 0
-        active = R.worker_counts() > 0
-        n_ans = int(answered.sum())
-        _, workers_tm, labels_tm = R.task_major()
-        tasks_tm = R.task_major_tasks()
+        em = _GridEM(R, a_p, b_p, post_tol)
         Gn = GRID_NODES
-        t_nodes = (np.arange(Gn) + 0.5) / Gn
-        q_nodes = 0.5 * (1.0 + t_nodes)
         bins = np.minimum((t_init * Gn).astype(np.int64), Gn - 1)
         pi = (np.bincount(bins, minlength=Gn) + 1.0) / (bins.size + Gn)
-        Nw = R.worker_counts().astype(float)
-
-        # (label, task) x worker incidence, label-major: S^a and S^b for every node are
-        # sparse products with the (worker, node) weights log(1 + K p_i q_k/(1 - p_i)) and
-        # log(1 + K p_i (1 - q_k)/(1 - p_i)), which depend on the worker and the node only;
-        # the results reshape to contiguous (label, task, node) arrays
-        rows = (labels_tm - 1).astype(np.int64) * m + tasks_tm
-        inc = sp.csr_array((np.ones(rows.size), (rows, workers_tm)), shape=(K * m, n))
-        # its transpose as a CSC view: the (worker, node) sums of the M-step then stream
-        # through the posterior in storage order (5 times faster than a CSR transpose,
-        # which gathers rows at random; same sums in the same order)
-        inc_t = inc.T
-        qq = np.concatenate([q_nodes, 1.0 - q_nodes])
-        split = np.kron(np.eye(2), np.ones((Gn, 1)))             # sums over the nodes
-
-        def scores(p):
-            return (inc @ np.log1p((K * p / (1.0 - p))[:, None] * qq[None, :])).reshape(K, m, 2 * Gn)
-
-        def e_step(p, pi):
-            # E-step at p, with the grid weights first moved to their optimum given p
-            # (the objective depends on pi only through Z: a concave problem in G
-            # unknowns, :func:`_pi_newton`), then the posterior under the new weights
-            W, Z, M = _grid_node_terms(scores(p))
-            pi, f = _pi_newton(Z[answered], pi, GRID_PSEUDO)
-            scale = pi[None, :] / (Z @ pi)[:, None]
-            W *= np.concatenate([scale, scale], axis=1)          # contiguous (m, 2 G)
-            pa = p[active]
-            # log-posterior: sum_j C_j = sum_i N_i log((1 - p_i)/K); log Z_j = M_j + log D_j
-            lp = float(Nw @ np.log((1.0 - p) / K) + M[answered].sum() + f
-                       - n_ans * np.log(K * (K - 1))
-                       + a_p * np.log(pa).sum() + b_p * np.log1p(-pa).sum())
-            gh = (W.reshape(K * m, 2 * Gn) @ split).reshape(K, m, 2)[:, answered]
-            return (W, M), pi, gh, lp
-
-        lo_p, hi_p = np.full(n, _EDGE), np.full(n, 1.0 - _EDGE)
-        x = (q_nodes - 1.0 / K)[:, None]
-        y = (1.0 - q_nodes - 1.0 / K)[:, None]
-
-        def m_step(state, p):
-            # p_i: the same concave 1-D problem as for confusion="map", with the node's
-            # q_k in place of q_j, so the responses aggregate per (worker, node)
-            WW = inc_t @ state[0].reshape(K * m, 2 * Gn)         # (worker, 2 node) sums
-            Wg, Wh = WW[:, :Gn].T, WW[:, Gn:].T
-            Wo = np.clip(Nw - Wg.sum(axis=0) - Wh.sum(axis=0), 0.0, None)
-
-            def d_p(pv):
-                ux = x / (1.0 / K + pv[None, :] * x)
-                uy = y / (1.0 / K + pv[None, :] * y)
-                d1 = (Wg * ux + Wh * uy).sum(axis=0) - Wo / (1.0 - pv) + a_p / pv - b_p / (1.0 - pv)
-                d2 = (-(Wg * ux * ux + Wh * uy * uy).sum(axis=0) - Wo / (1.0 - pv) ** 2
-                      - a_p / pv ** 2 - b_p / (1.0 - pv) ** 2)
-                return d1, d2
-
-            return _newton(d_p, p, lo_p, hi_p)
-
-        def done(old, new):
-            """The stopping rules between two consecutive accepted points."""
-            change = max(float(np.abs(new[0] - old[0])[active].max(initial=0.0)),
-                         float(np.abs(new[1] - old[1]).max()))
-            post_change = float(np.abs(new[2] - old[2]).max(initial=0.0))
-            return (change < tol or post_change < post_tol
-                    or new[4] - old[4] <= LL_RTOL * abs(new[4]))
-
-        # cur = (p, pi, g and h marginals, E-step state, log-posterior). Memory: at most
-        # two posteriors (K m 2 G values each) are alive, during an extrapolation; the
-        # scores are recomputed for the final pairs instead of being kept
-        state, pi, gh, lp = e_step(p, pi)
-        cur = (p, pi, gh, state, lp)
-        history = [lp]
-        converged = False
-        n_iter = 0
-        while n_iter < max_iter and not converged:
-            # two EM steps, then a SQUAREM extrapolation of logit(p) (Varadhan and
-            # Roland 2008, scheme S3), kept only if it raises the log-posterior
-            pts = [cur[0]]
-            for _ in range(2):
-                p_new = m_step(cur[3], cur[0])
-                cur, state = (*cur[:3], None, cur[4]), None        # free the posterior
-                state, pi, gh, lp = e_step(p_new, cur[1])
-                n_iter += 1
-                nxt = (p_new, pi, gh, state, lp)
-                converged = done(cur, nxt)
-                cur = nxt
-                history.append(lp)
-                pts.append(cur[0])
-                if converged or n_iter >= max_iter:
-                    break
-            if converged or n_iter >= max_iter:
-                break
-            t0, t1, t2 = (_logit(pt[active]) for pt in pts)
-            r, v = t1 - t0, t2 - 2.0 * t1 + t0
-            nv = float(np.sqrt(v @ v))
-            if not nv > 0:
-                continue
-            alpha = min(-float(np.sqrt(r @ r)) / nv, -1.0)
-            p_ext = cur[0].copy()
-            p_ext[active] = _expit(np.clip(t0 - 2.0 * alpha * r + alpha * alpha * v,
-                                           -_LOGIT_MAX, _LOGIT_MAX))
-            state = None
-            state, pi, gh, lp = e_step(p_ext, cur[1])
-            n_iter += 1
-            if lp > cur[4] + _SQUAREM_MARGIN * abs(cur[4]):
-                nxt = (p_ext, pi, gh, state, lp)
-                converged = done(cur, nxt)
-                cur = nxt
-            state = None
-            history.append(cur[4])
-        p, pi, gh, state, lp = cur
-        W, M = state
-        pair = _grid_pairs(scores(p), np.log(pi), M)
-        node = W[..., :Gn].sum(axis=0)
-        # labels: the pair with the largest marginal posterior; pairs whose posterior is
-        # within a factor exp(-tie_j), less 2 posterior_tol, of it are ties (round-off of
-        # the scores, and the effect of stopping one iteration earlier or later), the
-        # lexicographically smallest wins
-        pw = p[workers_tm]
-        d = R.task_counts().astype(float)
-        rounding = 8.0 * _EPS * (d + 2.0) * np.bincount(
-            tasks_tm, weights=2.0 * np.log1p(K * pw / (1.0 - pw)), minlength=m)
-        sens = 2.0 * K / ((1.0 - pw) * (1.0 - pw + K * pw))     # bound on |d w / d p|
-        tie = (2.0 * rounding + tol * (np.bincount(tasks_tm, weights=sens, minlength=m)
-                                       + 1.0 / pi.min()))
-        P = pair.reshape(m, K * K)
-        Pmax = P.max(axis=1, keepdims=True)
-        best = np.argmax(P >= Pmax * np.exp(-tie)[:, None] - 2.0 * post_tol, axis=1)
-        a, b = best // K, best % K
-        rows = np.arange(m)
-        return dict(a=a, b=b, pair_proba=P[rows, best], g_proba=pair[rows, a, :].sum(axis=1),
-                    q=node @ q_nodes, p=p, history=history, n_iter=n_iter,
-                    converged=converged, q_nodes=q_nodes, pi=pi)
+        cur, history, n_iter, converged = _accelerated_em(em, em.e_step(p, pi, _PI_FIRST),
+                                                          max_iter, tol, post_tol)
+        out = em.labels(cur.p, cur.pi, tol)
+        out.update(p=cur.p, pi=cur.pi, history=history, n_iter=n_iter, converged=converged,
+                   q_nodes=em.q_nodes)
+        return out
 
     def fit_predict(self, A: Any, n_labels: int | None = None) -> np.ndarray:
         """Fit and return g_hat (shape (n_tasks,))."""
