@@ -37,7 +37,7 @@ from ._validation import (Interval, RealArray, StrOptions, check_choice, check_l
                           check_probability_vector)
 from ._base import BaseEstimator
 from .responses import Responses, as_responses
-from .spectral import _EPS, _first_true
+from .spectral import _EPS, _first_true, _select_rows, _task_chunks
 from .spectral import (TopTwo1, check_enough_labels, check_spectral_labels, clip_confusion,
                        confusion_at, spectral_estimate, split_entries)
 
@@ -183,22 +183,23 @@ def _best_pairs_columns(A: np.ndarray, Bc: np.ndarray, tol: np.ndarray | float
     """
     K, m = A.shape
     tol = np.broadcast_to(np.asarray(tol, float), (m,))
-    rows = np.arange(m)
     # largest Sb, its first column b1, and the largest Sb outside column b1
     first = Bc.max(axis=0)
     b1 = _first_true([Bc[c] == first for c in range(K)])
+    at_b1 = b1 * m                                   # flat index of (b1[j], j)
+    at_b1 += np.arange(m)
     rest = Bc.copy()
-    rest[b1, rows] = -np.inf
+    rest.reshape(-1)[at_b1] = -np.inf
     second = rest.max(axis=0) if K > 1 else rest[0]
     # best pair starting at a: Sa[a] + the largest Sb outside column a
     pair_best = A + first
-    pair_best[b1, rows] = A[b1, rows] + second
+    pair_best.reshape(-1)[at_b1] = A.reshape(-1).take(at_b1) + second
     floor = pair_best.max(axis=0)
     floor -= tol
     a = _first_true([pair_best[c] >= floor for c in range(K)])   # smallest a within tol
-    sa = A[a, rows]
+    sa = _select_rows(A, a)
     b = _first_true([(sa + Bc[c] >= floor) & (a != c) for c in range(K)])
-    return a, b, sa + Bc[b, rows]
+    return a, b, sa + _select_rows(Bc, b)
 
 
 #: Largest number of ordered T-tuples K!/(K-T)! for which the top-T MLE enumerates all
@@ -282,19 +283,25 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
     # (see Responses.task_label_counts_task_major). Scores are stored label-major,
     # S_t[c, j], so that the pair search below runs over contiguous columns.
     indptr, workers_tm, labels_tm = A.task_major()
-    counts = np.diff(indptr)
     m = A.n_tasks
-    index = labels_tm.astype(np.int64)
-    index -= 1
-    index *= m
-    index += A.task_major_tasks()
-    cw = (K * p / (1.0 - p))[workers_tm]           # K p_i / (1 - p_i) per response
-    scores = []
-    for t in range(T):
-        w = np.repeat(W[:, t], counts)
-        w *= cw
-        np.log1p(w, out=w)                          # log(K p q_t / (1 - p) + 1)
-        scores.append(np.bincount(index, weights=w, minlength=K * m).reshape(K, m))
+    cwp = K * p / (1.0 - p)                         # K p_i / (1 - p_i) per worker
+    scores = [np.empty((K, m)) for _ in range(T)]
+    # in chunks of tasks (cache-sized temporaries); every (label, task) sum adds the
+    # same weights in the same order as one pass over all responses
+    for lo, hi, e0, e1 in _task_chunks(indptr):
+        mc = hi - lo
+        counts = np.diff(indptr[lo:hi + 1])
+        index = labels_tm[e0:e1].astype(np.intp)
+        index -= 1
+        index *= mc
+        index += np.repeat(np.arange(mc, dtype=np.intp), counts)
+        cw = cwp[workers_tm[e0:e1]]
+        for t in range(T):
+            w = np.repeat(W[lo:hi, t], counts)
+            w *= cw
+            np.log1p(w, out=w)                      # log(K p q_t / (1 - p) + 1)
+            scores[t][:, lo:hi] = np.bincount(index, weights=w,
+                                              minlength=K * mc).reshape(K, mc)
     # sum_i of every weight of task j = the column sums of the score vectors (w >= 0),
     # added label by label in increasing order (the order of a row sum for K < 8)
     if K < 8:

@@ -360,6 +360,23 @@ def tolerant_smallest(values: np.ndarray, n_pick: int, tol: np.ndarray | float
     return out
 
 
+#: Responses per chunk of the chunked passes over task-major data (cache-sized
+#: temporaries instead of arrays of the size of the data).
+CHUNK_RESPONSES = 1 << 17
+
+
+def _task_chunks(indptr: np.ndarray, size: int = CHUNK_RESPONSES):
+    """(lo, hi, e0, e1): consecutive task ranges [lo, hi) holding about ``size``
+    responses each, and their response range [e0, e1) in task-major order."""
+    m = indptr.size - 1
+    nnz = int(indptr[-1])
+    cuts = np.searchsorted(indptr, np.arange(size, nnz, size), side="right")
+    bounds = np.unique(np.concatenate(([0], cuts, [m])))
+    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        if hi > lo:
+            yield lo, hi, int(indptr[lo]), int(indptr[hi])
+
+
 def _first_true(conds: list[np.ndarray]) -> np.ndarray:
     """Index of the first True among K boolean rows, per column (0 where none is)."""
     K = len(conds)
@@ -369,6 +386,14 @@ def _first_true(conds: list[np.ndarray]) -> np.ndarray:
         np.minimum(key, (~cond).astype(dt) * dt(K - c) + dt(c), out=key)
     key[key == K] = 0
     return key.astype(np.int64)
+
+
+def _select_rows(M: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """M[idx[j], j] for every column j of a (K, m) array."""
+    m = M.shape[1]
+    flat = idx * m
+    flat += np.arange(m)
+    return M.reshape(-1).take(flat)
 
 
 def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | None = None,
