@@ -341,12 +341,20 @@ def tolerant_smallest(values: np.ndarray, n_pick: int, tol: np.ndarray | float
         j = int(np.argmax(~np.isfinite(tol) | (tol < 0)))
         raise ValueError(f"`tol` of tolerant_smallest must be finite and >= 0; found "
                          f"{float(tol[j])!r} at row {j}.")
-    cols = vals.T.copy()                                      # (K, m): one row per label
+    return _smallest_columns(vals.T.copy(), n_pick, tol, bool(np.isposinf(vals).any()))
+
+
+def _smallest_columns(cols: np.ndarray, n_pick: int, tol: np.ndarray, has_posinf: bool
+                      ) -> np.ndarray:
+    """:func:`tolerant_smallest` on validated values stored label-major, cols[k] =
+    values[:, k] (shape (K, m), overwritten)."""
+    K, m = cols.shape
     out = np.empty((m, n_pick), dtype=np.int64)
+    flat_cols = cols.reshape(-1)
     rows = np.arange(m)
     # picked entries become +inf; only when +inf occurs among the values themselves
     # must they be told apart from the picked ones
-    avail = np.ones((K, m), dtype=bool) if np.isposinf(vals).any() else None
+    avail = np.ones((K, m), dtype=bool) if has_posinf else None
     for t in range(n_pick):
         low = np.min(cols if avail is None else np.where(avail, cols, np.inf), axis=0)
         floor = low + tol
@@ -354,9 +362,11 @@ def tolerant_smallest(values: np.ndarray, n_pick: int, tol: np.ndarray | float
         pick = _first_true([(cols[k] <= floor) if avail is None
                             else (cols[k] <= floor) & avail[k] for k in range(K)])
         out[:, t] = pick
-        cols[pick, rows] = np.inf
+        at = pick * m                                         # flat index of (pick_j, j)
+        at += rows
+        flat_cols[at] = np.inf
         if avail is not None:
-            avail[pick, rows] = False
+            avail.reshape(-1)[at] = False
     return out
 
 
@@ -432,13 +442,41 @@ def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | 
     """
     m, Km1 = v.shape
     K = Km1 + 1
-    padded = np.zeros((m, K + 1))
-    padded[:, 1:K] = v
-    delta_v = np.diff(padded, axis=1)                         # step 4
-    order = tolerant_smallest(delta_v, n_top, 4.0 * np.asarray(tie_tol, float))  # eq. (3)
+    # step 4, label-major: cols[k] = v^(k+1) - v^(k) with v^(0) = v^(K) = 0 (the same
+    # subtractions as np.diff of the zero-padded rows)
+    v = np.asarray(v, dtype=float)
+    cols = np.empty((K, m))
+    if K > 1:
+        np.subtract(v[:, 0], 0.0, out=cols[0])
+        for k in range(1, K - 1):
+            np.subtract(v[:, k], v[:, k - 1], out=cols[k])
+        np.subtract(0.0, v[:, K - 2], out=cols[K - 1])
+    else:
+        cols[0] = 0.0
+    delta_v = np.ascontiguousarray(cols.T)
+    tol4 = 4.0 * np.asarray(tie_tol, float)
+    if n_top <= K and not np.isnan(cols).any():
+        t4 = np.broadcast_to(tol4, (m,))
+        if not np.isfinite(t4).all() or (t4 < 0).any():
+            order = tolerant_smallest(delta_v, n_top, tol4)     # raises the tol error
+        else:                                                    # eq. (3)
+            order = _smallest_columns(cols.copy(), n_top, t4, bool(np.isposinf(cols).any()))
+    else:
+        order = tolerant_smallest(delta_v, n_top, tol4)         # raises its error
     top = order + 1
-    top_mass = np.take_along_axis(delta_v, order, axis=1)
-    rest = delta_v.sum(axis=1) - top_mass.sum(axis=1)
+    top_mass = np.column_stack([_select_rows(cols, order[:, t]) for t in range(n_top)]
+                               ) if n_top else np.zeros((m, 0))
+    if K < 8:
+        # row sums of fewer than 8 entries add them left to right: column by column
+        total = cols[0].copy()
+        for k in range(1, K):
+            total += cols[k]
+        picked = top_mass[:, 0].copy() if n_top else np.zeros(m)
+        for t in range(1, n_top):
+            picked += top_mass[:, t]
+        rest = total - picked
+    else:
+        rest = delta_v.sum(axis=1) - top_mass.sum(axis=1)
     l_j = K / (K - n_top) * rest                              # step 5
     if active is None:
         active = np.ones(m, dtype=bool)
@@ -570,11 +608,13 @@ def _components_by_first_worker(parts: tuple[Responses, ...], n: int, m: int
         first[has] = np.minimum(first[has], workers[indptr[:-1][has]])
         active |= np.diff(R.tocsr().indptr) > 0
     table = np.zeros(n * n, dtype=bool)
+    first_row = first * n
     for R in parts:
         indptr, workers, _ = R.task_major()
-        key = np.repeat(first * n, np.diff(indptr))
-        key += workers
-        table[key] = True
+        for lo, hi, e0, e1 in _task_chunks(indptr):    # cache-sized temporaries
+            key = np.repeat(first_row[lo:hi], np.diff(indptr[lo:hi + 1]))
+            key += workers[e0:e1]
+            table[key] = True
     flat = np.flatnonzero(table)                       # the pairs, row by row
     rows = flat // n
     indptr = np.zeros(n + 1, dtype=np.int64)
