@@ -132,16 +132,20 @@ def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str =
         mask = np.zeros(A2.n_tasks, dtype=dt)
         for t in range(T):
             mask |= np.left_shift(dt(1), top[:, t].astype(dt))
-        hit = np.repeat(mask, counts)
-        hit >>= labels_tm.astype(dt)
-        hit &= dt(1)
-        hit = hit.view(bool) if dt is np.uint8 else hit.astype(bool)
+        hit_count = np.zeros(A2.n_workers, dtype=np.int64)
+        for lo, hi, e0, e1 in _task_chunks(indptr):        # cache-sized temporaries
+            hit = np.repeat(mask[lo:hi], counts[lo:hi])
+            hit >>= labels_tm[e0:e1].astype(dt)
+            hit &= dt(1)
+            hit = hit.view(bool) if dt is np.uint8 else hit.astype(bool)
+            hit_count += np.bincount(workers_tm[e0:e1][hit], minlength=A2.n_workers)
+        hits = hit_count.astype(float)
     else:
         tasks_tm = A2.task_major_tasks()
         hit = top[:, 0][tasks_tm] == labels_tm
         for t in range(1, T):
             hit |= top[:, t][tasks_tm] == labels_tm
-    hits = np.bincount(workers_tm[hit], minlength=A2.n_workers).astype(float)
+        hits = np.bincount(workers_tm[hit], minlength=A2.n_workers).astype(float)
     if normalization == "paper":
         denom = np.full(A2.n_workers, A2.nnz / A2.n_workers)
     elif (top[:, 0] > 0)[counts > 0].all():   # every answered task resolved
