@@ -406,6 +406,68 @@ def _select_rows(M: np.ndarray, idx: np.ndarray) -> np.ndarray:
     return M.reshape(-1).take(flat)
 
 
+#: Tasks per chunk of the row-local steps of eq. (3) (cache-sized temporaries).
+TASK_CHUNK = 1 << 15
+
+
+def _steps_4_5(v: np.ndarray, n_top: int, tol4: np.ndarray) -> tuple:
+    """Steps 4-5 of Algorithm 1 up to l_j: (Delta v, order of eq. (3), the picked
+    Delta v, the sum of the others), on all rows at once (the reference, and the path
+    whose checks raise on NaN or a bad tolerance)."""
+    m, Km1 = v.shape
+    K = Km1 + 1
+    padded = np.zeros((m, K + 1))
+    padded[:, 1:K] = v
+    delta_v = np.diff(padded, axis=1)                         # step 4
+    order = tolerant_smallest(delta_v, n_top, tol4)           # eq. (3)
+    top_mass = np.take_along_axis(delta_v, order, axis=1)
+    rest = delta_v.sum(axis=1) - top_mass.sum(axis=1)
+    return delta_v, order, top_mass, rest
+
+
+def _steps_4_5_chunked(v: np.ndarray, n_top: int, tol4: np.ndarray) -> tuple | None:
+    """:func:`_steps_4_5` in chunks of ``TASK_CHUNK`` rows, label-major inside a chunk:
+    the same subtractions, comparisons and left-to-right sums (row sums of fewer than 8
+    entries add them left to right), so the same bits. None when a check would fail
+    (then :func:`_steps_4_5` raises its error)."""
+    m, Km1 = v.shape
+    K = Km1 + 1
+    t4 = np.broadcast_to(tol4, (m,))
+    if not np.isfinite(t4).all() or (t4 < 0).any():
+        return None
+    delta_v = np.empty((m, K))
+    order = np.empty((m, n_top), dtype=np.int64)
+    top_mass = np.empty((m, n_top))
+    rest = np.empty(m)
+    for lo in range(0, m, TASK_CHUNK):
+        hi = min(m, lo + TASK_CHUNK)
+        vc = v[lo:hi]
+        cols = np.empty((K, hi - lo))         # cols[k] = v^(k+1) - v^(k), v^(0) = v^(K) = 0
+        np.subtract(vc[:, 0], 0.0, out=cols[0])
+        for k in range(1, K - 1):
+            np.subtract(vc[:, k], vc[:, k - 1], out=cols[k])
+        np.subtract(0.0, vc[:, K - 2], out=cols[K - 1])
+        if np.isnan(cols).any():
+            return None
+        delta_v[lo:hi] = cols.T
+        oc = _smallest_columns(cols.copy(), n_top, t4[lo:hi], bool(np.isposinf(cols).any()))
+        order[lo:hi] = oc
+        mass = [_select_rows(cols, oc[:, t]) for t in range(n_top)]
+        for t in range(n_top):
+            top_mass[lo:hi, t] = mass[t]
+        if K < 8:
+            total = cols[0].copy()
+            for k in range(1, K):
+                total += cols[k]
+            picked = mass[0].copy() if n_top else np.zeros(hi - lo)
+            for t in range(1, n_top):
+                picked += mass[t]
+            np.subtract(total, picked, out=rest[lo:hi])
+        else:
+            rest[lo:hi] = delta_v[lo:hi].sum(axis=1) - top_mass[lo:hi].sum(axis=1)
+    return delta_v, order, top_mass, rest
+
+
 def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | None = None,
                          tie_tol: np.ndarray | float = 0.0, groups: np.ndarray | None = None,
                          return_l_task: bool = False) -> tuple:
@@ -442,41 +504,13 @@ def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | 
     """
     m, Km1 = v.shape
     K = Km1 + 1
-    # step 4, label-major: cols[k] = v^(k+1) - v^(k) with v^(0) = v^(K) = 0 (the same
-    # subtractions as np.diff of the zero-padded rows)
     v = np.asarray(v, dtype=float)
-    cols = np.empty((K, m))
-    if K > 1:
-        np.subtract(v[:, 0], 0.0, out=cols[0])
-        for k in range(1, K - 1):
-            np.subtract(v[:, k], v[:, k - 1], out=cols[k])
-        np.subtract(0.0, v[:, K - 2], out=cols[K - 1])
-    else:
-        cols[0] = 0.0
-    delta_v = np.ascontiguousarray(cols.T)
     tol4 = 4.0 * np.asarray(tie_tol, float)
-    if n_top <= K and not np.isnan(cols).any():
-        t4 = np.broadcast_to(tol4, (m,))
-        if not np.isfinite(t4).all() or (t4 < 0).any():
-            order = tolerant_smallest(delta_v, n_top, tol4)     # raises the tol error
-        else:                                                    # eq. (3)
-            order = _smallest_columns(cols.copy(), n_top, t4, bool(np.isposinf(cols).any()))
-    else:
-        order = tolerant_smallest(delta_v, n_top, tol4)         # raises its error
+    steps = _steps_4_5_chunked(v, n_top, tol4) if K > 1 and n_top <= K else None
+    if steps is None:                        # NaN, a bad tol or n_top: the checks raise
+        steps = _steps_4_5(v, n_top, tol4)
+    delta_v, order, top_mass, rest = steps
     top = order + 1
-    top_mass = np.column_stack([_select_rows(cols, order[:, t]) for t in range(n_top)]
-                               ) if n_top else np.zeros((m, 0))
-    if K < 8:
-        # row sums of fewer than 8 entries add them left to right: column by column
-        total = cols[0].copy()
-        for k in range(1, K):
-            total += cols[k]
-        picked = top_mass[:, 0].copy() if n_top else np.zeros(m)
-        for t in range(1, n_top):
-            picked += top_mass[:, t]
-        rest = total - picked
-    else:
-        rest = delta_v.sum(axis=1) - top_mass.sum(axis=1)
     l_j = K / (K - n_top) * rest                              # step 5
     if active is None:
         active = np.ones(m, dtype=bool)
