@@ -234,6 +234,23 @@ def _best_tuples(S: np.ndarray, tol: np.ndarray) -> np.ndarray:
     return out
 
 
+def _tie_tolerance(scores: list[np.ndarray], d: np.ndarray, K: int) -> np.ndarray:
+    """Bound on the floating-point error of the pair (tuple) scores of eq. (6), per task
+    (see :func:`plugin_mle`): 2 x 8 (d_j + 2) eps sum_i w_i."""
+    # sum_i of every weight of task j = the column sums of the score vectors (w >= 0),
+    # added label by label in increasing order (the order of a row sum for K < 8)
+    if K < 8:
+        total = 0
+        for S in scores:
+            row = S[0].copy()
+            for c in range(1, K):
+                row += S[c]
+            total = total + row
+    else:
+        total = sum(np.ascontiguousarray(S.T).sum(axis=1) for S in scores)
+    return 2.0 * 8.0 * _EPS * (d + 2.0) * total
+
+
 def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> np.ndarray:
     """Eq. (6) (T = 2) or Algorithm 4's T-tuple MLE, given (p, q) per worker / task.
 
@@ -289,7 +306,15 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
     indptr, workers_tm, labels_tm = A.task_major()
     m = A.n_tasks
     cwp = K * p / (1.0 - p)                         # K p_i / (1 - p_i) per worker
-    scores = [np.empty((K, m)) for _ in range(T)]
+    d = A.task_counts()
+    answered = d > 0
+    # T = 2 with K < 8: the pair search runs chunk by chunk on the chunk's scores (it
+    # is row-local); otherwise the whole score arrays are kept
+    fused = T == 2 and K < 8
+    if fused:
+        top = np.zeros((m, 2), dtype=np.int64)
+    else:
+        scores = [np.empty((K, m)) for _ in range(T)]
     # in chunks of tasks (cache-sized temporaries); every (label, task) sum adds the
     # same weights in the same order as one pass over all responses
     for lo, hi, e0, e1 in _task_chunks(indptr):
@@ -300,35 +325,30 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
         index *= mc
         index += np.repeat(np.arange(mc, dtype=np.intp), counts)
         cw = cwp[workers_tm[e0:e1]]
+        local = []
         for t in range(T):
             w = np.repeat(W[lo:hi, t], counts)
             w *= cw
             np.log1p(w, out=w)                      # log(K p q_t / (1 - p) + 1)
-            scores[t][:, lo:hi] = np.bincount(index, weights=w,
-                                              minlength=K * mc).reshape(K, mc)
-    # sum_i of every weight of task j = the column sums of the score vectors (w >= 0),
-    # added label by label in increasing order (the order of a row sum for K < 8)
-    if K < 8:
-        total = 0
-        for S in scores:
-            row = S[0].copy()
-            for c in range(1, K):
-                row += S[c]
-            total = total + row
-    else:
-        total = sum(np.ascontiguousarray(S.T).sum(axis=1) for S in scores)
-    d = A.task_counts()
-    tol = 2.0 * 8.0 * _EPS * (d + 2.0) * total
-    answered = d > 0
-    if T == 2:
-        a, b, _ = _best_pairs_columns(scores[0], scores[1], tol)
-        top = np.column_stack([a, b]) + 1
-    else:
+            local.append(np.bincount(index, weights=w, minlength=K * mc).reshape(K, mc))
+        if fused:
+            a, b, _ = _best_pairs_columns(local[0], local[1],
+                                          _tie_tolerance(local, d[lo:hi], K))
+            top[lo:hi, 0] = a + 1
+            top[lo:hi, 1] = b + 1
+        else:
+            for t in range(T):
+                scores[t][:, lo:hi] = local[t]
+    if not fused:
+        tol = _tie_tolerance(scores, d, K)
         from math import perm
 
-        S = np.stack([Sc.T for Sc in scores], axis=1)            # (m, T, K)
         top = np.zeros((A.n_tasks, T), dtype=np.int64)
-        if perm(K, T) <= MAX_ENUMERATED_TUPLES:
+        S = np.stack([Sc.T for Sc in scores], axis=1) if T > 2 else None   # (m, T, K)
+        if S is None:
+            a, b, _ = _best_pairs_columns(scores[0], scores[1], tol)
+            top = np.column_stack([a, b]) + 1
+        elif perm(K, T) <= MAX_ENUMERATED_TUPLES:
             top[answered] = _best_tuples(S[answered], tol[answered]) + 1
         else:
             from scipy.optimize import linear_sum_assignment   # lazy: heavy import
