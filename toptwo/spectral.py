@@ -629,7 +629,9 @@ def _components_by_first_worker(parts: tuple[Responses, ...], n: int, m: int
     Every task links all its workers to its smallest worker f_j, which keeps the
     components; the distinct pairs (f_j, i) fit an n x n boolean table, filled in one
     pass over the responses, and scipy labels the components of that small graph. A task
-    takes the component of f_j. Same result as ``_components``' other paths.
+    takes the component of f_j. Same result as ``_components``' other paths. The pass
+    stops after its first chunk when the pairs seen so far already join every active
+    worker (the usual case: one component); the labels are then the same.
     """
     from scipy.sparse.csgraph import connected_components
 
@@ -643,19 +645,33 @@ def _components_by_first_worker(parts: tuple[Responses, ...], n: int, m: int
         active |= np.diff(R.tocsr().indptr) > 0
     table = np.zeros(n * n, dtype=bool)
     first_row = first * n
-    for R in parts:
+
+    def table_components() -> np.ndarray:
+        flat = np.flatnonzero(table)                   # the pairs, row by row
+        rows = flat // n
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=n), out=ptr[1:])
+        G = sp.csr_array((np.ones(flat.size, dtype=np.int8), flat - rows * n, ptr),
+                         shape=(n, n))
+        return connected_components(G, directed=False)[1]
+
+    chunks = [(R, c) for R in parts for c in _task_chunks(R.task_major()[0])]
+    lab = None
+    for pos, (R, (lo, hi, e0, e1)) in enumerate(chunks):   # cache-sized temporaries
         indptr, workers, _ = R.task_major()
-        for lo, hi, e0, e1 in _task_chunks(indptr):    # cache-sized temporaries
-            key = np.repeat(first_row[lo:hi], np.diff(indptr[lo:hi + 1]))
-            key += workers[e0:e1]
-            table[key] = True
-    flat = np.flatnonzero(table)                       # the pairs, row by row
-    rows = flat // n
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
-    G = sp.csr_array((np.ones(flat.size, dtype=np.int8), flat - rows * n, indptr),
-                     shape=(n, n))
-    _, lab = connected_components(G, directed=False)
+        key = np.repeat(first_row[lo:hi], np.diff(indptr[lo:hi + 1]))
+        key += workers[e0:e1]
+        table[key] = True
+        if pos == 0 and len(chunks) > 1:
+            # the pairs seen so far are edges of the graph: if they already join every
+            # active worker into one component, so do all of them (one component, the
+            # same labels), and the remaining responses need not be read
+            lab = table_components()
+            if np.unique(lab[active]).size == 1:
+                break
+            lab = None
+    if lab is None:
+        lab = table_components()
     # relabel every component by its smallest worker index (as the propagation does)
     first_of = np.full(n, n, dtype=np.int64)
     np.minimum.at(first_of, lab[active], np.flatnonzero(active))
