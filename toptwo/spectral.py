@@ -188,6 +188,13 @@ def _joint_leading_left(blocks: _LabelBlocks, shifts: np.ndarray
 
     def gram(V):
         if not centred:                                           # X = B^(k) - offsets
+            if done.any():
+                # a converged problem's column of V is 0, and so is its product (exactly):
+                # only the others go through the data
+                act = np.flatnonzero(~done)
+                out = np.zeros_like(V)
+                out[:, act] = blocks.forward(blocks.backward(V[:, act], act), act)
+                return out
             return blocks.forward(blocks.backward(V))
         W = blocks.backward(V) - shifts * V.sum(axis=0)          # X^T v
         return blocks.forward(W) - shifts * W.sum(axis=0)        # X w
