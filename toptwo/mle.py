@@ -132,14 +132,14 @@ def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str =
         mask = np.zeros(A2.n_tasks, dtype=dt)
         for t in range(T):
             mask |= np.left_shift(dt(1), top[:, t].astype(dt))
-        hit_count = np.zeros(A2.n_workers, dtype=np.int64)
+        hits = np.zeros(A2.n_workers)
         for lo, hi, e0, e1 in _task_chunks(indptr):        # cache-sized temporaries
             hit = np.repeat(mask[lo:hi], counts[lo:hi])
             hit >>= labels_tm[e0:e1].astype(dt)
             hit &= dt(1)
             hit = hit.view(bool) if dt is np.uint8 else hit.astype(bool)
-            hit_count += np.bincount(workers_tm[e0:e1][hit], minlength=A2.n_workers)
-        hits = hit_count.astype(float)
+            # hit counts as 0/1 weights (integers, exact in floating point)
+            hits += np.bincount(workers_tm[e0:e1], weights=hit, minlength=A2.n_workers)
     else:
         tasks_tm = A2.task_major_tasks()
         hit = top[:, 0][tasks_tm] == labels_tm
@@ -306,6 +306,7 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
     indptr, workers_tm, labels_tm = A.task_major()
     m = A.n_tasks
     cwp = K * p / (1.0 - p)                         # K p_i / (1 - p_i) per worker
+    Wt = np.ascontiguousarray(W.T)
     d = A.task_counts()
     answered = d > 0
     # T = 2 with K < 8: the pair search runs chunk by chunk on the chunk's scores (it
@@ -320,14 +321,15 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
     for lo, hi, e0, e1 in _task_chunks(indptr):
         mc = hi - lo
         counts = np.diff(indptr[lo:hi + 1])
+        task = np.repeat(np.arange(mc, dtype=np.intp), counts)    # task of every response
         index = labels_tm[e0:e1].astype(np.intp)
         index -= 1
         index *= mc
-        index += np.repeat(np.arange(mc, dtype=np.intp), counts)
+        index += task
         cw = cwp[workers_tm[e0:e1]]
         local = []
         for t in range(T):
-            w = np.repeat(W[lo:hi, t], counts)
+            w = Wt[t, lo:hi].take(task)             # q_t of every response's task
             w *= cw
             np.log1p(w, out=w)                      # log(K p q_t / (1 - p) + 1)
             local.append(np.bincount(index, weights=w, minlength=K * mc).reshape(K, mc))

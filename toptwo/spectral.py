@@ -382,12 +382,14 @@ def _smallest_columns(cols: np.ndarray, n_pick: int, tol: np.ndarray, has_posinf
 CHUNK_RESPONSES = 1 << 17
 
 
-def _task_chunks(indptr: np.ndarray, size: int = CHUNK_RESPONSES):
+def _task_chunks(indptr: np.ndarray, size: int = CHUNK_RESPONSES, first: int | None = None):
     """(lo, hi, e0, e1): consecutive task ranges [lo, hi) holding about ``size``
-    responses each, and their response range [e0, e1) in task-major order."""
+    responses each (the first one about ``first``), and their response range [e0, e1)
+    in task-major order."""
     m = indptr.size - 1
     nnz = int(indptr[-1])
-    cuts = np.searchsorted(indptr, np.arange(size, nnz, size), side="right")
+    start = size if first is None else first
+    cuts = np.searchsorted(indptr, np.arange(start, nnz, size), side="right")
     bounds = np.unique(np.concatenate(([0], cuts, [m])))
     for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
         if hi > lo:
@@ -646,9 +648,11 @@ def _components_by_first_worker(parts: tuple[Responses, ...], n: int, m: int
     active = np.zeros(n, dtype=bool)
     for R in parts:
         indptr, workers, _ = R.task_major()
-        has = indptr[1:] > indptr[:-1]
-        # workers are increasing within a task: the first one is the smallest
-        first[has] = np.minimum(first[has], workers[indptr[:-1][has]])
+        if workers.size:
+            # workers are increasing within a task: the first one is the smallest
+            starts = indptr[:-1]
+            head = workers[np.minimum(starts, workers.size - 1)]
+            np.minimum(first, np.where(indptr[1:] > starts, head, n), out=first)
         active |= np.diff(R.tocsr().indptr) > 0
     table = np.zeros(n * n, dtype=bool)
     first_row = first * n
@@ -662,7 +666,9 @@ def _components_by_first_worker(parts: tuple[Responses, ...], n: int, m: int
                          shape=(n, n))
         return connected_components(G, directed=False)[1]
 
-    chunks = [(R, c) for R in parts for c in _task_chunks(R.task_major()[0])]
+    # a small first chunk: usually enough to join every active worker (see below)
+    chunks = [(R, c) for i, R in enumerate(parts)
+              for c in _task_chunks(R.task_major()[0], first=16 * n if i == 0 else None)]
     lab = None
     for pos, (R, (lo, hi, e0, e1)) in enumerate(chunks):   # cache-sized temporaries
         indptr, workers, _ = R.task_major()
