@@ -644,18 +644,28 @@ def _components_by_first_worker(parts: tuple[Responses, ...], n: int, m: int
     """
     from scipy.sparse.csgraph import connected_components
 
-    first = np.full(m, n, dtype=np.int64)              # n: the task has no response
     active = np.zeros(n, dtype=bool)
+    answered = np.zeros(m, dtype=bool)
     for R in parts:
-        indptr, workers, _ = R.task_major()
-        if workers.size:
-            # workers are increasing within a task: the first one is the smallest
-            starts = indptr[:-1]
-            head = workers[np.minimum(starts, workers.size - 1)]
-            np.minimum(first, np.where(indptr[1:] > starts, head, n), out=first)
+        indptr = R.task_major()[0]
         active |= np.diff(R.tocsr().indptr) > 0
+        answered |= indptr[1:] > indptr[:-1]
+
+    def first_worker() -> np.ndarray:
+        """f_j of every task over all parts (n: the task has no response)."""
+        first = np.full(m, n, dtype=np.int64)
+        for R in parts:
+            indptr, workers, _ = R.task_major()
+            if workers.size:
+                # workers are increasing within a task: the first one is the smallest
+                starts = indptr[:-1]
+                head = workers[np.minimum(starts, workers.size - 1)]
+                np.minimum(first, np.where(indptr[1:] > starts, head, n), out=first)
+        return first
+
     table = np.zeros(n * n, dtype=bool)
-    first_row = first * n
+    # with one part, f_j is read off each chunk as it is processed
+    first_row = None if len(parts) == 1 else first_worker() * n
 
     def table_components() -> np.ndarray:
         flat = np.flatnonzero(table)                   # the pairs, row by row
@@ -669,22 +679,30 @@ def _components_by_first_worker(parts: tuple[Responses, ...], n: int, m: int
     # a small first chunk: usually enough to join every active worker (see below)
     chunks = [(R, c) for i, R in enumerate(parts)
               for c in _task_chunks(R.task_major()[0], first=16 * n if i == 0 else None)]
-    lab = None
     for pos, (R, (lo, hi, e0, e1)) in enumerate(chunks):   # cache-sized temporaries
         indptr, workers, _ = R.task_major()
-        key = np.repeat(first_row[lo:hi], np.diff(indptr[lo:hi + 1]))
-        key += workers[e0:e1]
-        table[key] = True
-        if pos == 0 and len(chunks) > 1:
+        counts = np.diff(indptr[lo:hi + 1])
+        wk = workers[e0:e1]
+        if wk.size:
+            if first_row is None:
+                head = wk[np.minimum(indptr[lo:hi] - e0, wk.size - 1)].astype(np.int64)
+                head *= n
+                key = np.repeat(head, counts)
+            else:
+                key = np.repeat(first_row[lo:hi], counts)
+            key += wk
+            table[key] = True
+        if pos == 0 and len(chunks) > 1 and active.any():
             # the pairs seen so far are edges of the graph: if they already join every
-            # active worker into one component, so do all of them (one component, the
-            # same labels), and the remaining responses need not be read
+            # active worker into one component, so do all of them, and the remaining
+            # responses need not be read: every active worker and every answered task
+            # is in the component of the smallest active worker
             lab = table_components()
             if np.unique(lab[active]).size == 1:
-                break
-            lab = None
-    if lab is None:
-        lab = table_components()
+                w0 = int(np.argmax(active))
+                return _renumber(np.where(active, w0, -1), np.where(answered, w0, -1))
+    lab = table_components()
+    first = first_worker()
     # relabel every component by its smallest worker index (as the propagation does)
     first_of = np.full(n, n, dtype=np.int64)
     np.minimum.at(first_of, lab[active], np.flatnonzero(active))
