@@ -148,10 +148,9 @@ class LabelBlocks:
         indptr, workers, labels = R.task_major()
         # 32-bit indices where they fit: a quarter less memory traffic per product
         idx = np.int32 if max(K * n, R.nnz) < np.iinfo(np.int32).max else np.int64
-        cols = labels.astype(idx)
-        cols -= 1
-        cols *= n
+        cols = np.multiply(labels, n, dtype=idx)          # (c - 1) n + i
         cols += workers
+        cols -= n
         indptr = indptr.astype(idx, copy=False)
         # Task-major form only: Lt @ X gathers from the small (K n)-row X and writes its
         # output in order, and Lt.T @ Y (a CSC product) reads Y in order and scatters

@@ -1224,7 +1224,8 @@ def confusion_at(res: SpectralResult, top: np.ndarray) -> np.ndarray:
     idx = np.clip(top - 1, 0, K - 1)
     l_task = res.l_task if res.l_task is not None else np.full(top.shape[0], res.norm_p)
     with np.errstate(invalid="ignore", divide="ignore"):      # NaN l: no estimate
-        q = 1.0 / K - np.take_along_axis(res.delta_v, idx, axis=1) / l_task[:, None]
+        flat = idx + K * np.arange(top.shape[0])[:, None]   # of (j, idx[j, t]) in delta_v
+        q = 1.0 / K - res.delta_v.reshape(-1).take(flat) / l_task[:, None]
     return np.where((top > 0) & (l_task > 0)[:, None], q, np.nan)
 
 
