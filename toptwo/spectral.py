@@ -918,7 +918,8 @@ def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
     Ut = np.array([_trim(u, eta, n_eff) for u in U])
     # step 3: v^(k) = (C^(k) - s'(K-2k)/K 1)^T u~^(k) / (2 s'), all k in one pass
     blocks_C = blocks_B if C is B else _LabelBlocks(C, off)
-    v = blocks_C.backward(Ut.T) / (2.0 * sy)
+    v = blocks_C.backward(Ut.T)
+    v /= 2.0 * sy
     extra = 0.0
     if not observed:
         v -= shifts * Ut.sum(axis=1) / 2.0
