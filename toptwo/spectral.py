@@ -458,7 +458,8 @@ def _steps_4_5_chunked(v: np.ndarray, n_top: int, tol4: np.ndarray) -> tuple | N
         np.subtract(0.0, vc[:, K - 2], out=cols[K - 1])
         if np.isnan(cols).any():
             return None
-        delta_v[lo:hi] = cols.T
+        for k in range(K):
+            delta_v[lo:hi, k] = cols[k]
         oc = _smallest_columns(cols.copy(), n_top, t4[lo:hi], bool(np.isposinf(cols).any()))
         order[lo:hi] = oc
         mass = [_select_rows(cols, oc[:, t]) for t in range(n_top)]
@@ -531,8 +532,9 @@ def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | 
         ok = active & (groups >= 0)
         g = np.where(ok, groups, 0)
         n_groups = int(g.max()) + 1 if m else 0
-        sums = np.bincount(g[ok], weights=l_j[ok], minlength=n_groups)
-        cnt = np.bincount(g[ok], minlength=n_groups)
+        g_ok, l_ok = (g, l_j) if ok.all() else (g[ok], l_j[ok])
+        sums = np.bincount(g_ok, weights=l_ok, minlength=n_groups)
+        cnt = np.bincount(g_ok, minlength=n_groups)
         with np.errstate(invalid="ignore", divide="ignore"):
             l_group = sums / cnt
         l_task = np.where(ok, l_group[g], np.nan)
@@ -541,7 +543,9 @@ def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | 
         l_pos = np.where(cnt > 0, np.maximum(np.nan_to_num(l_group, nan=0.0), 0.0), 0.0)
         l = float(np.sqrt(np.sum(l_pos ** 2))) if ok.any() else float("nan")
     with np.errstate(invalid="ignore", divide="ignore"):
-        q_raw = 1.0 / K - top_mass / l_task[:, None]          # eq. (4)
+        q_raw = np.empty_like(top_mass)                       # eq. (4), column by column
+        for t in range(n_top):
+            np.subtract(1.0 / K, top_mass[:, t] / l_task, out=q_raw[:, t])
     # l estimates ||p||_2 > 0: where it is 0, negative or NaN (a component whose data
     # show no signal) eq. (4) is undefined (it would give +-inf, NaN or a q with the
     # wrong sign), so q is NaN there; eq. (3)'s labels do not need l and stay
@@ -1225,8 +1229,12 @@ def confusion_at(res: SpectralResult, top: np.ndarray) -> np.ndarray:
     idx = np.clip(top - 1, 0, K - 1)
     l_task = res.l_task if res.l_task is not None else np.full(top.shape[0], res.norm_p)
     with np.errstate(invalid="ignore", divide="ignore"):      # NaN l: no estimate
-        flat = idx + K * np.arange(top.shape[0])[:, None]   # of (j, idx[j, t]) in delta_v
-        q = 1.0 / K - res.delta_v.reshape(-1).take(flat) / l_task[:, None]
+        dv = res.delta_v.reshape(-1)
+        base = K * np.arange(top.shape[0])
+        q = np.empty(top.shape)
+        for t in range(top.shape[1]):                       # column by column
+            flat = idx[:, t] + base                         # of (j, idx[j, t]) in delta_v
+            np.subtract(1.0 / K, dv.take(flat) / l_task, out=q[:, t])
     return np.where((top > 0) & (l_task > 0)[:, None], q, np.nan)
 
 
