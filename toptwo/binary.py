@@ -148,10 +148,9 @@ class LabelBlocks:
         indptr, workers, labels = R.task_major()
         # 32-bit indices where they fit: a quarter less memory traffic per product
         idx = np.int32 if max(K * n, R.nnz) < np.iinfo(np.int32).max else np.int64
-        cols = labels.astype(idx)
-        cols -= 1
-        cols *= n
+        cols = np.multiply(labels, n, dtype=idx)          # (c - 1) n + i
         cols += workers
+        cols -= n
         indptr = indptr.astype(idx, copy=False)
         # Task-major form only: Lt @ X gathers from the small (K n)-row X and writes its
         # output in order, and Lt.T @ Y (a CSC product) reads Y in order and scatters
@@ -163,14 +162,21 @@ class LabelBlocks:
         if offsets is not None:
             self.sign = self.sign - np.asarray(offsets, float)[None, :]
 
-    def forward(self, Y: np.ndarray) -> np.ndarray:
-        """(n, K-1): column k is A^(k) Y[:, k]."""
-        Z = (self.LtT @ Y).reshape(self.K, self.n, self.K - 1)
-        return np.einsum("cnk,ck->nk", Z, self.sign)
+    def forward(self, Y: np.ndarray, ks: np.ndarray | None = None) -> np.ndarray:
+        """(n, K-1): column k is A^(k) Y[:, k].
 
-    def backward(self, X: np.ndarray) -> np.ndarray:
-        """(m, K-1): column k is (A^(k))^T X[:, k]."""
-        Xe = (self.sign[:, None, :] * X[None, :, :]).reshape(self.K * self.n, self.K - 1)
+        With ``ks`` (indices into 0..K-2), Y has one column per entry of ``ks`` and so
+        does the result (A^(ks[t]+1) Y[:, t]); every column is computed exactly as in the
+        full product (the sparse kernels treat the columns independently).
+        """
+        sign = self.sign if ks is None else self.sign[:, ks]
+        Z = (self.LtT @ Y).reshape(self.K, self.n, sign.shape[1])
+        return np.einsum("cnk,ck->nk", Z, sign)
+
+    def backward(self, X: np.ndarray, ks: np.ndarray | None = None) -> np.ndarray:
+        """(m, K-1): column k is (A^(k))^T X[:, k] (``ks``: as in :meth:`forward`)."""
+        sign = self.sign if ks is None else self.sign[:, ks]
+        Xe = (sign[:, None, :] * X[None, :, :]).reshape(self.K * self.n, sign.shape[1])
         return self.Lt @ Xe
 
     def sq_norms(self, R: Responses) -> np.ndarray:

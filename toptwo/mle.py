@@ -37,7 +37,7 @@ from ._validation import (Interval, RealArray, StrOptions, check_choice, check_l
                           check_probability_vector)
 from ._base import BaseEstimator
 from .responses import Responses, as_responses
-from .spectral import _EPS, _first_true
+from .spectral import _EPS, _first_true, _select_rows, _task_chunks
 from .spectral import (TopTwo1, check_enough_labels, check_spectral_labels, clip_confusion,
                        confusion_at, spectral_estimate, split_entries)
 
@@ -132,16 +132,20 @@ def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str =
         mask = np.zeros(A2.n_tasks, dtype=dt)
         for t in range(T):
             mask |= np.left_shift(dt(1), top[:, t].astype(dt))
-        hit = np.repeat(mask, counts)
-        hit >>= labels_tm.astype(dt)
-        hit &= dt(1)
-        hit = hit.view(bool) if dt is np.uint8 else hit.astype(bool)
+        hits = np.zeros(A2.n_workers)
+        for lo, hi, e0, e1 in _task_chunks(indptr):        # cache-sized temporaries
+            hit = np.repeat(mask[lo:hi], counts[lo:hi])
+            hit >>= labels_tm[e0:e1].astype(dt)
+            hit &= dt(1)
+            hit = hit.view(bool) if dt is np.uint8 else hit.astype(bool)
+            # hit counts as 0/1 weights (integers, exact in floating point)
+            hits += np.bincount(workers_tm[e0:e1], weights=hit, minlength=A2.n_workers)
     else:
         tasks_tm = A2.task_major_tasks()
         hit = top[:, 0][tasks_tm] == labels_tm
         for t in range(1, T):
             hit |= top[:, t][tasks_tm] == labels_tm
-    hits = np.bincount(workers_tm[hit], minlength=A2.n_workers).astype(float)
+        hits = np.bincount(workers_tm[hit], minlength=A2.n_workers).astype(float)
     if normalization == "paper":
         denom = np.full(A2.n_workers, A2.nnz / A2.n_workers)
     elif (top[:, 0] > 0)[counts > 0].all():   # every answered task resolved
@@ -183,22 +187,23 @@ def _best_pairs_columns(A: np.ndarray, Bc: np.ndarray, tol: np.ndarray | float
     """
     K, m = A.shape
     tol = np.broadcast_to(np.asarray(tol, float), (m,))
-    rows = np.arange(m)
     # largest Sb, its first column b1, and the largest Sb outside column b1
     first = Bc.max(axis=0)
     b1 = _first_true([Bc[c] == first for c in range(K)])
+    at_b1 = b1 * m                                   # flat index of (b1[j], j)
+    at_b1 += np.arange(m)
     rest = Bc.copy()
-    rest[b1, rows] = -np.inf
+    rest.reshape(-1)[at_b1] = -np.inf
     second = rest.max(axis=0) if K > 1 else rest[0]
     # best pair starting at a: Sa[a] + the largest Sb outside column a
     pair_best = A + first
-    pair_best[b1, rows] = A[b1, rows] + second
+    pair_best.reshape(-1)[at_b1] = A.reshape(-1).take(at_b1) + second
     floor = pair_best.max(axis=0)
     floor -= tol
     a = _first_true([pair_best[c] >= floor for c in range(K)])   # smallest a within tol
-    sa = A[a, rows]
+    sa = _select_rows(A, a)
     b = _first_true([(sa + Bc[c] >= floor) & (a != c) for c in range(K)])
-    return a, b, sa + Bc[b, rows]
+    return a, b, sa + _select_rows(Bc, b)
 
 
 #: Largest number of ordered T-tuples K!/(K-T)! for which the top-T MLE enumerates all
@@ -227,6 +232,23 @@ def _best_tuples(S: np.ndarray, tol: np.ndarray) -> np.ndarray:
         best = score.max(axis=1, keepdims=True)
         out[lo:hi] = perms[np.argmax(score >= best - tol[lo:hi, None], axis=1)]
     return out
+
+
+def _tie_tolerance(scores: list[np.ndarray], d: np.ndarray, K: int) -> np.ndarray:
+    """Bound on the floating-point error of the pair (tuple) scores of eq. (6), per task
+    (see :func:`plugin_mle`): 2 x 8 (d_j + 2) eps sum_i w_i."""
+    # sum_i of every weight of task j = the column sums of the score vectors (w >= 0),
+    # added label by label in increasing order (the order of a row sum for K < 8)
+    if K < 8:
+        total = 0
+        for S in scores:
+            row = S[0].copy()
+            for c in range(1, K):
+                row += S[c]
+            total = total + row
+    else:
+        total = sum(np.ascontiguousarray(S.T).sum(axis=1) for S in scores)
+    return 2.0 * 8.0 * _EPS * (d + 2.0) * total
 
 
 def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> np.ndarray:
@@ -282,42 +304,53 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
     # (see Responses.task_label_counts_task_major). Scores are stored label-major,
     # S_t[c, j], so that the pair search below runs over contiguous columns.
     indptr, workers_tm, labels_tm = A.task_major()
-    counts = np.diff(indptr)
     m = A.n_tasks
-    index = labels_tm.astype(np.int64)
-    index -= 1
-    index *= m
-    index += A.task_major_tasks()
-    cw = (K * p / (1.0 - p))[workers_tm]           # K p_i / (1 - p_i) per response
-    scores = []
-    for t in range(T):
-        w = np.repeat(W[:, t], counts)
-        w *= cw
-        np.log1p(w, out=w)                          # log(K p q_t / (1 - p) + 1)
-        scores.append(np.bincount(index, weights=w, minlength=K * m).reshape(K, m))
-    # sum_i of every weight of task j = the column sums of the score vectors (w >= 0),
-    # added label by label in increasing order (the order of a row sum for K < 8)
-    if K < 8:
-        total = 0
-        for S in scores:
-            row = S[0].copy()
-            for c in range(1, K):
-                row += S[c]
-            total = total + row
-    else:
-        total = sum(np.ascontiguousarray(S.T).sum(axis=1) for S in scores)
+    cwp = K * p / (1.0 - p)                         # K p_i / (1 - p_i) per worker
+    Wt = np.ascontiguousarray(W.T)
     d = A.task_counts()
-    tol = 2.0 * 8.0 * _EPS * (d + 2.0) * total
     answered = d > 0
-    if T == 2:
-        a, b, _ = _best_pairs_columns(scores[0], scores[1], tol)
-        top = np.column_stack([a, b]) + 1
+    # T = 2 with K < 8: the pair search runs chunk by chunk on the chunk's scores (it
+    # is row-local); otherwise the whole score arrays are kept
+    fused = T == 2 and K < 8
+    if fused:
+        top = np.zeros((m, 2), dtype=np.int64)
     else:
+        scores = [np.empty((K, m)) for _ in range(T)]
+    # in chunks of tasks (cache-sized temporaries); every (label, task) sum adds the
+    # same weights in the same order as one pass over all responses
+    for lo, hi, e0, e1 in _task_chunks(indptr):
+        mc = hi - lo
+        counts = np.diff(indptr[lo:hi + 1])
+        task = np.repeat(np.arange(mc, dtype=np.intp), counts)    # task of every response
+        index = labels_tm[e0:e1].astype(np.intp)
+        index -= 1
+        index *= mc
+        index += task
+        cw = cwp[workers_tm[e0:e1]]
+        local = []
+        for t in range(T):
+            w = Wt[t, lo:hi].take(task)             # q_t of every response's task
+            w *= cw
+            np.log1p(w, out=w)                      # log(K p q_t / (1 - p) + 1)
+            local.append(np.bincount(index, weights=w, minlength=K * mc).reshape(K, mc))
+        if fused:
+            a, b, _ = _best_pairs_columns(local[0], local[1],
+                                          _tie_tolerance(local, d[lo:hi], K))
+            top[lo:hi, 0] = a + 1
+            top[lo:hi, 1] = b + 1
+        else:
+            for t in range(T):
+                scores[t][:, lo:hi] = local[t]
+    if not fused:
+        tol = _tie_tolerance(scores, d, K)
         from math import perm
 
-        S = np.stack([Sc.T for Sc in scores], axis=1)            # (m, T, K)
         top = np.zeros((A.n_tasks, T), dtype=np.int64)
-        if perm(K, T) <= MAX_ENUMERATED_TUPLES:
+        S = np.stack([Sc.T for Sc in scores], axis=1) if T > 2 else None   # (m, T, K)
+        if S is None:
+            a, b, _ = _best_pairs_columns(scores[0], scores[1], tol)
+            top = np.column_stack([a, b]) + 1
+        elif perm(K, T) <= MAX_ENUMERATED_TUPLES:
             top[answered] = _best_tuples(S[answered], tol[answered]) + 1
         else:
             from scipy.optimize import linear_sum_assignment   # lazy: heavy import

@@ -118,8 +118,14 @@ class Responses:
     def tocsr(self) -> sp.csr_array:
         """A as a scipy CSR array of int32 labels (0 = not answered)."""
         def build() -> sp.csr_array:
-            indptr = np.zeros(self.n_workers + 1, dtype=np.int64)
-            np.cumsum(np.bincount(self.workers, minlength=self.n_workers), out=indptr[1:])
+            # the responses are sorted by worker: the row pointers are where each
+            # worker's run starts (n + 1 binary searches instead of a pass over them)
+            # 32-bit row pointers where they fit: scipy then keeps 32-bit indices in the
+            # task-major transposition too (half the memory traffic of every later pass)
+            idx = np.int32 if self.nnz <= INT32_MAX else np.int64
+            indptr = np.searchsorted(self.workers, np.arange(self.n_workers + 1,
+                                                             dtype=self.workers.dtype)
+                                     ).astype(idx)
             return sp.csr_array((self.labels.astype(np.int32, copy=False),
                                  self.tasks.astype(np.int32, copy=False), indptr),
                                 shape=self.shape)
@@ -210,11 +216,16 @@ class Responses:
     def unused_labels(self) -> np.ndarray:
         """Labels in ``1..n_labels`` that no worker gave (sorted int array, maybe empty).
 
-        One ``np.bincount`` over the labels: O(nnz + K). A label that never occurs is a
+        Counted label by label for K <= 16, else with one ``np.bincount``: O(nnz K) or
+        O(nnz + K). A label that never occurs is a
         choice the data say nothing about; TopTwo1/TopTwo2 refuse it through
         :func:`check_labels_used` (eq. (5) counts every answer as a hit on it).
         """
-        counts = np.bincount(self.labels, minlength=self.n_labels + 1)[1:]
+        if self.n_labels <= 16:         # a few counting passes, no conversion to intp
+            counts = np.array([np.count_nonzero(self.labels == c)
+                               for c in range(1, self.n_labels + 1)])
+        else:
+            counts = np.bincount(self.labels, minlength=self.n_labels + 1)[1:]
         return np.flatnonzero(counts == 0) + 1
 
     # ------------------------------------------------------------ construction

@@ -188,6 +188,13 @@ def _joint_leading_left(blocks: _LabelBlocks, shifts: np.ndarray
 
     def gram(V):
         if not centred:                                           # X = B^(k) - offsets
+            if done.any():
+                # a converged problem's column of V is 0, and so is its product (exactly):
+                # only the others go through the data
+                act = np.flatnonzero(~done)
+                out = np.zeros_like(V)
+                out[:, act] = blocks.forward(blocks.backward(V[:, act], act), act)
+                return out
             return blocks.forward(blocks.backward(V))
         W = blocks.backward(V) - shifts * V.sum(axis=0)          # X^T v
         return blocks.forward(W) - shifts * W.sum(axis=0)        # X w
@@ -341,12 +348,20 @@ def tolerant_smallest(values: np.ndarray, n_pick: int, tol: np.ndarray | float
         j = int(np.argmax(~np.isfinite(tol) | (tol < 0)))
         raise ValueError(f"`tol` of tolerant_smallest must be finite and >= 0; found "
                          f"{float(tol[j])!r} at row {j}.")
-    cols = vals.T.copy()                                      # (K, m): one row per label
+    return _smallest_columns(vals.T.copy(), n_pick, tol, bool(np.isposinf(vals).any()))
+
+
+def _smallest_columns(cols: np.ndarray, n_pick: int, tol: np.ndarray, has_posinf: bool
+                      ) -> np.ndarray:
+    """:func:`tolerant_smallest` on validated values stored label-major, cols[k] =
+    values[:, k] (shape (K, m), overwritten)."""
+    K, m = cols.shape
     out = np.empty((m, n_pick), dtype=np.int64)
+    flat_cols = cols.reshape(-1)
     rows = np.arange(m)
     # picked entries become +inf; only when +inf occurs among the values themselves
     # must they be told apart from the picked ones
-    avail = np.ones((K, m), dtype=bool) if np.isposinf(vals).any() else None
+    avail = np.ones((K, m), dtype=bool) if has_posinf else None
     for t in range(n_pick):
         low = np.min(cols if avail is None else np.where(avail, cols, np.inf), axis=0)
         floor = low + tol
@@ -354,10 +369,31 @@ def tolerant_smallest(values: np.ndarray, n_pick: int, tol: np.ndarray | float
         pick = _first_true([(cols[k] <= floor) if avail is None
                             else (cols[k] <= floor) & avail[k] for k in range(K)])
         out[:, t] = pick
-        cols[pick, rows] = np.inf
+        at = pick * m                                         # flat index of (pick_j, j)
+        at += rows
+        flat_cols[at] = np.inf
         if avail is not None:
-            avail[pick, rows] = False
+            avail.reshape(-1)[at] = False
     return out
+
+
+#: Responses per chunk of the chunked passes over task-major data (cache-sized
+#: temporaries instead of arrays of the size of the data).
+CHUNK_RESPONSES = 1 << 17
+
+
+def _task_chunks(indptr: np.ndarray, size: int = CHUNK_RESPONSES, first: int | None = None):
+    """(lo, hi, e0, e1): consecutive task ranges [lo, hi) holding about ``size``
+    responses each (the first one about ``first``), and their response range [e0, e1)
+    in task-major order."""
+    m = indptr.size - 1
+    nnz = int(indptr[-1])
+    start = size if first is None else first
+    cuts = np.searchsorted(indptr, np.arange(start, nnz, size), side="right")
+    bounds = np.unique(np.concatenate(([0], cuts, [m])))
+    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        if hi > lo:
+            yield lo, hi, int(indptr[lo]), int(indptr[hi])
 
 
 def _first_true(conds: list[np.ndarray]) -> np.ndarray:
@@ -369,6 +405,77 @@ def _first_true(conds: list[np.ndarray]) -> np.ndarray:
         np.minimum(key, (~cond).astype(dt) * dt(K - c) + dt(c), out=key)
     key[key == K] = 0
     return key.astype(np.int64)
+
+
+def _select_rows(M: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """M[idx[j], j] for every column j of a (K, m) array."""
+    m = M.shape[1]
+    flat = idx * m
+    flat += np.arange(m)
+    return M.reshape(-1).take(flat)
+
+
+#: Tasks per chunk of the row-local steps of eq. (3) (cache-sized temporaries).
+TASK_CHUNK = 1 << 15
+
+
+def _steps_4_5(v: np.ndarray, n_top: int, tol4: np.ndarray) -> tuple:
+    """Steps 4-5 of Algorithm 1 up to l_j: (Delta v, order of eq. (3), the picked
+    Delta v, the sum of the others), on all rows at once (the reference, and the path
+    whose checks raise on NaN or a bad tolerance)."""
+    m, Km1 = v.shape
+    K = Km1 + 1
+    padded = np.zeros((m, K + 1))
+    padded[:, 1:K] = v
+    delta_v = np.diff(padded, axis=1)                         # step 4
+    order = tolerant_smallest(delta_v, n_top, tol4)           # eq. (3)
+    top_mass = np.take_along_axis(delta_v, order, axis=1)
+    rest = delta_v.sum(axis=1) - top_mass.sum(axis=1)
+    return delta_v, order, top_mass, rest
+
+
+def _steps_4_5_chunked(v: np.ndarray, n_top: int, tol4: np.ndarray) -> tuple | None:
+    """:func:`_steps_4_5` in chunks of ``TASK_CHUNK`` rows, label-major inside a chunk:
+    the same subtractions, comparisons and left-to-right sums (row sums of fewer than 8
+    entries add them left to right), so the same bits. None when a check would fail
+    (then :func:`_steps_4_5` raises its error)."""
+    m, Km1 = v.shape
+    K = Km1 + 1
+    t4 = np.broadcast_to(tol4, (m,))
+    if not np.isfinite(t4).all() or (t4 < 0).any():
+        return None
+    delta_v = np.empty((m, K))
+    order = np.empty((m, n_top), dtype=np.int64)
+    top_mass = np.empty((m, n_top))
+    rest = np.empty(m)
+    for lo in range(0, m, TASK_CHUNK):
+        hi = min(m, lo + TASK_CHUNK)
+        vc = v[lo:hi]
+        cols = np.empty((K, hi - lo))         # cols[k] = v^(k+1) - v^(k), v^(0) = v^(K) = 0
+        np.subtract(vc[:, 0], 0.0, out=cols[0])
+        for k in range(1, K - 1):
+            np.subtract(vc[:, k], vc[:, k - 1], out=cols[k])
+        np.subtract(0.0, vc[:, K - 2], out=cols[K - 1])
+        if np.isnan(cols).any():
+            return None
+        for k in range(K):
+            delta_v[lo:hi, k] = cols[k]
+        oc = _smallest_columns(cols.copy(), n_top, t4[lo:hi], bool(np.isposinf(cols).any()))
+        order[lo:hi] = oc
+        mass = [_select_rows(cols, oc[:, t]) for t in range(n_top)]
+        for t in range(n_top):
+            top_mass[lo:hi, t] = mass[t]
+        if K < 8:
+            total = cols[0].copy()
+            for k in range(1, K):
+                total += cols[k]
+            picked = mass[0].copy() if n_top else np.zeros(hi - lo)
+            for t in range(1, n_top):
+                picked += mass[t]
+            np.subtract(total, picked, out=rest[lo:hi])
+        else:
+            rest[lo:hi] = delta_v[lo:hi].sum(axis=1) - top_mass[lo:hi].sum(axis=1)
+    return delta_v, order, top_mass, rest
 
 
 def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | None = None,
@@ -407,13 +514,13 @@ def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | 
     """
     m, Km1 = v.shape
     K = Km1 + 1
-    padded = np.zeros((m, K + 1))
-    padded[:, 1:K] = v
-    delta_v = np.diff(padded, axis=1)                         # step 4
-    order = tolerant_smallest(delta_v, n_top, 4.0 * np.asarray(tie_tol, float))  # eq. (3)
+    v = np.asarray(v, dtype=float)
+    tol4 = 4.0 * np.asarray(tie_tol, float)
+    steps = _steps_4_5_chunked(v, n_top, tol4) if K > 1 and n_top <= K else None
+    if steps is None:                        # NaN, a bad tol or n_top: the checks raise
+        steps = _steps_4_5(v, n_top, tol4)
+    delta_v, order, top_mass, rest = steps
     top = order + 1
-    top_mass = np.take_along_axis(delta_v, order, axis=1)
-    rest = delta_v.sum(axis=1) - top_mass.sum(axis=1)
     l_j = K / (K - n_top) * rest                              # step 5
     if active is None:
         active = np.ones(m, dtype=bool)
@@ -425,8 +532,9 @@ def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | 
         ok = active & (groups >= 0)
         g = np.where(ok, groups, 0)
         n_groups = int(g.max()) + 1 if m else 0
-        sums = np.bincount(g[ok], weights=l_j[ok], minlength=n_groups)
-        cnt = np.bincount(g[ok], minlength=n_groups)
+        g_ok, l_ok = (g, l_j) if ok.all() else (g[ok], l_j[ok])
+        sums = np.bincount(g_ok, weights=l_ok, minlength=n_groups)
+        cnt = np.bincount(g_ok, minlength=n_groups)
         with np.errstate(invalid="ignore", divide="ignore"):
             l_group = sums / cnt
         l_task = np.where(ok, l_group[g], np.nan)
@@ -435,7 +543,9 @@ def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | 
         l_pos = np.where(cnt > 0, np.maximum(np.nan_to_num(l_group, nan=0.0), 0.0), 0.0)
         l = float(np.sqrt(np.sum(l_pos ** 2))) if ok.any() else float("nan")
     with np.errstate(invalid="ignore", divide="ignore"):
-        q_raw = 1.0 / K - top_mass / l_task[:, None]          # eq. (4)
+        q_raw = np.empty_like(top_mass)                       # eq. (4), column by column
+        for t in range(n_top):
+            np.subtract(1.0 / K, top_mass[:, t] / l_task, out=q_raw[:, t])
     # l estimates ||p||_2 > 0: where it is 0, negative or NaN (a component whose data
     # show no signal) eq. (4) is undefined (it would give +-inf, NaN or a q with the
     # wrong sign), so q is NaN there; eq. (3)'s labels do not need l and stay
@@ -532,31 +642,71 @@ def _components_by_first_worker(parts: tuple[Responses, ...], n: int, m: int
     Every task links all its workers to its smallest worker f_j, which keeps the
     components; the distinct pairs (f_j, i) fit an n x n boolean table, filled in one
     pass over the responses, and scipy labels the components of that small graph. A task
-    takes the component of f_j. Same result as ``_components``' other paths.
+    takes the component of f_j. Same result as ``_components``' other paths. The pass
+    stops after its first chunk when the pairs seen so far already join every active
+    worker (the usual case: one component); the labels are then the same.
     """
     from scipy.sparse.csgraph import connected_components
 
-    first = np.full(m, n, dtype=np.int64)              # n: the task has no response
     active = np.zeros(n, dtype=bool)
+    answered = np.zeros(m, dtype=bool)
     for R in parts:
-        indptr, workers, _ = R.task_major()
-        has = indptr[1:] > indptr[:-1]
-        # workers are increasing within a task: the first one is the smallest
-        first[has] = np.minimum(first[has], workers[indptr[:-1][has]])
+        indptr = R.task_major()[0]
         active |= np.diff(R.tocsr().indptr) > 0
+        answered |= indptr[1:] > indptr[:-1]
+
+    def first_worker() -> np.ndarray:
+        """f_j of every task over all parts (n: the task has no response)."""
+        first = np.full(m, n, dtype=np.int64)
+        for R in parts:
+            indptr, workers, _ = R.task_major()
+            if workers.size:
+                # workers are increasing within a task: the first one is the smallest
+                starts = indptr[:-1]
+                head = workers[np.minimum(starts, workers.size - 1)]
+                np.minimum(first, np.where(indptr[1:] > starts, head, n), out=first)
+        return first
+
     table = np.zeros(n * n, dtype=bool)
-    for R in parts:
+    # with one part, f_j is read off each chunk as it is processed
+    first_row = None if len(parts) == 1 else first_worker() * n
+
+    def table_components() -> np.ndarray:
+        flat = np.flatnonzero(table)                   # the pairs, row by row
+        rows = flat // n
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=n), out=ptr[1:])
+        G = sp.csr_array((np.ones(flat.size, dtype=np.int8), flat - rows * n, ptr),
+                         shape=(n, n))
+        return connected_components(G, directed=False)[1]
+
+    # a small first chunk: usually enough to join every active worker (see below)
+    chunks = [(R, c) for i, R in enumerate(parts)
+              for c in _task_chunks(R.task_major()[0], first=16 * n if i == 0 else None)]
+    for pos, (R, (lo, hi, e0, e1)) in enumerate(chunks):   # cache-sized temporaries
         indptr, workers, _ = R.task_major()
-        key = np.repeat(first * n, np.diff(indptr))
-        key += workers
-        table[key] = True
-    flat = np.flatnonzero(table)                       # the pairs, row by row
-    rows = flat // n
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
-    G = sp.csr_array((np.ones(flat.size, dtype=np.int8), flat - rows * n, indptr),
-                     shape=(n, n))
-    _, lab = connected_components(G, directed=False)
+        counts = np.diff(indptr[lo:hi + 1])
+        wk = workers[e0:e1]
+        if wk.size:
+            if first_row is None:
+                head = wk[np.minimum(indptr[lo:hi] - e0, wk.size - 1)].astype(np.int64)
+                head *= n
+                key = np.repeat(head, counts)
+            else:
+                key = np.repeat(first_row[lo:hi], counts)
+            key += wk
+            table[key] = True
+        if pos == 0 and len(chunks) > 1 and active.any():
+            # the pairs seen so far are edges of the graph: if they already join every
+            # active worker into one component, so do all of them, and the remaining
+            # responses need not be read: every active worker and every answered task
+            # is in the component of the smallest active worker
+            lab = table_components()
+            if np.unique(lab[active]).size == 1:
+                w0 = int(np.argmax(active))
+                return _renumber(np.where(active, w0, -1), np.where(answered, w0, -1))
+    lab = table_components()
+    first = first_worker()
     # relabel every component by its smallest worker index (as the propagation does)
     first_of = np.full(n, n, dtype=np.int64)
     np.minimum.at(first_of, lab[active], np.flatnonzero(active))
@@ -772,7 +922,8 @@ def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
     Ut = np.array([_trim(u, eta, n_eff) for u in U])
     # step 3: v^(k) = (C^(k) - s'(K-2k)/K 1)^T u~^(k) / (2 s'), all k in one pass
     blocks_C = blocks_B if C is B else _LabelBlocks(C, off)
-    v = blocks_C.backward(Ut.T) / (2.0 * sy)
+    v = blocks_C.backward(Ut.T)
+    v /= 2.0 * sy
     extra = 0.0
     if not observed:
         v -= shifts * Ut.sum(axis=1) / 2.0
@@ -1078,7 +1229,12 @@ def confusion_at(res: SpectralResult, top: np.ndarray) -> np.ndarray:
     idx = np.clip(top - 1, 0, K - 1)
     l_task = res.l_task if res.l_task is not None else np.full(top.shape[0], res.norm_p)
     with np.errstate(invalid="ignore", divide="ignore"):      # NaN l: no estimate
-        q = 1.0 / K - np.take_along_axis(res.delta_v, idx, axis=1) / l_task[:, None]
+        dv = res.delta_v.reshape(-1)
+        base = K * np.arange(top.shape[0])
+        q = np.empty(top.shape)
+        for t in range(top.shape[1]):                       # column by column
+            flat = idx[:, t] + base                         # of (j, idx[j, t]) in delta_v
+            np.subtract(1.0 / K, dv.take(flat) / l_task, out=q[:, t])
     return np.where((top > 0) & (l_task > 0)[:, None], q, np.nan)
 
 
