@@ -175,8 +175,9 @@ def test_invalid_parameter_is_refused_at_fit(cls, name, value, text):
         _fit(_make(cls).set_params(**{name: value}))
 
 
-@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
-def test_defaults_fit_and_each_parameter_is_checked_once(cls, monkeypatch):
+@pytest.fixture
+def check_calls(monkeypatch):
+    """Counts ``check_parameter`` calls per (owner, parameter) during the test."""
     calls = collections.Counter()
     real = toptwo._base.check_parameter
 
@@ -185,6 +186,12 @@ def test_defaults_fit_and_each_parameter_is_checked_once(cls, monkeypatch):
         return real(value, constraints, name, owner=owner)
 
     monkeypatch.setattr(toptwo._base, "check_parameter", counting)
+    return calls
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
+def test_defaults_fit_and_each_parameter_is_checked_once(cls, check_calls):
+    calls = check_calls
     _fit(_make(cls))
     own = {(cls.__name__, name): 1 for name in cls._parameter_constraints}
     # TopTwoEM fits its initial TopTwo2, which checks its own parameters in its own fit
@@ -193,15 +200,8 @@ def test_defaults_fit_and_each_parameter_is_checked_once(cls, monkeypatch):
     assert dict(calls) == {**own, **nested}
 
 
-def test_nested_stages_do_not_validate_again(monkeypatch):
-    calls = collections.Counter()
-    real = toptwo._base.check_parameter
-
-    def counting(value, constraints, name, *, owner):
-        calls[owner, name] += 1
-        return real(value, constraints, name, owner=owner)
-
-    monkeypatch.setattr(toptwo._base, "check_parameter", counting)
+def test_nested_stages_do_not_validate_again(check_calls):
+    calls = check_calls
     toptwo.MultiSPA(refine="em", max_iter=5).fit(A)             # runs DawidSkene's EM inside
     assert dict(calls) == {("MultiSPA", n): 1 for n in toptwo.MultiSPA._parameter_constraints}
     calls.clear()

@@ -588,3 +588,53 @@ def test_component_paths_agree(seed, s, monkeypatch):
         assert table[0] == other[0]
         np.testing.assert_array_equal(table[1], other[1])
         np.testing.assert_array_equal(table[2], other[2])
+
+
+@pytest.mark.parametrize("K", [3, 5, 7, 8, 10])
+@pytest.mark.parametrize("n_top", [2, 3])
+def test_chunked_steps_4_5_equal_the_reference_bit_for_bit(K, n_top, monkeypatch):
+    """The chunked eq. (3) / step 5 path must give the reference path's bits, also across
+    chunk boundaries and with exact ties and ties within the tolerance."""
+    from toptwo import spectral
+
+    if n_top >= K:
+        pytest.skip("n_top < K")
+    gen = np.random.default_rng(K * 10 + n_top)
+    m = 53
+    v = gen.normal(size=(m, K - 1))
+    v[::5] = np.round(v[::5], 1)                      # exact ties in Delta v
+    v[1::7, 0] = v[1::7, 1] + 1e-13                   # ties within the tolerance
+    tol4 = np.full(m, 1e-10)
+    ref = spectral._steps_4_5(v, n_top, tol4)
+    monkeypatch.setattr(spectral, "TASK_CHUNK", 7)    # many chunks, a partial last one
+    got = spectral._steps_4_5_chunked(v, n_top, tol4)
+    assert got is not None
+    for a, b in zip(ref, got):
+        assert a.dtype.kind == b.dtype.kind and np.array_equal(a, b), (a, b)
+    # negative twin: a NaN sends the chunked path back to the reference (which raises)
+    bad = v.copy()
+    bad[3, 0] = np.nan
+    assert spectral._steps_4_5_chunked(bad, n_top, tol4) is None
+
+
+def test_fits_do_not_depend_on_the_chunk_sizes(monkeypatch):
+    """The chunked passes (eq. (5), eq. (6), components, steps 4-5) give the bits of one
+    whole pass: the same fits with tiny chunks (many chunk boundaries) are identical."""
+    from toptwo import spectral
+
+    def fits():
+        out = []
+        for seed in range(3):
+            model = toptwo.TopTwoModel.scenario("hard", 40, 300, 5, rng=seed)
+            A = model.sample(0.1, rng=seed + 10)
+            for est in (toptwo.TopTwo2(rng=0), toptwo.TopTwo2(n_top=3, rng=0),
+                        toptwo.TopTwo1(rng=0)):
+                est.fit(A)
+                out.append((est.top_two_.tobytes(), est.confusion_.tobytes(),
+                            getattr(est, "reliability_", np.zeros(1)).tobytes()))
+        return out
+
+    whole = fits()
+    monkeypatch.setattr(spectral, "CHUNK_RESPONSES", 37)
+    monkeypatch.setattr(spectral, "TASK_CHUNK", 11)
+    assert fits() == whole

@@ -382,10 +382,12 @@ def _smallest_columns(cols: np.ndarray, n_pick: int, tol: np.ndarray, has_posinf
 CHUNK_RESPONSES = 1 << 17
 
 
-def _task_chunks(indptr: np.ndarray, size: int = CHUNK_RESPONSES, first: int | None = None):
+def _task_chunks(indptr: np.ndarray, size: int | None = None, first: int | None = None):
     """(lo, hi, e0, e1): consecutive task ranges [lo, hi) holding about ``size``
-    responses each (the first one about ``first``), and their response range [e0, e1)
-    in task-major order."""
+    responses each (default ``CHUNK_RESPONSES``, read at call time; the first range about
+    ``first``), and their response range [e0, e1) in task-major order."""
+    if size is None:
+        size = CHUNK_RESPONSES
     m = indptr.size - 1
     nnz = int(indptr[-1])
     start = size if first is None else first
