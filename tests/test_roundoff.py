@@ -25,6 +25,8 @@ from toptwo import TopTwoModel, spectral
 from toptwo.mle import best_pairs, _best_tuples
 from toptwo.spectral import tolerant_smallest
 
+from conftest import label_disagreement
+
 
 # ------------------------------------------------------------------ fixtures
 def spammer_hammer_instance(seed: int, s: float = 0.02):
@@ -173,12 +175,23 @@ def test_without_the_tolerances_round_off_noise_changes_labels(monkeypatch):
 
 @pytest.mark.parametrize("centering", ["observed", "paper"])
 @pytest.mark.parametrize("seed", [0, 1, 3])
-def test_solver_paths_agree(seed, centering):
+def test_solver_paths_agree(seed, centering, monkeypatch):
+    """Every solver path against the dense one: exactly at machine precision, and at the
+    default (statistical) precision of the iterative paths up to Delta v ties within
+    their accuracy ITERATIVE_U_TOL (at most 2 % of the tasks here; measured 0-1.5 %)."""
     model = TopTwoModel.scenario("hard", n_workers=60, n_tasks=200, n_labels=5, rng=seed)
     for s in (0.03, 0.2):
         R = model.sample(s, rng=seed + 10)
         res = {solver: spectral.spectral_estimate(R, R, centering=centering, solver=solver)
                for solver in spectral.SOLVERS}
+        for solver, r in res.items():
+            assert label_disagreement(r.top, res["dense"].top) <= 0.02, solver
+        with monkeypatch.context() as mp:
+            mp.setattr(spectral, "LANCZOS_TOL", 1e-10)
+            mp.setattr(spectral, "ARPACK_TOL", 1e-10)
+            mp.setattr(spectral, "ITERATIVE_U_TOL", spectral.U_ABS_TOL)
+            res = {solver: spectral.spectral_estimate(R, R, centering=centering, solver=solver)
+                   for solver in spectral.SOLVERS}
         for solver, r in res.items():
             np.testing.assert_array_equal(r.top, res["dense"].top, err_msg=solver)
             np.testing.assert_allclose(r.confusion_raw, res["dense"].confusion_raw,
@@ -251,6 +264,14 @@ for seed in range(8):
     em = toptwo.TopTwoEM().fit(R)
     key = np.concatenate([em.top_two_.ravel(), [em.n_iter_], em.uncertain_tasks(100)])
     out[f"EM{seed}"] = hashlib.sha256(np.ascontiguousarray(key).tobytes()).hexdigest()
+# n > 400: the Lanczos path, stopped at statistical precision (LANCZOS_TOL)
+for seed in range(3):
+    model = toptwo.TopTwoModel.scenario("few_smart", n_workers=450, n_tasks=2000, n_labels=5,
+                                        rng=seed)
+    R = model.sample(0.03, rng=seed + 100)
+    for name, est in (("T1", toptwo.TopTwo1()), ("T2", toptwo.TopTwo2())):
+        top = est.fit(R).top_two_
+        out[f"{name}L{seed}"] = hashlib.sha256(np.ascontiguousarray(top).tobytes()).hexdigest()
 print(json.dumps(out))
 """
 
@@ -260,7 +281,8 @@ print(json.dumps(out))
 def test_identical_labels_under_other_blas_kernels():
     """The real thing: the same fits (TopTwo1, TopTwo2, TopTwoEM) under kernels every
     x86-64 CPU runs, with one and two BLAS threads, and with numpy's AVX-512 code paths
-    disabled."""
+    disabled; on the dense path (n = 50) and on the Lanczos path (n = 450), whose stop at
+    statistical precision must not let the kernel decide anything."""
     def run(**env):
         e = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", **env}
         out = subprocess.run([sys.executable, "-c", _FIT_SCRIPT], env=e, check=True,
@@ -287,30 +309,31 @@ def _lanczos_vs_dense(seed: int):
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_lanczos_stopping_rule_keeps_u_within_the_zeroing_tolerance(seed):
-    """The Lanczos path stops at ||r|| <= 1e-10 theta_1 (``LANCZOS_TOL``): every entry of u
-    then agrees with the dense eigen-solver's to well below U_ABS_TOL, which the zeroing
-    of u and the sign rule rely on."""
+    """The Lanczos path stops at ||r|| <= 1e-7 theta_1 (``LANCZOS_TOL``): every entry of u
+    then agrees with the dense eigen-solver's to within ITERATIVE_U_TOL, which the
+    zeroing of u, the sign rule and the Delta v ties of that path allow for."""
     lz, de = _lanczos_vs_dense(seed)
     err = np.abs(lz.left_vectors - de.left_vectors).max()
-    assert err <= spectral.U_ABS_TOL / 5, err
-    np.testing.assert_array_equal(lz.top, de.top)
+    assert err <= spectral.ITERATIVE_U_TOL / 5, err
+    assert label_disagreement(lz.top, de.top) <= 0.02
 
 
 def test_a_looser_lanczos_stop_would_break_the_zeroing_tolerance(monkeypatch):
-    # twin: stopping at the sampling-noise level (here a relative residual of 1e-4)
-    # leaves errors far above U_ABS_TOL in u
-    monkeypatch.setattr(spectral, "LANCZOS_TOL", 1e-4)
+    # twin: stopping at a relative residual of 1e-2 leaves errors far above
+    # ITERATIVE_U_TOL in u
+    monkeypatch.setattr(spectral, "LANCZOS_TOL", 1e-2)
     lz, de = _lanczos_vs_dense(0)
-    assert np.abs(lz.left_vectors - de.left_vectors).max() > 10 * spectral.U_ABS_TOL
+    assert np.abs(lz.left_vectors - de.left_vectors).max() > 10 * spectral.ITERATIVE_U_TOL
 
 
 def test_lanczos_stays_accurate_on_a_near_degenerate_spectrum():
-    """Top two singular values within a relative 2e-6 to 1e-2 of each other: the stopping
-    rule must not stop early. A rule on the Ritz gap theta_1 - theta_2 did (error 2e-5 in u
-    at a relative gap of 3e-6, trial 8 here), because early Ritz values underestimate
-    lambda_2; the residual rule reaches <= 1e-10. Below a relative gap of about 1e-6 the
-    Lanczos path is not accurate to U_ABS_TOL either (no degeneracy check there, unlike
-    the dense path's ``_degenerate_gap``)."""
+    """Top two eigenvalues of the Gram matrix within a relative 1e-7 to 1e-2 of each
+    other: the stopping rule must not stop early. A rule on the Ritz gap theta_1 - theta_2
+    did (error 2e-5 in u at a relative gap of 3e-6 where the residual rule gave 1e-11),
+    because early Ritz values underestimate lambda_2. The residual rule keeps the
+    Davis-Kahan bound ||u - u_exact||_2 <= LANCZOS_TOL theta_1 / gap at every gap; it is
+    within ITERATIVE_U_TOL only for theta_1 / gap <= 100 (no degeneracy check on this
+    path, unlike the dense path's ``_degenerate_gap``)."""
     class Blocks:
         def __init__(self, M):
             self.M, self.n, self.K = M, M.shape[0], 2
@@ -332,6 +355,8 @@ def test_lanczos_stays_accurate_on_a_near_degenerate_spectrum():
         M = Q * np.sqrt(ev)
         U, _, _ = spectral._joint_leading_left(Blocks(M), np.zeros(1))
         err = min(np.abs(U[:, 0] - Q[:, 0]).max(), np.abs(U[:, 0] + Q[:, 0]).max())
-        if gap >= 2e-6 and err > 1e-9:
+        # Davis-Kahan with the true gap (theta_1 = 1); the max-norm error is at most the
+        # 2-norm one, and the gap closes in sign: min over +-u
+        if err > spectral.LANCZOS_TOL / gap:
             bad.append((trial, gap, err))
     assert not bad, bad

@@ -11,7 +11,7 @@ from toptwo import TopTwoModel, spectral_from_matrices
 from toptwo import spectral as spectral_mod
 from toptwo.spectral import _fix_sign, _trim, top_from_projections
 
-from conftest import with_gaps
+from conftest import label_disagreement, with_gaps
 
 
 def centred_expectations(model: TopTwoModel, s_prime: float) -> list[np.ndarray]:
@@ -149,10 +149,25 @@ def test_trimming_inside_algorithm1():
 
 
 # ------------------------------------------------------ eigen-solver paths
-def test_gram_and_arpack_paths_agree(small_responses, monkeypatch):
+def test_gram_and_arpack_paths_agree(small_responses, monkeypatch, precise_iterative):
     R = small_responses
     for centering in ("paper", "observed"):
         _check_paths_agree(R, monkeypatch, centering)
+
+
+@pytest.mark.parametrize("centering", ["paper", "observed"])
+def test_iterative_path_at_statistical_precision(small_responses, monkeypatch, centering):
+    """At the default stop (||r|| <= 1e-7 theta_1) u is within ITERATIVE_U_TOL of the
+    dense path's, and the labels differ only on Delta v ties within that accuracy (the
+    tie rule decides them instead of digits below the sampling noise)."""
+    R = small_responses
+    monkeypatch.setattr(spectral_mod, "DENSE_GRAM_MAX_WORKERS", 400)
+    dense = spectral_mod.spectral_estimate(R, R, eta=0.1, centering=centering)
+    monkeypatch.setattr(spectral_mod, "DENSE_GRAM_MAX_WORKERS", 0)
+    lz = spectral_mod.spectral_estimate(R, R, eta=0.1, centering=centering)
+    err = np.abs(lz.left_vectors - dense.left_vectors).max()
+    assert err <= spectral_mod.ITERATIVE_U_TOL, (err, spectral_mod.ITERATIVE_U_TOL)
+    assert label_disagreement(lz.top, dense.top) <= 0.02
 
 
 def _check_paths_agree(R, monkeypatch, centering):
@@ -297,9 +312,9 @@ def _dense_observed_centering(R, eta=0.1, n_top=2):
     return top.astype(np.int64), q_raw
 
 
-def test_observed_centering_matches_dense_reference():
+def test_observed_centering_matches_dense_reference(precise_iterative):
     """centering='observed' (sparse core) equals the dense reference computation, on
-    both eigen-solver paths."""
+    both eigen-solver paths (the iterative one at machine precision)."""
     model = TopTwoModel.scenario("hard", 60, 200, 5, rng=21)
     R = model.sample(0.3, rng=22)
     ref_top, ref_q = _dense_observed_centering(R)
@@ -350,6 +365,19 @@ def test_fix_sign_unidentified_sign_gives_zero():
     np.testing.assert_array_equal(_fix_sign(v), v)
 
 
+@pytest.mark.parametrize("centering", ["observed", "paper"])
+def test_idle_workers_at_statistical_precision(monkeypatch, centering):
+    # the instance below at the default Lanczos stop: no sign flip (u within
+    # ITERATIVE_U_TOL of the dense path's), labels equal up to ties within that accuracy
+    model = toptwo.TopTwoModel.random(450, 200, 4, rng=0)
+    A = model.sample(0.1, rng=100)
+    A = A.subset(A.workers < 200)
+    lanczos, dense = _fit_both_paths(monkeypatch, A, centering=centering)
+    err = np.abs(lanczos.result_.left_vectors - dense.result_.left_vectors).max()
+    assert err <= spectral_mod.ITERATIVE_U_TOL, err
+    assert label_disagreement(lanczos.top_, dense.top_) <= 0.02
+
+
 def _fit_both_paths(monkeypatch, A, **kw):
     """TopTwo1 on the joint-Lanczos path (n > 400) and on the dense-Gram path."""
     out = []
@@ -360,7 +388,7 @@ def _fit_both_paths(monkeypatch, A, **kw):
 
 
 @pytest.mark.parametrize("centering", ["observed", "paper"])
-def test_paths_agree_when_many_workers_are_idle(monkeypatch, centering):
+def test_paths_agree_when_many_workers_are_idle(monkeypatch, centering, precise_iterative):
     # 450 workers, 250 of them without a single response: their rows of X^(k) are zero
     # (observed centring), so the exact u^(k) is 0 there. Rounding noise of the Lanczos
     # path on those entries used to decide the paper's sign rule (count of positive
