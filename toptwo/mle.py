@@ -122,8 +122,7 @@ def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str =
     K = A2.n_labels
     top = _check_top(top, A2, owner="estimate_reliability")
     T = top.shape[1]
-    indptr, workers_tm, labels_tm = A2.task_major()    # task-major: sequential access
-    counts = np.diff(indptr)
+    counts = A2.task_counts()
     if K < 63:
         # one bit per label: bit c of mask_j is set iff c is among task j's top labels
         # (bit 0, "no estimate", never matches an answer), one pass over the responses
@@ -132,15 +131,22 @@ def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str =
         mask = np.zeros(A2.n_tasks, dtype=dt)
         for t in range(T):
             mask |= np.left_shift(dt(1), top[:, t].astype(dt))
-        hits = np.zeros(A2.n_workers)
-        for lo, hi, e0, e1 in _task_chunks(indptr):        # cache-sized temporaries
-            hit = np.repeat(mask[lo:hi], counts[lo:hi])
-            hit >>= labels_tm[e0:e1].astype(dt)
+        # in the stored (worker-major) order: a worker's hits are a contiguous run, summed
+        # as integers (exact, so the same counts as any other order)
+        w_indptr = A2.tocsr().indptr
+        hit_count = np.zeros(A2.n_workers, dtype=np.int64)
+        for lo, hi, e0, e1 in _task_chunks(w_indptr):      # worker ranges, cache-sized
+            if e1 == e0:
+                continue
+            hit = mask.take(A2.tasks[e0:e1])
+            hit >>= A2.labels[e0:e1].astype(dt)
             hit &= dt(1)
-            hit = hit.view(bool) if dt is np.uint8 else hit.astype(bool)
-            # hit counts as 0/1 weights (integers, exact in floating point)
-            hits += np.bincount(workers_tm[e0:e1], weights=hit, minlength=A2.n_workers)
+            starts = w_indptr[lo:hi] - e0
+            some = w_indptr[lo + 1:hi + 1] > w_indptr[lo:hi]  # reduceat needs non-empty runs
+            hit_count[lo:hi][some] = np.add.reduceat(hit, starts[some], dtype=np.int64)
+        hits = hit_count.astype(float)
     else:
+        indptr, workers_tm, labels_tm = A2.task_major()
         tasks_tm = A2.task_major_tasks()
         hit = top[:, 0][tasks_tm] == labels_tm
         for t in range(1, T):
@@ -151,6 +157,7 @@ def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str =
     elif (top[:, 0] > 0)[counts > 0].all():   # every answered task resolved
         denom = A2.worker_counts().astype(float)
     else:   # the worker's answers to tasks that have an estimate (top > 0)
+        _, workers_tm, _ = A2.task_major()
         resolved = np.repeat(top[:, 0] > 0, counts)
         denom = np.bincount(workers_tm[resolved], minlength=A2.n_workers).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -251,6 +258,18 @@ def _tie_tolerance(scores: list[np.ndarray], d: np.ndarray, K: int) -> np.ndarra
     return 2.0 * 8.0 * _EPS * (d + 2.0) * total
 
 
+def _local_tasks(indptr: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Task of every response of tasks [lo, hi) in task-major order, counted from lo.
+
+    ``np.repeat(np.arange(hi - lo), counts)`` by a running count of the task starts
+    (faster when tasks have few responses each).
+    """
+    e0, e1 = int(indptr[lo]), int(indptr[hi])
+    # response e belongs to the number of tasks lo + 1..hi - 1 starting at or before it
+    starts = np.bincount(indptr[lo + 1:hi] - e0, minlength=e1 - e0 + 1)[:e1 - e0]
+    return np.cumsum(starts, out=starts)
+
+
 def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> np.ndarray:
     """Eq. (6) (T = 2) or Algorithm 4's T-tuple MLE, given (p, q) per worker / task.
 
@@ -320,13 +339,12 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
     # same weights in the same order as one pass over all responses
     for lo, hi, e0, e1 in _task_chunks(indptr):
         mc = hi - lo
-        counts = np.diff(indptr[lo:hi + 1])
-        task = np.repeat(np.arange(mc, dtype=np.intp), counts)    # task of every response
+        task = _local_tasks(indptr, lo, hi)         # task of every response
         index = labels_tm[e0:e1].astype(np.intp)
         index -= 1
         index *= mc
         index += task
-        cw = cwp[workers_tm[e0:e1]]
+        cw = cwp.take(workers_tm[e0:e1])
         local = []
         for t in range(T):
             w = Wt[t, lo:hi].take(task)             # q_t of every response's task
