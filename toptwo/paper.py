@@ -203,6 +203,8 @@ RESULT_NAMES = {
     "reproduce_baselines": "benchmarks/reproduce_paper.py baselines",
     "theorems_mc": "benchmarks/theorems_mc.py",
     "em": "benchmarks/em.py --replicates 30 --timing",
+    "em_budget": "benchmarks/em_budget.py --replicates 30 --timing",
+    "u_precision": "benchmarks/u_precision.py --paired 30",
     "sample_complexity": "benchmarks/sample_complexity.py",
     "splitting": "benchmarks/splitting.py",
     "core": "benchmarks/bench_core.py",
