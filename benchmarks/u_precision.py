@@ -12,12 +12,11 @@ response sets are drawn from one model. Printed per size and scenario:
   |u(draw 1) - u(draw 2)| / sqrt 2 (TopTwo1's fit of each draw);
 * the solver error of the default stop (``toptwo.spectral.LANCZOS_TOL`` = 1e-7): the
   largest |u - u_precise| against the same fit stopped at 1e-10 theta_1 (the stop before
-  this change) over the entries neither fit zeroed (an entry within the path's accuracy
-  of 0 is set to 0), and the bound ``ITERATIVE_U_TOL`` the decisions allow for;
+  this change) over the entries neither fit zeroed (entries within ``U_ABS_TOL`` of 0
+  are set to 0), and the bound ``ITERATIVE_U_TOL`` (theta_1/gap <= 100);
 * joint Lanczos steps of each stop;
-* the fraction of tasks whose TopTwo1 / TopTwo2 top two differ between the stops (Delta v
-  ties within ``ITERATIVE_U_TOL``, decided by the tie rule), and TopTwo2's g error
-  against the truth under both stops (an evaluation, after the fits).
+* the fraction of tasks whose TopTwo1 / TopTwo2 top two differ between the stops, and
+  TopTwo2's g error against the truth under both stops (an evaluation, after the fits).
 
 With ``--paired R`` it also runs R paired replicates on each of Table 1's four scenarios
 on the Lanczos path (n = 500 workers, m = 2000 tasks, K = 5, s in {0.05, 0.2}): TopTwo1
@@ -48,7 +47,7 @@ SCENARIOS = ("hard", "easy", "few_smart")
 
 def _fit(R, precise: bool):
     """TopTwo1 and TopTwo2 on R, with the number of joint Lanczos steps of TopTwo1."""
-    saved = spectral.LANCZOS_TOL, spectral.ARPACK_TOL, spectral.ITERATIVE_U_TOL
+    saved = spectral.LANCZOS_TOL, spectral.ARPACK_TOL
     steps = []
     orig = scipy.linalg.eigh_tridiagonal
 
@@ -58,7 +57,6 @@ def _fit(R, precise: bool):
     try:
         if precise:
             spectral.LANCZOS_TOL = spectral.ARPACK_TOL = 1e-10
-            spectral.ITERATIVE_U_TOL = spectral.U_ABS_TOL
         scipy.linalg.eigh_tridiagonal = counting
         t1 = toptwo.TopTwo1().fit(R)
         n_steps = max(steps, default=1)
@@ -66,7 +64,7 @@ def _fit(R, precise: bool):
         t2 = toptwo.TopTwo2().fit(R)
     finally:
         scipy.linalg.eigh_tridiagonal = orig
-        spectral.LANCZOS_TOL, spectral.ARPACK_TOL, spectral.ITERATIVE_U_TOL = saved
+        spectral.LANCZOS_TOL, spectral.ARPACK_TOL = saved
     return t1, t2, n_steps
 
 

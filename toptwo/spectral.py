@@ -107,16 +107,15 @@ ETA_CONSTRAINT = Interval(
          "2/sqrt(n)).")
 
 
-def _fix_sign(u: np.ndarray, rule: str = "paper", tol: float | None = None) -> np.ndarray:
+def _fix_sign(u: np.ndarray, rule: str = "paper") -> np.ndarray:
     """The paper's sign rule: of {u, -u}, the one with at least half its entries > 0.
 
     Implemented as "more positive than negative entries", which is the paper's rule
     whenever that rule decides, and still decides when many entries are zero (then
-    neither u nor -u has half its entries positive). Entries within ``tol`` of 0 (the
-    solver path's accuracy, ``U_ABS_TOL`` or ``ITERATIVE_U_TOL``) are zero for this
-    count: the solvers cannot tell their sign (call ``_clean`` first
+    neither u nor -u has half its entries positive). Entries within ``U_ABS_TOL`` of 0
+    are zero for this count: the solvers cannot tell their sign (call ``_clean`` first
     to make them exactly 0). When the counts tie, the one with a positive sum is kept;
-    when the sum is 0 too (to within the accuracy of u, n tol), the sign is not
+    when the sum is 0 too (to within the accuracy of u, n U_ABS_TOL), the sign is not
     identified by the data and the zero vector is returned. So the result never depends
     on the eigen-solver's sign, on round-off or on the order of the workers.
 
@@ -126,11 +125,10 @@ def _fix_sign(u: np.ndarray, rule: str = "paper", tol: float | None = None) -> n
     entries is decided by their noise, while the sum is dominated by the reliable
     workers.
     """
-    tol = U_ABS_TOL if tol is None else tol
-    big = np.abs(u) > tol
+    big = np.abs(u) > U_ABS_TOL
     pos, neg = int((big & (u > 0)).sum()), int((big & (u < 0)).sum())
     total = float(u[big].sum())
-    sum_decides = abs(total) > u.size * tol
+    sum_decides = abs(total) > u.size * U_ABS_TOL
     if rule == "sum" and sum_decides:
         return -u if total < 0 else u
     if pos != neg:
@@ -163,18 +161,31 @@ _LabelBlocks = LabelBlocks
 #: steps (then ARPACK finishes the unconverged problems). A stop on the Ritz gap
 #: theta_1 - theta_2 instead was tried and dropped: early in the iteration theta_2 can lie
 #: far below lambda_2, so that gap overestimates the true one and the stop came too
-#: early on near-degenerate spectra.
+#: early on near-degenerate spectra (errors of 1e-5 in u where this rule gave 1e-11).
 #:
-#: u is needed to statistical precision, not to machine precision. With theta_1/gap <=
-#: 100 the stop leaves ||u - u_exact||_2 <= 100 LANCZOS_TOL = ITERATIVE_U_TOL = 1e-5.
-#: The sampling noise of u is far larger: between two independent draws of the ``hard``
-#: scenario the entries of u^(k) differ by 3.1e-3 (rms / sqrt 2) at 2e6 responses and
-#: 1.4e-3 at 1e7 (``benchmarks/u_precision.py``), 100-300 times that bound. Every
-#: discrete decision taken from u (zeroing, the sign rule, ties of Delta v) allows for an
-#: error of ITERATIVE_U_TOL on this path, so the looser stop leaves no decision to
-#: round-off. (The stop was 1e-10 theta_1 before: two more joint Lanczos steps at those
-#: sizes, 10 instead of 8 at 2e6.)
+#: u is needed to statistical precision, not to machine precision: the stop leaves
+#: ||u - u_exact||_2 <= LANCZOS_TOL theta_1 / gap, at most ITERATIVE_U_TOL = 1e-5 for
+#: theta_1/gap <= 100 (on Table 1's scenarios theta_1/gap is 1-7; the measured error is
+#: 3e-9 to 7e-8). The sampling noise of u is 100-300 times that bound: between two
+#: independent draws of the ``hard`` scenario the entries of u^(k) differ by 3.1e-3
+#: (rms / sqrt 2) at 2e6 responses and 1.4e-3 at 1e7 (``benchmarks/u_precision.py``).
+#: The stop was 1e-10 theta_1 before: three more joint steps on ``hard`` at 2e6 (10
+#: instead of 7), four on ``few_smart`` (14 instead of 10).
+#:
+#: The decisions taken from u (zeroing, the sign rule, ties of Delta v: ``U_ABS_TOL``)
+#: guard against round-off, not against this truncation error: on one solver path the
+#: iteration is the same computation on every machine, BLAS kernel and thread count up
+#: to round-off (about 1e-14 in u), and its truncation error is the same everywhere. What
+#: the truncation error does decide is the agreement between solver paths (a forced
+#: ``solver=`` other than the one "auto" picks from n): u within ITERATIVE_U_TOL, labels
+#: equal except where a Delta v lies within that of a tie (none in the tests). The stop
+#: itself is a threshold on a computed residual: round-off could move it to the next
+#: step only if the residual fell within about 1e-12 (relative) of LANCZOS_TOL theta_1,
+#: which over the factor of about 15 that one step spans has a probability of about
+#: 1e-11 per fit.
 LANCZOS_TOL = 1e-7
+#: Accuracy of u^(k) on the iterative paths (see ``LANCZOS_TOL``): for path comparisons.
+ITERATIVE_U_TOL = 100.0 * LANCZOS_TOL
 LANCZOS_MAX_STEPS = 80
 
 
@@ -246,8 +257,8 @@ def _joint_leading_left(blocks: _LabelBlocks, shifts: np.ndarray
 
 
 #: ARPACK settings for u^(k): a small Krylov space suffices for a rank-one signal, and
-#: the relative tolerance of the Lanczos path (``LANCZOS_TOL``) leaves u accurate to
-#: ITERATIVE_U_TOL, far below the sampling noise.
+#: the relative tolerance of the Lanczos path leaves u accurate to ITERATIVE_U_TOL, far
+#: below the sampling noise.
 ARPACK_NCV = 8
 ARPACK_TOL = LANCZOS_TOL
 
@@ -288,22 +299,14 @@ def _leading_left(M: sp.csr_array, MT: sp.csr_array, c: float, v0: np.ndarray | 
 
 
 # ------------------------------------------------------ round-off-proof decisions
-#: Absolute accuracy assumed of the entries of a unit vector u^(k). Every solver path
-#: returns u with ||u_hat - u||_2 <= ||r|| / gap (Davis-Kahan sin-theta bound, r the
-#: residual G u_hat - theta u_hat of the Gram matrix G = X X^T, gap = theta_1 - theta_2).
-#: Dense eigh / SVD (the "dense" path, n <= DENSE_GRAM_MAX_WORKERS under "auto") gives
-#: ||r|| ~ n eps ||G||: with theta_1/gap <= 100 the error is below U_ABS_TOL = 1e-8 (and
-#: ``_degenerate_gap`` catches smaller gaps). The iterative paths ("lanczos" with its
-#: ARPACK fallback, and the "svds" reference) stop at ||r|| <= 1e-7 theta_1
-#: (``LANCZOS_TOL``): their error is below ITERATIVE_U_TOL = 1e-5, 100-300 times below
-#: the sampling noise of u (see ``LANCZOS_TOL``). Entries with |u_i| at most the path's
-#: accuracy are indistinguishable from 0: they are set to exactly 0 and never vote in the
-#: sign rule, and ties of Delta v are judged with the same accuracy. On one path the
-#: round-off of another BLAS kernel moves u by far less than its accuracy, and a Lanczos
-#: stop one step later (were round-off ever to move the residual across the threshold)
-#: moves it by at most ITERATIVE_U_TOL: no decision depends on either.
+#: Round-off tolerance of the entries of a unit vector u^(k). The dense path (eigh of the
+#: Gram matrix, n <= DENSE_GRAM_MAX_WORKERS under "auto") returns u with ||r|| ~ n eps
+#: ||G||, so (Davis-Kahan, theta_1/gap <= 100) within 1e-8 of the exact vector, and
+#: ``_degenerate_gap`` catches smaller gaps; on the iterative paths, run to statistical
+#: precision (``LANCZOS_TOL``), round-off moves u by about 1e-14 between machines. Entries
+#: with |u_i| <= U_ABS_TOL are therefore taken as 0 (set to exactly 0; they never vote in
+#: the sign rule), and Delta v within the bound of ``_v_error_bound`` are ties.
 U_ABS_TOL = 1e-8
-ITERATIVE_U_TOL = 100.0 * LANCZOS_TOL
 
 _EPS = float(np.finfo(float).eps)
 
@@ -319,23 +322,17 @@ def _degenerate_gap(n: int, theta: float) -> float:
     return 16.0 * n * _EPS * max(theta, 0.0) / U_ABS_TOL
 
 
-def _v_error_bound(task_counts: np.ndarray, s_prime: float, extra: float = 0.0,
-                   u_tol: float = U_ABS_TOL, two_norm: bool = False) -> np.ndarray:
+def _v_error_bound(task_counts: np.ndarray, s_prime: float, extra: float = 0.0) -> np.ndarray:
     r"""Bound on |v_hat_j^(k) - v_j^(k)| from the accuracy of u and of the sums.
 
     v_j = sum_i u~_i Y_ij / (2 s') over the d_j responses of task j, |Y_ij| <= 2,
-    |u~_i| <= 1: an error of ``u_tol`` (the solver path's accuracy) in each u~_i moves
-    v_j by at most 2 d_j u_tol / (2 s'), and summing d_j terms of size <= 2 in floating point
+    |u~_i| <= 1: an error of U_ABS_TOL in each u~_i moves v_j by at most
+    2 d_j U_ABS_TOL / (2 s'), and summing d_j terms of size <= 2 in floating point
     errs by at most 2 d_j^2 eps / (2 s') (the gamma_d bound of recursive summation).
-    With ``two_norm`` the accuracy is one of the whole vector, ||u_hat - u||_2 <= u_tol
-    (the iterative paths' Davis-Kahan bound), and Cauchy-Schwarz gives
-    |sum_i e_i Y_ij| <= u_tol ||Y_.j||_2 <= 2 sqrt(d_j) u_tol instead of 2 d_j u_tol.
     ``extra`` adds a task-independent term (the rank-one centring of "paper").
     """
     d = task_counts.astype(float)
-    if two_norm:
-        return (np.sqrt(d) * u_tol + d * d * _EPS) / s_prime + extra
-    return d * (u_tol + d * _EPS) / s_prime + extra
+    return d * (U_ABS_TOL + d * _EPS) / s_prime + extra
 
 
 def tolerant_smallest(values: np.ndarray, n_pick: int, tol: np.ndarray | float
@@ -830,7 +827,7 @@ def _leading_vectors(B: Responses, off: np.ndarray, rank_one: np.ndarray, solver
     "dense" (eigh of the n x n Gram matrix), "lanczos" (lock-step Lanczos over all k,
     ARPACK for a problem that does not converge), "svds" (scipy.sparse.linalg.svds, the
     reference) or "auto" (dense up to ``DENSE_GRAM_MAX_WORKERS`` workers, else
-    Lanczos). Each returns u to the accuracy :func:`_u_accuracy` states for it.
+    Lanczos). All return u to the accuracy stated at ``U_ABS_TOL``.
     """
     n, K = B.n_workers, B.n_labels
     if n == 1:                          # a 1 x m matrix: u = (1), sigma = its norm
@@ -858,17 +855,6 @@ def _leading_vectors(B: Responses, off: np.ndarray, rank_one: np.ndarray, solver
         else:
             U[k - 1], sv[k - 1] = _svds_left(M, MT, c)
     return U, sv
-
-
-def _u_accuracy(solver: str, n: int) -> float:
-    """Accuracy of the entries of u^(k) on the path ``solver`` takes for n workers.
-
-    ``U_ABS_TOL`` for the dense path (and n = 1, where u = (1) exactly),
-    ``ITERATIVE_U_TOL`` for the iterative ones (see both).
-    """
-    if solver == "auto":
-        solver = "dense" if n <= DENSE_GRAM_MAX_WORKERS else "lanczos"
-    return U_ABS_TOL if (n == 1 or solver == "dense") else ITERATIVE_U_TOL
 
 
 def _single_row_norms(B: Responses, off: np.ndarray, rank_one: np.ndarray) -> np.ndarray:
@@ -922,12 +908,12 @@ def _single_worker_blocks(C: Responses, wcomp: np.ndarray, tcomp: np.ndarray,
     return dict(workers=workers, tasks=tasks, v=v, v_err=v_err, all_tasks=all_tasks)
 
 
-def _clean(u: np.ndarray, tol: float = U_ABS_TOL) -> np.ndarray:
-    """Entries within ``tol`` (the solver path's accuracy) of 0 are 0 in exact arithmetic as far as the solvers
+def _clean(u: np.ndarray) -> np.ndarray:
+    """Entries within ``U_ABS_TOL`` of 0 are 0 in exact arithmetic as far as the solvers
     can tell: set them to exactly 0 (so they neither vote in the sign rule nor add noise
     to v^(k))."""
     out = np.array(u, dtype=float, copy=True)
-    out[np.abs(out) <= tol] = 0.0
+    out[np.abs(out) <= U_ABS_TOL] = 0.0
     return out
 
 
@@ -948,15 +934,13 @@ def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
     rank_one = np.zeros(K - 1) if observed else sx * shifts
     blocks_B = _LabelBlocks(B, off)
     U, sv = _leading_vectors(B, off, rank_one, solver, blocks_B)         # step 2
-    u_tol = _u_accuracy(solver, n)
-    two_norm = u_tol == ITERATIVE_U_TOL       # see _v_error_bound
     # A worker with no response in B has a zero row in X^(k) (always with "observed";
     # with "paper" where s'(K-2k)/K = 0), so u_i = (X v)_i / sigma = 0 exactly; the
     # solvers leave rounding noise there.
     idle = B.worker_counts() == 0
     if idle.any():
         U[np.ix_(rank_one == 0, idle)] = 0.0
-    U = np.array([_fix_sign(_clean(u, u_tol), sign_rule, u_tol) for u in U])
+    U = np.array([_fix_sign(_clean(u), sign_rule) for u in U])
     Ut = np.array([_trim(u, eta, n_eff) for u in U])
     # step 3: v^(k) = (C^(k) - s'(K-2k)/K 1)^T u~^(k) / (2 s'), all k in one pass
     blocks_C = blocks_B if C is B else _LabelBlocks(C, off)
@@ -965,9 +949,8 @@ def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
     extra = 0.0
     if not observed:
         v -= shifts * Ut.sum(axis=1) / 2.0
-        # sum_i of the errors of u~: n u_tol per entry, sqrt(n) u_tol by Cauchy-Schwarz
-        extra = (np.sqrt(n) if two_norm else n) * u_tol
-    v_err = _v_error_bound(C.task_counts(), sy, extra, u_tol, two_norm)
+        extra = n * U_ABS_TOL
+    v_err = _v_error_bound(C.task_counts(), sy, extra)
     return dict(U=U, Ut=Ut, sv=sv, v=v, v_err=v_err)
 
 
@@ -1007,16 +990,15 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
     changes no average (web, TopTwo2 with splits: 0.1752 g error either way over five
     splits) and would change stored results.
 
-    Round-off. Entries of u^(k) within the solver path's accuracy of 0 count as 0
-    (``U_ABS_TOL`` = 1e-8 on the dense path, ``ITERATIVE_U_TOL`` = 1e-5 on the
-    iterative ones, far below the sampling noise of u); Delta v that agree within their
-    error bound are ties of eq. (3) (smaller label first). So the labels do not depend
-    on the BLAS kernel, the thread count or the order of the responses.
+    Round-off. Entries of u^(k) within ``U_ABS_TOL`` of 0 count as 0; Delta v that
+    agree within their error bound are ties of eq. (3) (smaller label first). So the
+    labels do not depend on the BLAS kernel, the thread count or the order of the
+    responses.
 
-    ``solver`` selects the eigen-solver path (see ``_leading_vectors``). The paths give
-    the same labels except where a decision falls within the iterative paths' accuracy
-    of its threshold: a Delta v tie or an entry of u near 0 at the level of 1e-5, far
-    below the sampling noise.
+    ``solver`` selects the eigen-solver path (see ``_leading_vectors``). The iterative
+    paths run to statistical precision (``LANCZOS_TOL``): their u agrees with the dense
+    path's to ``ITERATIVE_U_TOL``, and the labels agree except where a Delta v lies within
+    that of a tie.
     """
     n, m, K = B.n_workers, B.n_tasks, B.n_labels
     if solver not in SOLVERS:
