@@ -94,6 +94,19 @@ def paired_ci(d: np.ndarray) -> dict:
     return {"mean": mean, "ci": [mean - half, mean + half], "worse": bool(mean - half > 0)}
 
 
+def draw(c: int, k: int, r: int, seed: int):
+    """Replicate r of scenario ``SCENARIOS[c]`` at rate ``RATES[k]``: (model, responses).
+
+    ``SeedSequence(seed, spawn_key=(c, k, r))`` spawned into the instance's and the
+    sample's streams (also used by ``benchmarks/em_budget.py``, on the same draws).
+    """
+    n, m, K = SHAPE
+    ss = np.random.SeedSequence(seed, spawn_key=(c, k, r))
+    g_model, g_sample = (np.random.default_rng(x) for x in ss.spawn(2))
+    model = toptwo.TopTwoModel.scenario(SCENARIOS[c], n, m, K, rng=g_model)
+    return model, model.sample(RATES[k], rng=g_sample)
+
+
 def run_grid(replicates: int, seed: int, baselines: bool = True, partial=None) -> dict:
     n, m, K = SHAPE
     fitted = {**METHODS, **(BASELINES if baselines else {})}
@@ -103,10 +116,7 @@ def run_grid(replicates: int, seed: int, baselines: bool = True, partial=None) -
             errs = {name: [] for name in (*fitted, "oracle")}
             secs = {name: 0.0 for name in fitted}
             for r in range(replicates):
-                ss = np.random.SeedSequence(seed, spawn_key=(c, k, r))
-                g_model, g_sample = (np.random.default_rng(x) for x in ss.spawn(2))
-                model = toptwo.TopTwoModel.scenario(scen, n, m, K, rng=g_model)
-                A = model.sample(s, rng=g_sample)
+                model, A = draw(c, k, r, seed)
                 oracle = toptwo.OracleMLE(model.reliability, model.confusion).fit(A)
                 errs["oracle"].append(toptwo.top_two_errors(oracle.top_two_, model.top_two)["pair"])
                 ok = A.task_counts() > 0

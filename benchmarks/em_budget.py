@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -33,9 +34,9 @@ from scipy import stats
 import toptwo
 
 HERE = Path(__file__).resolve().parent
-SCENARIOS = ("easy", "hard", "few_smart", "high_variance")
-SHAPE = (50, 500, 5)
-RATES = (0.05, 0.1, 0.2, 0.3, 0.5, 1.0)
+sys.path.insert(0, str(HERE))
+from em import RATES, SCENARIOS, draw  # noqa: E402  (benchmarks/em.py: the same cells and draws)
+
 CAPS = (1, 2, 3, 5, 100)
 SEED = 20260                     # benchmarks/em.py's default seed: the same draws
 
@@ -46,18 +47,14 @@ def _ci(d: np.ndarray) -> list[float]:
 
 
 def accuracy(replicates: int) -> dict:
-    n, m, K = SHAPE
     gaps: dict[str, list[float]] = {"TopTwo2": [], **{f"EM k={k}": [] for k in CAPS}}
     cell_gaps: dict[str, list[float]] = {name: [] for name in gaps}
     iters = []
-    for c, scen in enumerate(SCENARIOS):
-        for j, s in enumerate(RATES):
+    for c in range(len(SCENARIOS)):
+        for j in range(len(RATES)):
             cell = {name: [] for name in gaps}
             for r in range(replicates):
-                ss = np.random.SeedSequence(SEED, spawn_key=(c, j, r))
-                g_model, g_sample = (np.random.default_rng(x) for x in ss.spawn(2))
-                model = toptwo.TopTwoModel.scenario(scen, n, m, K, rng=g_model)
-                A = model.sample(s, rng=g_sample)
+                model, A = draw(c, j, r, SEED)
                 o = toptwo.OracleMLE(model.reliability, model.confusion).fit(A)
                 e_o = toptwo.top_two_errors(o.top_two_, model.top_two)["pair"]
                 t2 = toptwo.TopTwo2().fit(A)
