@@ -24,7 +24,7 @@ mvds
     {0.1, 0.2, 0.5, 1.0} on the four scenarios (same seeds as accuracy); pair error
     minus the oracle's.
 
-Results are written to ``benchmarks/results/baselines_<mode>.json`` and printed as a
+Results are written to ``toptwo/experiments/results/baselines_<mode>.json`` and printed as a
 Markdown table.
 """
 
@@ -40,7 +40,7 @@ import numpy as np
 from scipy import stats
 
 import toptwo
-from toptwo import paper
+from toptwo.experiments import paper
 
 #: the estimators of the paper's comparison (and MACE, GLAD) that this benchmark times
 NAMES = ("MV", "MV-D&S", "MV-D&S (full)", "OPT-D&S", "OPT-D&S (full)", "PGD", "M-MSR", "EBCC",
@@ -49,7 +49,7 @@ NAMES = ("MV", "MV-D&S", "MV-D&S (full)", "OPT-D&S", "OPT-D&S (full)", "PGD", "M
 
 SCENARIOS = ("easy", "hard", "few_smart", "high_variance")
 RATES = (0.1, 0.2, 0.3)
-OUT = Path(__file__).resolve().parent / "results"
+OUT = Path(__file__).resolve().parent.parent / "toptwo" / "experiments" / "results"
 
 
 def _ci(x: np.ndarray) -> float:
@@ -112,7 +112,7 @@ def timing(methods: list[str]) -> dict:
 
 
 def mvds(reps: int) -> dict:
-    from toptwo import DawidSkene
+    from toptwo.baselines import DawidSkene
     modes = ("full", "class", "one_coin")
     rows = {}
     for sc in SCENARIOS:

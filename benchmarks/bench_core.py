@@ -45,7 +45,7 @@ is available (``--crowdkit-python``, default ``/work/venv-bench/bin/python``, a 
 separate from the project's). Its input is a pandas DataFrame with columns worker,
 task, label built from the same arrays (building the frame is not timed).
 
-Results are merged into ``benchmarks/results/core.json`` (keyed by size) and printed as
+Results are merged into ``toptwo/experiments/results/core.json`` (keyed by size) and printed as
 a markdown table.
 """
 
@@ -64,7 +64,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results" / "core.json"
+RESULTS = HERE.parent / "toptwo" / "experiments" / "results" / "core.json"
 
 SIZES = {
     "small": dict(n=50, m=500, K=5, s=0.2),
@@ -130,10 +130,10 @@ def _child_measure(case: str, size: str, datadir: str, repeats: int) -> dict:
         elif case == "toptwo2_split":
             run = lambda: toptwo.TopTwo2(sample_splitting=True, rng=0).fit(fresh())  # noqa: E731
         elif case == "majority":
-            run = lambda: toptwo.MajorityVote(rng=0).fit(fresh())  # noqa: E731
+            run = lambda: toptwo.baselines.MajorityVote(rng=0).fit(fresh())  # noqa: E731
         elif case.startswith("paper:"):      # a baseline of the paper's comparison, once
             name = case[len("paper:"):]
-            run = lambda: toptwo.paper.make(name, rng=0).fit(fresh())  # noqa: E731
+            run = lambda: toptwo.experiments.paper.make(name, rng=0).fit(fresh())  # noqa: E731
             repeats = 1
         elif case == "em":
             run = lambda: toptwo.TopTwoEM(rng=0).fit(fresh())  # noqa: E731
@@ -259,7 +259,7 @@ def main(argv=None) -> int:
                              "(default: %(default)s; skipped if missing; '' to skip)")
     parser.add_argument("--output", default=str(RESULTS), help="JSON file to merge into")
     parser.add_argument("--baselines", action="store_true",
-                        help="also time every baseline of toptwo.paper.ESTIMATOR_NAMES once (and "
+                        help="also time every baseline of toptwo.experiments.paper.ESTIMATOR_NAMES once (and "
                              "TopTwoEM when present) at the medium size (several minutes)")
     parser.add_argument("--_child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -308,7 +308,7 @@ def main(argv=None) -> int:
             cases = list(CASES)
             if args.baselines and size == "medium":
                 import toptwo
-                cases += [f"paper:{name}" for name in toptwo.paper.ESTIMATOR_NAMES
+                cases += [f"paper:{name}" for name in toptwo.experiments.paper.ESTIMATOR_NAMES
                           if name not in ("MV", "TopTwo2", "TopTwoEM", "OneCoinDS", "TopTwo2 split",
                                           "TopTwo2 refine3")]
                 if hasattr(toptwo, "TopTwoEM"):

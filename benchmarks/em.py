@@ -30,11 +30,11 @@ the fit plus the data).
 
 ``--real`` instead fits TopTwo2 and both TopTwoEM variants on the paper's seven real
 datasets (duplicates="last", as the paper's loaders) and reports the g error and the ECE
-of ``g_proba_`` (``benchmarks/results/em_real.json``).
+of ``g_proba_`` (``toptwo/experiments/results/em_real.json``).
 
 Seeding: replicate r of scenario c at rate index k uses
 ``numpy.random.SeedSequence(seed, spawn_key=(c, k, r))`` spawned into independent streams
-for the instance and the sample. Results go to ``benchmarks/results/em.json``.
+for the instance and the sample. Results go to ``toptwo/experiments/results/em.json``.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ from scipy import stats
 import toptwo
 
 HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results" / "em.json"
+RESULTS = HERE.parent / "toptwo" / "experiments" / "results" / "em.json"
 
 SCENARIOS = ("easy", "hard", "few_smart", "high_variance")
 SHAPE = (50, 500, 5)
@@ -67,10 +67,10 @@ METHODS = {
 }
 EM_METHODS = ("EM map", "EM grid")
 BASELINES = {
-    "MACE": lambda r: toptwo.MACE(rng=r),
-    "one-coin D&S": lambda r: toptwo.DawidSkene(confusion="one_coin"),
-    "EBCC": lambda r: toptwo.EBCC(rng=r),
-    "GLAD": lambda r: toptwo.GLAD(),
+    "MACE": lambda r: toptwo.baselines.MACE(rng=r),
+    "one-coin D&S": lambda r: toptwo.baselines.DawidSkene(confusion="one_coin"),
+    "EBCC": lambda r: toptwo.baselines.EBCC(rng=r),
+    "GLAD": lambda r: toptwo.baselines.GLAD(),
 }
 
 
@@ -334,7 +334,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--real", action="store_true",
                     help="only the real datasets (g error, ECE of g_proba_), written to "
-                         "results/em_real.json")
+                         "toptwo/experiments/results/em_real.json")
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--timing-rounds", type=int, default=3)
     ap.add_argument("--no-grid", action="store_true", help="skip the replicate grid")

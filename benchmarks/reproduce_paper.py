@@ -5,8 +5,8 @@ Usage (from the repository root, one BLAS thread per process)::
     OMP_NUM_THREADS=1 python benchmarks/reproduce_paper.py all --workers 2
     OMP_NUM_THREADS=1 python benchmarks/reproduce_paper.py synthetic --workers 2
 
-Parts (each writes ``benchmarks/results/reproduce_<part>.json``, read by notebooks 06-09).
-Every method is ``toptwo.paper.ALL_METHOD_NAMES``: the paper's MV, MV-D&S
+Parts (each writes ``toptwo/experiments/results/reproduce_<part>.json``, read by notebooks 06-09).
+Every method is ``toptwo.experiments.paper.ALL_METHOD_NAMES``: the paper's MV, MV-D&S
 (one-coin), OPT-D&S, PGD, M-MSR, MultiSPA-KL, MultiSPA-EM, EBCC, TopTwo1, TopTwo2 and the
 oracle MLE, plus MV-D&S (full), MACE, GLAD, TopTwo2 split and TopTwo2 refine3.
 
@@ -66,11 +66,11 @@ import numpy as np
 
 import toptwo
 from toptwo import experiments as ex
-from toptwo import paper
+from toptwo.experiments import paper
 from toptwo.datasets import DATASETS, load_dataset
 
 HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results"
+RESULTS = HERE.parent / "toptwo" / "experiments" / "results"
 
 SEED = 20230
 SCENARIOS = ("easy", "hard", "few_smart", "high_variance")

@@ -14,7 +14,7 @@ majority vote), and the n s at which the mean error first drops to eps
 the exponent (-1 or -2 in theory).
 
 Notebook 05 runs a smaller version of the same measurement itself (and asserts on it);
-it loads ``benchmarks/results/sample_complexity.json`` written by this script to show the
+it loads ``toptwo/experiments/results/sample_complexity.json`` written by this script to show the
 full-size numbers next to its own.
 
 Seeding: ``toptwo.experiments.sweep`` with root seed ``SEED`` and key ``(index of alpha,)``
@@ -37,7 +37,7 @@ from toptwo import experiments as ex
 from toptwo.viz import fit_loglog_slope
 
 HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results" / "sample_complexity.json"
+RESULTS = HERE.parent / "toptwo" / "experiments" / "results" / "sample_complexity.json"
 
 N_WORKERS, N_TASKS, N_LABELS = 400, 300, 5
 CONFUSION_RANGE = (0.9, 1.0)
@@ -57,7 +57,7 @@ SPECTRAL = {
     "TopTwo2 (sum rule)": lambda mo: toptwo.TopTwo2(sign_rule="sum"),
     "oracle MLE": lambda mo: toptwo.OracleMLE(mo.reliability, mo.confusion),
 }
-MV = {"majority vote": lambda mo, rng: toptwo.MajorityVote(rng=rng)}
+MV = {"majority vote": lambda mo, rng: toptwo.baselines.MajorityVote(rng=rng)}
 
 
 def run(replicates: int) -> dict:

@@ -56,7 +56,7 @@ intervals (``scipy.stats.binomtest``), and asserts each statement's *shape*:
   n s = 35, 60 fits): no flips up to 40 % spammers, the paper's rule flips at 95 %, the sum rule never
   significantly more often, and the binomial model ``sign_flip_probability`` inside Bonferroni intervals.
 
-Results: ``benchmarks/results/theorems_mc.json``. Seed: ``SEED`` (+1, ..., +5 per part; +20, ... for the scaling part).
+Results: ``toptwo/experiments/results/theorems_mc.json``. Seed: ``SEED`` (+1, ..., +5 per part; +20, ... for the scaling part).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ import numpy as np
 from toptwo import theory
 
 HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results" / "theorems_mc.json"
+RESULTS = HERE.parent / "toptwo" / "experiments" / "results" / "theorems_mc.json"
 SEED = 2023
 
 

@@ -10,7 +10,7 @@ response sets are drawn from one model. Printed per size and scenario:
 
 * the sampling noise of u: rms and max over the entries of all u^(k) of
   |u(draw 1) - u(draw 2)| / sqrt 2 (TopTwo1's fit of each draw);
-* the solver error of the default stop (``toptwo.spectral.LANCZOS_TOL`` = 1e-7): the
+* the solver error of the default stop (``toptwo._linalg.LANCZOS_TOL`` = 1e-7): the
   largest |u - u_precise| against the same fit stopped at 1e-10 theta_1 (the stop before
   this change) over the entries neither fit zeroed (entries within ``U_ABS_TOL`` of 0
   are set to 0), and the bound ``ITERATIVE_U_TOL`` (theta_1/gap <= 100);
@@ -24,7 +24,7 @@ and TopTwo2 fitted to the same draw under both stops, and the mean paired differ
 the pair error (``toptwo.metrics.top_two_errors``) with its 95% t interval per cell, and
 the number of the 16 (cell, method) differences significant after Holm's correction.
 
-Results go to ``benchmarks/results/u_precision.json``.
+Results go to ``toptwo/experiments/results/u_precision.json``.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import scipy.linalg
 
 import toptwo
 import toptwo.experiments as ex
-import toptwo.spectral as spectral
+import toptwo._linalg as spectral  # the solver settings live in the private solver module
 
 HERE = Path(__file__).resolve().parent
 SIZES = {"medium": (1000, 200_000, 5, 0.01), "large": (2000, 1_000_000, 5, 0.005)}
@@ -159,7 +159,7 @@ def main() -> None:
     res = {size: measure(size) for size in args.sizes.split(",") if size}
     if args.paired:
         res["paired"] = paired(args.paired)
-    path = HERE / "results" / "u_precision.json"
+    path = HERE.parent / "toptwo" / "experiments" / "results" / "u_precision.json"
     old = json.loads(path.read_text()) if path.exists() else {}
     old.update(res)
     path.write_text(json.dumps(old, indent=1) + "\n")

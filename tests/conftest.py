@@ -57,9 +57,9 @@ def precise_iterative(monkeypatch):
     """The iterative eigen-solver paths at machine precision (Lanczos / ARPACK stop at
     ||r|| <= 1e-10 theta_1, u accurate to 1e-8 like the dense path): their continuous
     outputs can then be compared with the dense path's to 1e-8. The default stop is at
-    statistical precision (``toptwo.spectral.LANCZOS_TOL``), u within ``ITERATIVE_U_TOL``."""
-    import toptwo.spectral as spectral
+    statistical precision (``toptwo._linalg.LANCZOS_TOL``), u within ``ITERATIVE_U_TOL``."""
+    import toptwo._linalg as linalg
 
-    monkeypatch.setattr(spectral, "LANCZOS_TOL", 1e-10)
-    monkeypatch.setattr(spectral, "ARPACK_TOL", 1e-10)
+    monkeypatch.setattr(linalg, "LANCZOS_TOL", 1e-10)
+    monkeypatch.setattr(linalg, "ARPACK_TOL", 1e-10)
 

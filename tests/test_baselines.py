@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import toptwo
-from toptwo import MajorityVote
+from toptwo.baselines import MajorityVote
 
 from conftest import with_gaps
 

@@ -191,4 +191,4 @@ def test_both_stages_take_the_conversion_from_binary(monkeypatch):
                         lambda labels, k: np.where(np.asarray(labels) >= np.asarray(k),
                                                    1.0, -1.0))
     assert (toptwo.binary.LabelBlocks(R).sign[:, 0] == 1).all()        # the patched rule
-    assert np.array_equal(np.unique(spectral._binary_csr(R, 1).data), [1.0])
+    assert np.array_equal(np.unique(toptwo.binary._binary_csr(R, 1).data), [1.0])

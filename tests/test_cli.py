@@ -117,8 +117,8 @@ def test_demo_subprocess():
 # ----------------------------------------------------------------------- infer
 @pytest.mark.parametrize("method, cls", [("toptwo2", toptwo.TopTwo2),
                                          ("toptwo1", toptwo.TopTwo1),
-                                         ("majority", toptwo.MajorityVote),
-                                         ("onecoin", toptwo.OneCoinDawidSkene)])
+                                         ("majority", toptwo.baselines.MajorityVote),
+                                         ("onecoin", toptwo.baselines.OneCoinDawidSkene)])
 def test_infer_matches_library(tmp_path, capsys, instance, method, cls):
     model, R = instance
     path = _triples_csv(tmp_path, R)
@@ -128,7 +128,7 @@ def test_infer_matches_library(tmp_path, capsys, instance, method, cls):
     assert len(rows) == 1 + R.n_tasks
     # The library on the same file (ids in order of first appearance).
     R2 = toptwo.io.read_triples_csv(path, n_labels=5)
-    est = (cls() if cls is toptwo.OneCoinDawidSkene else cls(rng=0)).fit(R2)
+    est = (cls() if cls is toptwo.baselines.OneCoinDawidSkene else cls(rng=0)).fit(R2)
     for (tid, g, h, q), j in zip(rows[1:], range(R2.n_tasks)):
         assert tid == R2.task_ids[j]
         assert (int(g), int(h)) == tuple(est.top_two_[j])

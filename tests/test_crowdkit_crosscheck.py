@@ -45,7 +45,7 @@ from crowdkit.aggregation import MajorityVote as CKMajorityVote  # noqa: E402
 from crowdkit.aggregation import OneCoinDawidSkene as CKOneCoin  # noqa: E402
 
 import toptwo  # noqa: E402
-from toptwo.dawid_skene import DawidSkene, OneCoinDawidSkene  # noqa: E402
+from toptwo.baselines.dawid_skene import DawidSkene, OneCoinDawidSkene  # noqa: E402
 from toptwo.datasets import DATASETS, load_dataset, resolve_data_dir  # noqa: E402
 
 PAIRS = [(DawidSkene, CKDawidSkene), (OneCoinDawidSkene, CKOneCoin)]
@@ -117,7 +117,7 @@ def test_checker_rejects_a_different_estimate():
     R = _synthetic("few_smart", seed=0)
     ck = CKOneCoin(n_iter=30, tol=-np.inf).fit(_frame(R))
     _, g_ck = _crowdkit_outputs(ck, R)
-    mv = toptwo.MajorityVote(rng=0).fit(R)
+    mv = toptwo.baselines.MajorityVote(rng=0).fit(R)
     answered = R.task_counts() > 0
     assert np.mean(mv.top_two_[answered, 0] == g_ck[answered]) < 0.99
 
@@ -125,7 +125,7 @@ def test_checker_rejects_a_different_estimate():
 @pytest.mark.parametrize("source", SCENARIOS + list(DATASETS))
 def test_majority_vote_agrees_except_ties(source):
     R = _synthetic(source, seed=3) if source in SCENARIOS else _real(source)
-    mv = toptwo.MajorityVote(rng=0).fit(R)
+    mv = toptwo.baselines.MajorityVote(rng=0).fit(R)
     ck = CKMajorityVote().fit(_frame(R))
     _, g_ck = _crowdkit_outputs(ck, R)
     g = mv.top_two_[:, 0]
@@ -164,7 +164,7 @@ def _ck_labels(ck_labels, R):
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_mmsr_same_reliability_magnitudes(scenario):
     R = _synthetic(scenario, seed=0)
-    ours = toptwo.MMSR(rng=0).fit(R)
+    ours = toptwo.baselines.MMSR(rng=0).fit(R)
     ck = CKMMSR().fit(_frame(R))
     w = ck.skills_.reindex(np.arange(R.n_workers)).to_numpy()
     K = R.n_labels
@@ -184,7 +184,7 @@ def test_mmsr_same_reliability_magnitudes(scenario):
 @pytest.mark.parametrize("scenario", ["easy", "high_variance"])
 def test_glad_agrees(scenario):
     R = _synthetic(scenario, seed=0)
-    ours = toptwo.GLAD().fit(R)
+    ours = toptwo.baselines.GLAD().fit(R)
     ck = CKGLAD()
     g_ck = _ck_labels(ck.fit_predict(_frame(R)), R)
     assert np.mean(ours.top_two_[:, 0] == g_ck) >= 0.99
@@ -195,6 +195,6 @@ def test_glad_agrees(scenario):
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_mace_agrees(scenario):
     R = _synthetic(scenario, seed=0)
-    ours = toptwo.MACE(rng=0).fit(R)
+    ours = toptwo.baselines.MACE(rng=0).fit(R)
     g_ck = _ck_labels(CKMACE(random_state=0).fit_predict(_frame(R)), R)
     assert np.mean(ours.top_two_[:, 0] == g_ck) >= 0.9

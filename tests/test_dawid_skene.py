@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 
 import toptwo
-from toptwo.dawid_skene import DawidSkene, OneCoinDawidSkene, top_two_from_log_scores
+from toptwo.baselines.dawid_skene import DawidSkene, OneCoinDawidSkene, top_two_from_log_scores
 
 MODELS = [DawidSkene, OneCoinDawidSkene]
 IDS = ["DawidSkene", "OneCoin"]

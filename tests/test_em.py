@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 import toptwo
-from toptwo.em import _task_scores, em_posteriors
+from toptwo.extensions.em import _task_scores, em_posteriors
 
 
 def _scenario(name, seed, s=0.2, n=50, m=500, K=5):
@@ -88,7 +88,7 @@ def test_grid_variant_monotone_and_consistent(name, seed, s):
     ll = em.log_likelihood_
     assert np.diff(ll).min() >= -1e-9 * np.abs(ll).max() and ll[-1] > ll[0]
     w = em.confusion_weights_
-    assert w.shape == em.confusion_grid_.shape == (toptwo.em.GRID_NODES,)
+    assert w.shape == em.confusion_grid_.shape == (toptwo.extensions.em.GRID_NODES,)
     assert w.sum() == pytest.approx(1.0) and (w > 0).all()
     ok = np.isfinite(em.pair_proba_)
     assert np.all(em.pair_proba_[ok] <= em.g_proba_[ok] + 1e-12)
@@ -358,7 +358,7 @@ def test_grid_node_terms_match_all_pairs_including_extreme_tasks():
     tasks whose scores favour one label by hundreds in both slots (the shifted terms
     would underflow; those tasks take the exact path). A version that forgets to exclude
     the diagonal (a = b) is far off."""
-    from toptwo.em import _exclusive_sums, _grid_node_terms
+    from toptwo.extensions.em import _exclusive_sums, _grid_node_terms
 
     rng = np.random.default_rng(0)
     K, m, G = 5, 400, 10
@@ -384,7 +384,7 @@ def test_pi_newton_reaches_the_constrained_optimum_monotonely():
     """F(pi) = sum_j log(Z_j . pi) + delta sum log pi on the simplex: at the returned pi
     the gradient is constant across nodes (Lagrange condition), F is not below the start,
     and the plain EM update from the start is further from the optimum than one call."""
-    from toptwo.em import _pi_newton
+    from toptwo.extensions.em import _pi_newton
 
     rng = np.random.default_rng(1)
     Z = rng.gamma(0.5, 1.0, (3000, 10))
@@ -422,7 +422,7 @@ def test_grid_stopping_on_the_posterior_and_acceleration_history():
 def _grid_brute(A, p, pi, nu_p):
     """Log-posterior, pair posterior (m, K, K) and posterior mean of q of the grid model
     at (p, pi), by enumerating every (node, a, b) of every task."""
-    from toptwo.em import GRID_NODES, GRID_PSEUDO
+    from toptwo.extensions.em import GRID_NODES, GRID_PSEUDO
 
     K, X = A.n_labels, A.toarray()
     G = GRID_NODES
@@ -480,7 +480,7 @@ def test_grid_gain_rule_stops_near_the_maximum(name, seed, s, monkeypatch):
     run to EM_GAIN_TOL = 1e-10: within 0.02 of the maximum (measured 0.002-0.008) and
     the same pair on at least 98% of the tasks, while the starting point is more than
     10 below it (so a rule that stopped early would show)."""
-    from toptwo import em as em_module
+    from toptwo.extensions import em as em_module
 
     _, A = _scenario(name, seed, s=s)
     a = toptwo.TopTwoEM().fit(A)
@@ -496,7 +496,7 @@ def test_grid_gain_rule_stops_near_the_maximum(name, seed, s, monkeypatch):
 def test_grid_blocks_do_not_change_the_fit(monkeypatch):
     """The E-step runs over blocks of tasks; blocks of 3 tasks give the same pairs, the
     same number of E-steps and the same posteriors (to round-off) as the default size."""
-    from toptwo import em as em_module
+    from toptwo.extensions import em as em_module
 
     _, A = _scenario("hard", 15, s=0.1)
     a = toptwo.TopTwoEM().fit(A)

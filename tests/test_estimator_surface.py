@@ -15,7 +15,7 @@ import toptwo
 import toptwo._base
 from toptwo import TopTwoModel
 from toptwo._base import BaseEstimator, ParamsBase
-from toptwo._scores import ScoreOutputMixin
+from toptwo.baselines._base import ScoreOutputMixin
 from toptwo._validation import (InstanceOf, Interval, NotFittedError, RealArray, StrOptions,
                                 check_parameter, make_constraint)
 from toptwo.softlabels import MLP, SoftmaxRegression
@@ -23,11 +23,11 @@ from toptwo.softlabels import MLP, SoftmaxRegression
 MODEL = TopTwoModel.scenario("hard", n_workers=12, n_tasks=40, n_labels=5, rng=0)
 A = MODEL.sample(0.5, rng=1)
 
-ESTIMATORS = {name: (lambda name=name: toptwo.paper.make(name, rng=0))
-              for name in toptwo.paper.ESTIMATOR_NAMES}
+ESTIMATORS = {name: (lambda name=name: toptwo.experiments.paper.make(name, rng=0))
+              for name in toptwo.experiments.paper.ESTIMATOR_NAMES}
 ESTIMATORS.update({
-    "MV top3": lambda: toptwo.MajorityVote(n_top=3, rng=0),
-    "OneCoinDawidSkene": lambda: toptwo.OneCoinDawidSkene(),
+    "MV top3": lambda: toptwo.baselines.MajorityVote(n_top=3, rng=0),
+    "OneCoinDawidSkene": lambda: toptwo.baselines.OneCoinDawidSkene(),
     "OracleMLE": lambda: toptwo.OracleMLE(MODEL.reliability, MODEL.confusion),
     "TopTwo2 split": lambda: toptwo.TopTwo2(sample_splitting=True, rng=3),
     "TopTwoEM": lambda: toptwo.TopTwoEM(max_iter=20),
@@ -202,8 +202,8 @@ def test_defaults_fit_and_each_parameter_is_checked_once(cls, check_calls):
 
 def test_nested_stages_do_not_validate_again(check_calls):
     calls = check_calls
-    toptwo.MultiSPA(refine="em", max_iter=5).fit(A)             # runs DawidSkene's EM inside
-    assert dict(calls) == {("MultiSPA", n): 1 for n in toptwo.MultiSPA._parameter_constraints}
+    toptwo.baselines.MultiSPA(refine="em", max_iter=5).fit(A)             # runs DawidSkene's EM inside
+    assert dict(calls) == {("MultiSPA", n): 1 for n in toptwo.baselines.MultiSPA._parameter_constraints}
     calls.clear()
     toptwo.TopTwo2(sample_splitting=True, rng=0).fit(A)          # runs Algorithm 1 inside
     assert dict(calls) == {("TopTwo2", n): 1 for n in toptwo.TopTwo2._parameter_constraints}
@@ -211,8 +211,8 @@ def test_nested_stages_do_not_validate_again(check_calls):
     t1, t2 = toptwo.TopTwo1._parameter_constraints, toptwo.TopTwo2._parameter_constraints
     for name in t1:
         assert t2[name] is t1[name], name
-    ds = toptwo.DawidSkene._parameter_constraints
-    for cls in (toptwo.OneCoinDawidSkene, toptwo.OptDawidSkene):
+    ds = toptwo.baselines.DawidSkene._parameter_constraints
+    for cls in (toptwo.baselines.OneCoinDawidSkene, toptwo.baselines.OptDawidSkene):
         for name, cs in cls._parameter_constraints.items():
             assert name not in ds or cs is ds[name], (cls, name)
 
@@ -225,7 +225,7 @@ def test_validated_values_are_normalised():
     assert params["sample_splitting"] is True
     assert isinstance(params["rng"], np.random.Generator)
     assert est.n_top == np.int64(2) and est.rng == 3           # attributes unchanged
-    assert toptwo.MMSR()._validate_params()["n_trim"] is None
+    assert toptwo.baselines.MMSR()._validate_params()["n_trim"] is None
 
 
 @pytest.mark.parametrize("constraints, value, exc, msg", [

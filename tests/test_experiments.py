@@ -20,7 +20,7 @@ def _factory(g):
 
 
 METHODS = {
-    "mv": lambda model, rng: toptwo.MajorityVote(rng=rng),
+    "mv": lambda model, rng: toptwo.baselines.MajorityVote(rng=rng),
     "oracle": lambda model: toptwo.OracleMLE(model.reliability, model.confusion),
 }
 
@@ -108,7 +108,7 @@ def test_method_rngs_are_distinct_per_method_and_draw():
 
     def spy(model, rng):
         seen.append(int(rng.integers(2**62)))
-        return toptwo.MajorityVote(rng=rng)
+        return toptwo.baselines.MajorityVote(rng=rng)
 
     ex.sweep(_factory, {"a": spy, "b": spy}, [0.3, 0.6], 2, seed=0)
     assert len(seen) == 8 and len(set(seen)) == 8
@@ -117,7 +117,7 @@ def test_method_rngs_are_distinct_per_method_and_draw():
 def test_sweep_records_metrics():
     model = toptwo.TopTwoModel.random(15, 40, 5, rng=1)
     recs = ex.sweep(model, {"t2": lambda m: toptwo.TopTwo2(),
-                            "mv": lambda m, r: toptwo.MajorityVote(rng=r)},
+                            "mv": lambda m, r: toptwo.baselines.MajorityVote(rng=r)},
                     [0.5], 1, seed=0, tags={"alpha": 0.25})
     t2, mv = recs
     assert t2["method"] == "t2" and mv["method"] == "mv"

@@ -134,14 +134,14 @@ CASES = [
                                                     "reliability", owner="OracleMLE"),
      ValueError, r"`reliability` of OracleMLE is a masked array with 1 masked entries"),
     # -------- estimators before fit
-    ("MajorityVote not fitted", lambda: toptwo.MajorityVote().top_two_, NotFittedError,
+    ("MajorityVote not fitted", lambda: toptwo.baselines.MajorityVote().top_two_, NotFittedError,
      r"^MajorityVote is not fitted yet; call fit first\.$"),
-    ("DawidSkene soft_labels not fitted", lambda: toptwo.DawidSkene().soft_labels(),
+    ("DawidSkene soft_labels not fitted", lambda: toptwo.baselines.DawidSkene().soft_labels(),
      NotFittedError, r"^DawidSkene is not fitted yet; call fit first\.$"),
-    ("OneCoin not fitted", lambda: toptwo.OneCoinDawidSkene().reliability_, NotFittedError,
+    ("OneCoin not fitted", lambda: toptwo.baselines.OneCoinDawidSkene().reliability_, NotFittedError,
      r"^OneCoinDawidSkene is not fitted yet; call fit first\.$"),
     ("DawidSkene too many confusion entries",
-     lambda: toptwo.DawidSkene().fit(T(np.arange(300), np.zeros(300, int),
+     lambda: toptwo.baselines.DawidSkene().fit(T(np.arange(300), np.zeros(300, int),
                                        np.r_[1000, np.ones(299, int)])),
      ValueError, r"DawidSkene.fit would allocate n_workers x K x K = 300 x 1000 x 1000 = "
                  r"300000000 confusion-matrix entries .*use OneCoinDawidSkene"),
@@ -155,7 +155,7 @@ def test_bad_input_table(make, exc, msg):
 
 
 def test_not_fitted_error_is_value_and_attribute_error():
-    est = toptwo.MajorityVote()
+    est = toptwo.baselines.MajorityVote()
     assert not hasattr(est, "top_two_")
     with pytest.raises(ValueError):
         est.confusion_
@@ -164,7 +164,7 @@ def test_not_fitted_error_is_value_and_attribute_error():
     est.fit(np.array([[1, 2], [1, 1]]))
     check_is_fitted(est, "top_two_")               # no error once fitted
     with pytest.raises(NotFittedError, match=r"^TopTwo9 is not fitted yet; call fit first\.$"):
-        check_is_fitted(toptwo.MajorityVote(), "top_two_", "TopTwo9")
+        check_is_fitted(toptwo.baselines.MajorityVote(), "top_two_", "TopTwo9")
 
 
 # ----------------------------------------------------------------- masked arrays
@@ -217,8 +217,8 @@ def test_no_allocation_scales_with_an_id(big):
     tracemalloc.start()
     try:
         R = T(w, t, lab)
-        est = toptwo.MajorityVote(rng=0).fit(R)
-        ds = toptwo.OneCoinDawidSkene().fit(R)
+        est = toptwo.baselines.MajorityVote(rng=0).fit(R)
+        ds = toptwo.baselines.OneCoinDawidSkene().fit(R)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -243,8 +243,8 @@ def test_unused_labels_and_check():
     with pytest.raises(ValueError, match=r"TopTwo2.fit needs every label 1..3 to occur in the "
                                          r"data; label\(s\) 3 never occur .* every answer "
                                          r"counts as a hit in eq. \(5\).*padding binary data "
-                                         r"to K = 3.*toptwo.MajorityVote or "
-                                         r"toptwo.OneCoinDawidSkene"):
+                                         r"to K = 3.*toptwo.baselines.MajorityVote or "
+                                         r"toptwo.baselines.OneCoinDawidSkene"):
         check_labels_used(R, "TopTwo2.fit")
     with pytest.raises(ValueError, match=r"--method majority or --method onecoin"):
         check_labels_used(R, "infer", cli=True)
@@ -260,7 +260,7 @@ def test_unused_labels_and_check():
 def test_binary_message_names_alternatives():
     msg = binary_labels_message("TopTwo1.fit")
     assert msg.startswith("TopTwo1.fit needs n_labels >= 3; got n_labels=2.")
-    assert "toptwo.MajorityVote or toptwo.OneCoinDawidSkene" in msg
+    assert "toptwo.baselines.MajorityVote or toptwo.baselines.OneCoinDawidSkene" in msg
     assert "--method majority" in binary_labels_message("infer", cli=True)
 
 
@@ -301,8 +301,8 @@ def test_triples_only_value_or_type_errors_and_match_dense_form(data):
     np.testing.assert_array_equal(R.worker_ids, sorted(wi))
     np.testing.assert_array_equal(R.task_ids, sorted(ti))
     D = as_responses(dense, n_labels=R.n_labels)
-    a = toptwo.MajorityVote(rng=3).fit(R)
-    b = toptwo.MajorityVote(rng=3).fit(D)
+    a = toptwo.baselines.MajorityVote(rng=3).fit(R)
+    b = toptwo.baselines.MajorityVote(rng=3).fit(D)
     np.testing.assert_array_equal(a.top_two_, b.top_two_)
     np.testing.assert_array_equal(a.confusion_, b.confusion_)
 
@@ -331,7 +331,7 @@ def test_pandas_nullable_int64_dataframe():
     np.testing.assert_array_equal(as_responses(full).toarray(), [[1, 2], [2, 3], [3, 1]])
 
 
-@pytest.mark.parametrize("cls", [toptwo.TopTwo1, toptwo.TopTwo2, toptwo.MajorityVote])
+@pytest.mark.parametrize("cls", [toptwo.TopTwo1, toptwo.TopTwo2, toptwo.baselines.MajorityVote])
 def test_huge_ids_small_memory_same_result_as_dense(cls):
     """Worker or task id 2**31-2 costs memory for the responses only, not for the id.
 
@@ -362,7 +362,7 @@ def test_memory_check_would_catch_a_size_set_by_an_id():
     tracemalloc.start()
     try:
         R = T([0, 1, 2], [0, 10**6, 5], [1, 2, 3], n_tasks=10**6 + 1)
-        toptwo.MajorityVote(rng=0).fit(R)
+        toptwo.baselines.MajorityVote(rng=0).fit(R)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

@@ -302,7 +302,7 @@ def test_read_write_roundtrip_through_estimator(tmp_path):
     text = "worker,task,label\n" + "".join(
         f"w{i},t{j},{c}\n" for i, j, c in zip(A.workers, A.tasks, A.labels))
     R = read_triples_csv(_write(tmp_path, text), n_labels=4)
-    est = toptwo.MajorityVote(rng=0).fit(R)
+    est = toptwo.baselines.MajorityVote(rng=0).fit(R)
     out = tmp_path / "res.csv"
     write_results_csv(out, R.task_ids, est.top_two_, est.confusion_)
     lines = out.read_text().splitlines()

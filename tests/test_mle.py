@@ -285,7 +285,7 @@ def test_padded_binary_data_are_refused():
                           n_labels=3)
     for cls in (toptwo.TopTwo1, toptwo.TopTwo2):
         with pytest.raises(ValueError, match=r"label\(s\) 3 never occur.*every answer counts "
-                                             r"as a hit in eq. \(5\).*toptwo.MajorityVote"):
+                                             r"as a hit in eq. \(5\).*toptwo.baselines.MajorityVote"):
             cls().fit(R2)
     toptwo.TopTwo2().fit(R)                  # all three labels used: accepted
 
@@ -342,7 +342,7 @@ def test_toptwo2_no_worse_than_majority_vote_few_smart():
         A = model.sample(0.3, rng=300 + seed)
         t2.append(top_two_errors(toptwo.TopTwo2(rng=seed).fit(A).top_two_,
                                  model.top_two)["pair"])
-        mv.append(top_two_errors(toptwo.MajorityVote(rng=seed).fit(A).top_two_,
+        mv.append(top_two_errors(toptwo.baselines.MajorityVote(rng=seed).fit(A).top_two_,
                                  model.top_two)["pair"])
         guess = np.argsort(np.random.default_rng(seed).random((500, 5)), axis=1)[:, :2] + 1
         rand.append(top_two_errors(guess, model.top_two)["pair"])

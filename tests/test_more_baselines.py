@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 
 import toptwo
-from toptwo._scores import top_two_with_ties
-from toptwo.ebcc import EBCC
-from toptwo.glad import GLAD
-from toptwo.mace import MACE
-from toptwo.mmsr import MMSR, worker_covariance
-from toptwo.opt_ds import OptDawidSkene, spectral_confusion
-from toptwo.multispa import MultiSPA, spa
-from toptwo.pgd import PGD, rank_one_pgd
+from toptwo.baselines._base import top_two_with_ties
+from toptwo.baselines.ebcc import EBCC
+from toptwo.baselines.glad import GLAD
+from toptwo.baselines.mace import MACE
+from toptwo.baselines.mmsr import MMSR, worker_covariance
+from toptwo.baselines.opt_ds import OptDawidSkene, spectral_confusion
+from toptwo.baselines.multispa import MultiSPA, spa
+from toptwo.baselines.pgd import PGD, rank_one_pgd
 
 from conftest import with_gaps
 
@@ -120,7 +120,7 @@ def test_beats_majority_vote_on_one_coin_data(name):
     for seed in range(3):
         R, truth = _one_coin_data(skills, 400, 5, 0.8, seed)
         errs.append(_g_error(ESTIMATORS[name](seed).fit(R), truth))
-        mv.append(_g_error(toptwo.MajorityVote(rng=seed).fit(R), truth))
+        mv.append(_g_error(toptwo.baselines.MajorityVote(rng=seed).fit(R), truth))
     # measured MV 0.135; the weakest margin is MultiSPA-KL's (0.050, K x K matrices
     # from 320 answers per worker), the one-coin methods' are ~0.1
     assert np.mean(errs) < np.mean(mv) - 0.05, (errs, mv)
@@ -263,7 +263,7 @@ def test_glad_orders_abilities_and_difficulties():
     est = GLAD().fit(A, n_labels=K)
     assert est.abilities_[:4].min() > est.abilities_[4:].max()
     assert np.median(est.difficulties_[300:]) > np.median(est.difficulties_[:300])
-    assert _g_error(est, truth) < _g_error(toptwo.MajorityVote(rng=0).fit(A), truth)
+    assert _g_error(est, truth) < _g_error(toptwo.baselines.MajorityVote(rng=0).fit(A), truth)
 
 
 def test_glad_parameters():
@@ -291,7 +291,7 @@ def test_ebcc_discounts_workers_biased_towards_one_label():
         else:
             A[i] = np.where(gen.random(m) < 0.7, 1, truth)
     est = EBCC(rng=0).fit(A, n_labels=K)
-    mv = toptwo.MajorityVote(rng=0).fit(A, n_labels=K)
+    mv = toptwo.baselines.MajorityVote(rng=0).fit(A, n_labels=K)
     assert _g_error(mv, truth) > 0.3        # measured 0.41
     assert _g_error(est, truth) < 0.05       # measured 0.005
     assert est.converged_
@@ -325,7 +325,7 @@ def test_opt_ds_beats_majority_vote_on_dawid_skene_data():
     for seed in range(3):
         R, truth, _ = _ds_data(30, 1000, 5, seed, observed=0.3, diag=(0.3, 0.9))
         errs.append(_g_error(OptDawidSkene(rng=seed).fit(R), truth))
-        mv.append(_g_error(toptwo.MajorityVote(rng=seed).fit(R), truth))
+        mv.append(_g_error(toptwo.baselines.MajorityVote(rng=seed).fit(R), truth))
     assert np.mean(errs) < np.mean(mv) - 0.02, (errs, mv)
 
 
@@ -365,7 +365,7 @@ def test_pgd_parameters():
 
 # --------------------------------------------------------------------------- registry
 def test_paper_methods_registry(small_model, small_responses):
-    from toptwo import paper
+    from toptwo.experiments import paper
     for name in ("MV", "MV-D&S", "OPT-D&S", "PGD", "M-MSR", "MultiSPA-KL", "MultiSPA-EM",
                  "EBCC", "MACE", "GLAD", "TopTwo1", "TopTwo2"):
         assert name in paper.METHODS
@@ -403,7 +403,7 @@ def test_multispa_recovers_dawid_skene_data(refine):
     err = np.max(np.abs(est.confusion_matrices_ - C))
     # measured max |C_hat - C|: 0.13 (SPA), 0.07 (KL), 0.07 (EM)
     assert err < (0.2 if refine == "none" else 0.1)
-    mv = _g_error(toptwo.MajorityVote(rng=0).fit(R), truth)          # 0.0155
+    mv = _g_error(toptwo.baselines.MajorityVote(rng=0).fit(R), truth)          # 0.0155
     assert _g_error(est, truth) <= mv
     np.testing.assert_allclose(est.confusion_matrices_.sum(axis=2), 1.0)
 

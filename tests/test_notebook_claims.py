@@ -72,7 +72,7 @@ def test_notebook04_toptwo2_within_noise_of_oracle_every_seed(s):
         model, A = _instance(seed, s)
         t2 = toptwo.TopTwo2().fit(A)
         oracle = toptwo.OracleMLE(model.reliability, model.confusion).fit(A)
-        mv = toptwo.MajorityVote(rng=3).fit(A)
+        mv = toptwo.baselines.MajorityVote(rng=3).fit(A)
         e2, eo, emv = (toptwo.top_two_errors(e.top_two_, model.top_two)["pair"]
                        for e in (t2, oracle, mv))
         if not (e2 - eo <= 0.01 + _paired_tol(t2.top_two_, oracle.top_two_) and e2 < emv):
@@ -86,7 +86,7 @@ def test_the_paired_tolerance_rejects_a_worse_method():
     flagged = 0
     for seed in range(5):
         model, A = _instance(seed)
-        mv = toptwo.MajorityVote(rng=3).fit(A)
+        mv = toptwo.baselines.MajorityVote(rng=3).fit(A)
         oracle = toptwo.OracleMLE(model.reliability, model.confusion).fit(A)
         emv, eo = (toptwo.top_two_errors(e.top_two_, model.top_two)["pair"] for e in (mv, oracle))
         flagged += emv - eo > 0.01 + _paired_tol(mv.top_two_, oracle.top_two_)
@@ -226,7 +226,7 @@ def test_notebook03_noise_and_angle_claims_every_seed():
 METHODS = {
     "TopTwo1": lambda mo: toptwo.TopTwo1(),
     "TopTwo2": lambda mo: toptwo.TopTwo2(),
-    "majority vote": lambda mo, rng: toptwo.MajorityVote(rng=rng),
+    "majority vote": lambda mo, rng: toptwo.baselines.MajorityVote(rng=rng),
     "oracle MLE": lambda mo: toptwo.OracleMLE(mo.reliability, mo.confusion),
 }
 

@@ -8,7 +8,8 @@ import pytest
 
 import toptwo
 from toptwo import experiments as ex
-from toptwo import paper, viz
+from toptwo import viz
+from toptwo.experiments import paper
 from toptwo.metrics import top_t_errors
 
 
@@ -187,7 +188,7 @@ def test_per_task_sweep_scores_only_tasks_with_truth():
     recs = ex.sweep(A, paper.method_factories(["MV"]), [3, 100], 2, seed=0, draw="per_task",
                     truth=truth)
     full = [r for r in recs if r["budget"] == 100]
-    mv = toptwo.MajorityVote(rng=0).fit(A)
+    mv = toptwo.baselines.MajorityVote(rng=0).fit(A)
     # budget 100 >= every task's degree: the whole data, so g error = MV's on tasks 40..79
     assert full[0]["responses_per_task"] == pytest.approx(A.nnz / 80)
     assert all(0 <= r["err_g"] <= 1 for r in recs)

@@ -27,7 +27,7 @@ def estimators(model):
         "TopTwo1-split": lambda: toptwo.TopTwo1(sample_splitting=True, rng=3),
         "TopTwo2": lambda: toptwo.TopTwo2(rng=0),
         "TopTwo2-split": lambda: toptwo.TopTwo2(sample_splitting=True, rng=4),
-        "MajorityVote": lambda: toptwo.MajorityVote(rng=1),
+        "MajorityVote": lambda: toptwo.baselines.MajorityVote(rng=1),
         "OracleMLE": lambda: toptwo.OracleMLE(model.reliability, model.confusion),
     }
 
@@ -84,12 +84,12 @@ def no_tie_tasks(A, K):
 def test_majority_vote_equivariance(inst):
     model, A, pw, pt = inst
     K = model.n_labels
-    ref = toptwo.MajorityVote(rng=0).fit(A, n_labels=K)
+    ref = toptwo.baselines.MajorityVote(rng=0).fit(A, n_labels=K)
     # permuting workers leaves every count, hence the whole output, unchanged
-    same = toptwo.MajorityVote(rng=0).fit(A[pw], n_labels=K)
+    same = toptwo.baselines.MajorityVote(rng=0).fit(A[pw], n_labels=K)
     np.testing.assert_array_equal(same.top_two_, ref.top_two_)
     # permuting tasks permutes the output (tasks free of ties; ties are random per task)
-    perm = toptwo.MajorityVote(rng=0).fit(A[:, pt], n_labels=K)
+    perm = toptwo.baselines.MajorityVote(rng=0).fit(A[:, pt], n_labels=K)
     np.testing.assert_array_equal(perm.counts_, ref.counts_[pt])
     ok = no_tie_tasks(A, K)[pt]
     np.testing.assert_array_equal(perm.top_two_[ok], ref.top_two_[pt][ok])

@@ -15,7 +15,7 @@ import pytest
 
 import toptwo
 from toptwo import experiments as ex
-from toptwo import paper
+from toptwo.experiments import paper
 
 SEEDS = (101, 202, 303)          # root seeds, not the stored run's (20230)
 RATES = (0.08, 0.16)             # n s = 4 and 8

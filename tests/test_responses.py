@@ -80,7 +80,7 @@ def test_fit_caches_live_in_a_per_fit_view_not_in_the_value():
     assert V.tocsr() is V.tocsr() and V.task_major() is V.task_major()   # kept for the fit
     assert R.tocsr() is not R.tocsr()                                     # recomputed
     np.testing.assert_array_equal(V.task_label_counts(), R.task_label_counts())
-    toptwo.MajorityVote(rng=0).fit(R)
+    toptwo.baselines.MajorityVote(rng=0).fit(R)
     assert not hasattr(R, "_cache")
     assert not R.task_counts().flags.writeable
 
@@ -158,7 +158,7 @@ def test_label_above_n_labels():
 
 def test_owner_named_in_message():
     with pytest.raises(ValueError, match=r"`A` passed to MajorityVote.fit must be 2-D"):
-        toptwo.MajorityVote().fit(np.array([1, 2, 3]))
+        toptwo.baselines.MajorityVote().fit(np.array([1, 2, 3]))
     with pytest.raises(ValueError, match=r"found 4 at worker 0, task 3 with n_labels=3"):
         toptwo.TopTwo2().fit(TOY_A, n_labels=3)
 

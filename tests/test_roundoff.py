@@ -21,9 +21,9 @@ import scipy.sparse as sp
 from hypothesis import assume, given, settings, strategies as st
 
 import toptwo
-from toptwo import TopTwoModel, spectral
+from toptwo import TopTwoModel, _linalg, _ties, spectral
 from toptwo.mle import best_pairs, _best_tuples
-from toptwo.spectral import tolerant_smallest
+from toptwo._ties import tolerant_smallest
 
 
 # ------------------------------------------------------------------ fixtures
@@ -158,7 +158,8 @@ def test_without_the_tolerances_round_off_noise_changes_labels(monkeypatch):
     # detection and tie tolerances switched off, noise of 1e-12 in u changes TopTwo1's
     # labels on these crowds (the estimate depended on round-off).
     monkeypatch.setattr(spectral, "U_ABS_TOL", 0.0)
-    monkeypatch.setattr(spectral, "_degenerate_gap", lambda n, theta: -1.0)
+    monkeypatch.setattr(_ties, "U_ABS_TOL", 0.0)
+    monkeypatch.setattr(_linalg, "_degenerate_gap", lambda n, theta: -1.0)
     monkeypatch.setattr(spectral, "_components",
                         lambda B, C: (1, np.zeros(B.n_workers, int), np.zeros(B.n_tasks, int)))
     changed = 0
@@ -181,14 +182,14 @@ def test_solver_paths_agree(seed, centering, monkeypatch):
     for s in (0.03, 0.2):
         R = model.sample(s, rng=seed + 10)
         res = {solver: spectral.spectral_estimate(R, R, centering=centering, solver=solver)
-               for solver in spectral.SOLVERS}
+               for solver in _linalg.SOLVERS}
         for solver, r in res.items():
             np.testing.assert_array_equal(r.top, res["dense"].top, err_msg=solver)
         with monkeypatch.context() as mp:
-            mp.setattr(spectral, "LANCZOS_TOL", 1e-10)
-            mp.setattr(spectral, "ARPACK_TOL", 1e-10)
+            mp.setattr(_linalg, "LANCZOS_TOL", 1e-10)
+            mp.setattr(_linalg, "ARPACK_TOL", 1e-10)
             res = {solver: spectral.spectral_estimate(R, R, centering=centering, solver=solver)
-                   for solver in spectral.SOLVERS}
+                   for solver in _linalg.SOLVERS}
         for solver, r in res.items():
             np.testing.assert_array_equal(r.top, res["dense"].top, err_msg=solver)
             np.testing.assert_allclose(r.confusion_raw, res["dense"].confusion_raw,
@@ -311,16 +312,16 @@ def test_lanczos_stopping_rule_keeps_u_within_the_zeroing_tolerance(seed):
     and the labels are the same."""
     lz, de = _lanczos_vs_dense(seed)
     err = np.abs(lz.left_vectors - de.left_vectors).max()
-    assert err <= spectral.ITERATIVE_U_TOL / 5, err
+    assert err <= _linalg.ITERATIVE_U_TOL / 5, err
     np.testing.assert_array_equal(lz.top, de.top)
 
 
 def test_a_looser_lanczos_stop_would_break_the_zeroing_tolerance(monkeypatch):
     # twin: stopping at a relative residual of 1e-2 leaves errors far above
     # ITERATIVE_U_TOL in u
-    monkeypatch.setattr(spectral, "LANCZOS_TOL", 1e-2)
+    monkeypatch.setattr(_linalg, "LANCZOS_TOL", 1e-2)
     lz, de = _lanczos_vs_dense(0)
-    assert np.abs(lz.left_vectors - de.left_vectors).max() > 10 * spectral.ITERATIVE_U_TOL
+    assert np.abs(lz.left_vectors - de.left_vectors).max() > 10 * _linalg.ITERATIVE_U_TOL
 
 
 def test_lanczos_stays_accurate_on_a_near_degenerate_spectrum():
@@ -350,16 +351,16 @@ def test_lanczos_stays_accurate_on_a_near_degenerate_spectrum():
         Q[:, 0] = np.ones(n) / np.sqrt(n) * 0.999 + Q[:, 0] * 0.01
         Q, _ = np.linalg.qr(Q)
         M = Q * np.sqrt(ev)
-        U, sv, _ = spectral._joint_leading_left(Blocks(M), np.zeros(1))
+        U, sv, _ = _linalg._joint_leading_left(Blocks(M), np.zeros(1))
         err = min(np.abs(U[:, 0] - Q[:, 0]).max(), np.abs(U[:, 0] + Q[:, 0]).max())
         # the stop's own promise, checked on the true residual of the returned pair (a
         # rule that stops early, such as the Ritz-gap rule, breaks this)
         theta = sv[0] ** 2
         resid = np.linalg.norm(M @ (M.T @ U[:, 0]) - theta * U[:, 0])
-        if resid > 2 * spectral.LANCZOS_TOL * theta + 1e-13:
+        if resid > 2 * _linalg.LANCZOS_TOL * theta + 1e-13:
             bad.append((trial, gap, "residual", resid))
         # Davis-Kahan with the true gap (theta_1 = 1); the max-norm error is at most the
         # 2-norm one, and the gap closes in sign: min over +-u
-        if err > spectral.LANCZOS_TOL / gap:
+        if err > _linalg.LANCZOS_TOL / gap:
             bad.append((trial, gap, err))
     assert not bad, bad

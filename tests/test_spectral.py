@@ -8,6 +8,7 @@ import pytest
 
 import toptwo
 from toptwo import TopTwoModel, spectral_from_matrices
+from toptwo import _chunks, _components, _linalg
 from toptwo import spectral as spectral_mod
 from toptwo.spectral import _fix_sign, _trim, top_from_projections
 
@@ -160,23 +161,23 @@ def test_iterative_path_at_statistical_precision(small_responses, monkeypatch, c
     """At the default stop (||r|| <= 1e-7 theta_1) u is within ITERATIVE_U_TOL of the
     dense path's (measured 3e-8) and the labels are the same."""
     R = small_responses
-    monkeypatch.setattr(spectral_mod, "DENSE_GRAM_MAX_WORKERS", 400)
+    monkeypatch.setattr(_linalg, "DENSE_GRAM_MAX_WORKERS", 400)
     dense = spectral_mod.spectral_estimate(R, R, eta=0.1, centering=centering)
-    monkeypatch.setattr(spectral_mod, "DENSE_GRAM_MAX_WORKERS", 0)
+    monkeypatch.setattr(_linalg, "DENSE_GRAM_MAX_WORKERS", 0)
     lz = spectral_mod.spectral_estimate(R, R, eta=0.1, centering=centering)
     err = np.abs(lz.left_vectors - dense.left_vectors).max()
-    assert err <= spectral_mod.ITERATIVE_U_TOL, (err, spectral_mod.ITERATIVE_U_TOL)
+    assert err <= _linalg.ITERATIVE_U_TOL, (err, _linalg.ITERATIVE_U_TOL)
     np.testing.assert_array_equal(lz.top, dense.top)
     # twin: the stop does matter; at a relative residual of 1e-2 u is far off
-    monkeypatch.setattr(spectral_mod, "LANCZOS_TOL", 1e-2)
+    monkeypatch.setattr(_linalg, "LANCZOS_TOL", 1e-2)
     loose = spectral_mod.spectral_estimate(R, R, eta=0.1, centering=centering)
-    assert np.abs(loose.left_vectors - dense.left_vectors).max() > spectral_mod.ITERATIVE_U_TOL
+    assert np.abs(loose.left_vectors - dense.left_vectors).max() > _linalg.ITERATIVE_U_TOL
 
 
 def _check_paths_agree(R, monkeypatch, centering):
-    monkeypatch.setattr(spectral_mod, "DENSE_GRAM_MAX_WORKERS", 400)
+    monkeypatch.setattr(_linalg, "DENSE_GRAM_MAX_WORKERS", 400)
     dense = spectral_mod.spectral_estimate(R, R, eta=0.1, centering=centering)
-    monkeypatch.setattr(spectral_mod, "DENSE_GRAM_MAX_WORKERS", 0)
+    monkeypatch.setattr(_linalg, "DENSE_GRAM_MAX_WORKERS", 0)
     arpack = spectral_mod.spectral_estimate(R, R, eta=0.1, centering=centering)
     np.testing.assert_allclose(arpack.left_vectors, dense.left_vectors, atol=1e-8)
     np.testing.assert_allclose(arpack.singular_values, dense.singular_values, rtol=1e-8)
@@ -325,12 +326,12 @@ def test_observed_centering_matches_dense_reference(precise_iterative):
     np.testing.assert_array_equal(est.top_two_, ref_top)
     np.testing.assert_allclose(est.confusion_raw_, ref_q[:, 0], rtol=1e-8)
     import toptwo.spectral as spectral_mod
-    old = spectral_mod.DENSE_GRAM_MAX_WORKERS
+    old = _linalg.DENSE_GRAM_MAX_WORKERS
     try:
-        spectral_mod.DENSE_GRAM_MAX_WORKERS = 0
+        _linalg.DENSE_GRAM_MAX_WORKERS = 0
         joint = toptwo.TopTwo1(centering="observed").fit(R)
     finally:
-        spectral_mod.DENSE_GRAM_MAX_WORKERS = old
+        _linalg.DENSE_GRAM_MAX_WORKERS = old
     np.testing.assert_array_equal(joint.top_two_, ref_top)
     np.testing.assert_allclose(joint.confusion_raw_, ref_q[:, 0], rtol=1e-7)
     # negative twin: the paper's centring is a different estimator on the same data
@@ -377,7 +378,7 @@ def test_idle_workers_at_statistical_precision(monkeypatch, centering):
     A = A.subset(A.workers < 200)
     lanczos, dense = _fit_both_paths(monkeypatch, A, centering=centering)
     err = np.abs(lanczos.result_.left_vectors - dense.result_.left_vectors).max()
-    assert err <= spectral_mod.ITERATIVE_U_TOL, err
+    assert err <= _linalg.ITERATIVE_U_TOL, err
     np.testing.assert_array_equal(lanczos.top_, dense.top_)
 
 
@@ -385,7 +386,7 @@ def _fit_both_paths(monkeypatch, A, **kw):
     """TopTwo1 on the joint-Lanczos path (n > 400) and on the dense-Gram path."""
     out = []
     for limit in (400, 10**6):
-        monkeypatch.setattr(spectral_mod, "DENSE_GRAM_MAX_WORKERS", limit)
+        monkeypatch.setattr(_linalg, "DENSE_GRAM_MAX_WORKERS", limit)
         out.append(toptwo.TopTwo1(**kw).fit(A))
     return out
 
@@ -610,9 +611,9 @@ def test_component_paths_agree(seed, s, monkeypatch):
     B, C = toptwo.split_entries(R, 0.5, np.random.default_rng(seed))
     for pair in ((R, R), (B, C)):
         table = spectral_mod._components(*pair)
-        monkeypatch.setattr(spectral_mod, "_PAIR_TABLE_PER_RESPONSE", 0)
-        monkeypatch.setattr(spectral_mod, "_PAIR_TABLE_MIN", 0)
-        monkeypatch.setattr(spectral_mod, "_components_by_first_worker",
+        monkeypatch.setattr(_components, "_PAIR_TABLE_PER_RESPONSE", 0)
+        monkeypatch.setattr(_components, "_PAIR_TABLE_MIN", 0)
+        monkeypatch.setattr(_components, "_components_by_first_worker",
                             lambda *a: pytest.fail("table path used"))
         other = spectral_mod._components(*pair)
         monkeypatch.undo()
@@ -637,15 +638,15 @@ def test_chunked_steps_4_5_equal_the_reference_bit_for_bit(K, n_top, monkeypatch
     v[1::7, 0] = v[1::7, 1] + 1e-13                   # ties within the tolerance
     tol4 = np.full(m, 1e-10)
     ref = spectral._steps_4_5(v, n_top, tol4)
-    monkeypatch.setattr(spectral, "TASK_CHUNK", 7)    # many chunks, a partial last one
-    got = spectral._steps_4_5_chunked(v, n_top, tol4)
+    monkeypatch.setattr(_chunks, "TASK_CHUNK", 7)    # many chunks, a partial last one
+    got = _chunks._steps_4_5_chunked(v, n_top, tol4)
     assert got is not None
     for a, b in zip(ref, got):
         assert a.dtype.kind == b.dtype.kind and np.array_equal(a, b), (a, b)
     # negative twin: a NaN sends the chunked path back to the reference (which raises)
     bad = v.copy()
     bad[3, 0] = np.nan
-    assert spectral._steps_4_5_chunked(bad, n_top, tol4) is None
+    assert _chunks._steps_4_5_chunked(bad, n_top, tol4) is None
 
 
 def test_fits_do_not_depend_on_the_chunk_sizes(monkeypatch):
@@ -666,6 +667,6 @@ def test_fits_do_not_depend_on_the_chunk_sizes(monkeypatch):
         return out
 
     whole = fits()
-    monkeypatch.setattr(spectral, "CHUNK_RESPONSES", 37)
-    monkeypatch.setattr(spectral, "TASK_CHUNK", 11)
+    monkeypatch.setattr(_chunks, "CHUNK_RESPONSES", 37)
+    monkeypatch.setattr(_chunks, "TASK_CHUNK", 11)
     assert fits() == whole

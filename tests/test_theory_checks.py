@@ -387,7 +387,8 @@ def test_scaling_checks_on_the_stored_results_and_a_wrong_law() -> None:
 
     import numpy as np
 
-    from toptwo import paper, theory
+    from toptwo import theory
+    from toptwo.experiments import paper
 
     stored = paper.load("theorems_mc")["scaling"]
     checks = theory.scaling_checks(stored)

@@ -41,7 +41,7 @@ def test_check_rng_refuses(rng, exc, msg):
         check_rng(rng, owner="f")
 
 
-@pytest.mark.parametrize("est", [toptwo.TopTwo1, toptwo.TopTwo2, toptwo.MajorityVote])
+@pytest.mark.parametrize("est", [toptwo.TopTwo1, toptwo.TopTwo2, toptwo.baselines.MajorityVote])
 @pytest.mark.parametrize("rng, exc", [(np.random.RandomState(0), TypeError), (-3, ValueError),
                                       ("seed", TypeError)])
 def test_estimators_refuse_bad_rng(est, rng, exc):

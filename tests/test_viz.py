@@ -208,7 +208,7 @@ def test_plot_gap_ranking_orders_best_first():
 
 def test_method_color_is_stable_and_distinct():
     from toptwo.viz import method_color
-    from toptwo.paper import ALL_METHOD_NAMES
+    from toptwo.experiments.paper import ALL_METHOD_NAMES
 
     names = ALL_METHOD_NAMES
     cols = [method_color(m, names) for m in names]

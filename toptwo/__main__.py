@@ -23,9 +23,9 @@ from typing import IO
 
 import numpy as np
 
-from .baselines import MajorityVote
-from .dawid_skene import OneCoinDawidSkene
-from .em import TopTwoEM
+from .baselines.majority import MajorityVote
+from .baselines.dawid_skene import OneCoinDawidSkene
+from .extensions.em import TopTwoEM
 from .io import read_triples_csv, write_reliability_csv, write_results_csv
 from .metrics import top_two_errors
 from .mle import OracleMLE, TopTwo2

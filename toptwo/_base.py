@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._validation import FittedAttributesMixin, check_is_fitted, check_parameter
+from .model import soft_labels as _soft_labels
 
 __all__ = ["BaseEstimator", "ParamsBase"]
 
@@ -115,9 +116,7 @@ class BaseEstimator(FittedAttributesMixin, ParamsBase):
         NaN rows for tasks nobody answered.
         """
         check_is_fitted(self, "top_two_")
-        from .spectral import soft_labels
-
-        return soft_labels(self.top_two_, self._soft_confusion(), self.n_labels_in_)
+        return _soft_labels(self.top_two_, self._soft_confusion(), self.n_labels_in_)
 
     def _soft_confusion(self) -> np.ndarray:
         return self.confusion_

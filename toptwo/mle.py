@@ -37,7 +37,8 @@ from ._validation import (Interval, RealArray, StrOptions, check_choice, check_l
                           check_probability_vector)
 from ._base import BaseEstimator
 from .responses import Responses, as_responses
-from .spectral import _EPS, _first_true, _select_rows, _task_chunks
+from ._chunks import _select_rows, _task_chunks
+from ._ties import _EPS, _first_true
 from .spectral import (TopTwo1, check_enough_labels, check_spectral_labels, clip_confusion,
                        confusion_at, spectral_estimate, split_entries)
 

@@ -475,3 +475,15 @@ def kl_divergence_bar(model: TopTwoModel) -> float:
     the pairs when s <= 1/(4 n D-bar).
     """
     return float(kl_divergence_per_task(model).min())
+
+
+def soft_labels(top_two: np.ndarray, confusion: np.ndarray, n_labels: int) -> np.ndarray:
+    """The paper's top-two soft labels (Sec. 6.3): q on g, 1 - q on h, 0 elsewhere."""
+    m = top_two.shape[0]
+    out = np.zeros((m, n_labels))
+    ok = top_two[:, 0] > 0
+    rows = np.flatnonzero(ok)
+    out[rows, top_two[ok, 0] - 1] = confusion[ok]
+    out[rows, top_two[ok, 1] - 1] = 1.0 - confusion[ok]
+    out[~ok] = np.nan
+    return out

@@ -539,7 +539,7 @@ def check_labels_used(R: "Responses", owner: str, *, cli: bool = False,
     used = np.setdiff1d(np.arange(1, R.n_labels + 1), unused)
     shown = ", ".join(str(int(c)) for c in unused[:10]) + (", ..." if unused.size > 10 else "")
     alt = ("--method majority or --method onecoin" if cli
-           else "toptwo.MajorityVote or toptwo.OneCoinDawidSkene")
+           else "toptwo.baselines.MajorityVote or toptwo.baselines.OneCoinDawidSkene")
     msg = (
         f"{owner} needs every label 1..{R.n_labels} to occur in the data; label(s) {shown} "
         f"never occur ({unused.size} of n_labels={R.n_labels}; the answers use "
@@ -556,7 +556,7 @@ def check_labels_used(R: "Responses", owner: str, *, cli: bool = False,
 def binary_labels_message(owner: str, *, cli: bool = False) -> str:
     """The message refusing K = 2 in TopTwo1/TopTwo2 (eq. (1) is not identifiable)."""
     alt = ("--method majority or --method onecoin" if cli
-           else "toptwo.MajorityVote or toptwo.OneCoinDawidSkene (one-coin Dawid-Skene)")
+           else "toptwo.baselines.MajorityVote or toptwo.baselines.OneCoinDawidSkene (one-coin Dawid-Skene)")
     return (f"{owner} needs n_labels >= 3; got n_labels=2. With K = 2 the model (eq. (1)) "
             f"depends on (p, q) only through p_i (2 q_j - 1), so ||p|| and q are not "
             f"identifiable and Alg. 1 step 5 / eq. (5) divide by K - 2 = 0. Do not pad "

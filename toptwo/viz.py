@@ -629,7 +629,7 @@ def plot_grid(panels: Sequence[Sequence[tuple[str, Mapping[str, Mapping[str, Any
     panels : list of rows, each a list of ``(title, summary)``
         ``summary`` maps method -> dict with ``x``, ``mean``, ``ci_low``, ``ci_high``
         (output of :func:`toptwo.experiments.aggregate`, or the same with lists, as
-        :meth:`toptwo.paper.StoredRun.summary` returns them).
+        :meth:`toptwo.experiments.paper.StoredRun.summary` returns them).
     xlabel, ylabel : str
         X-axis label of every panel.
     logy : bool, default=False

@@ -31,7 +31,7 @@ the permutation of each worker's SPA columns is resolved by maximising the diago
 taken as diagonally dominant, instead of the paper's alignment through the
 co-occurrences. A worker with fewer than K non-zero co-occurrence columns gets the
 uninformative uniform matrix. SPA columns are floored at 1e-6 and renormalised.
-The EM of MultiSPA-EM is :class:`toptwo.DawidSkene` with the same ``confusion`` choices.
+The EM of MultiSPA-EM is :class:`toptwo.baselines.DawidSkene` with the same ``confusion`` choices.
 
 Cost: the co-occurrence counts are one sparse product of the (worker, label) x task
 incidence matrix with its transpose, an (n K) x (n K) array; SPA is O(n^2 K^3);
@@ -59,10 +59,10 @@ import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment, minimize
 from scipy.special import softmax
 
-from ._scores import ScoreOutputMixin
-from ._validation import Interval, StrOptions
+from ._base import ScoreOutputMixin
+from .._validation import Interval, StrOptions
 from .dawid_skene import CONFUSION_MODES, DawidSkene
-from .responses import Responses, as_responses
+from ..responses import Responses, as_responses
 
 __all__ = ["MultiSPA", "cooccurrences", "spa"]
 
@@ -197,7 +197,7 @@ class MultiSPA(ScoreOutputMixin):
         "none": MultiSPA alone; "kl": MultiSPA-KL; "em": MultiSPA-EM.
     confusion : {"full", "class", "one_coin"}, default="full"
         Worker model of the EM stage (``refine="em"`` only), as in
-        :class:`toptwo.DawidSkene`.
+        :class:`toptwo.baselines.DawidSkene`.
     max_iter : int, default=100
         L-BFGS iterations of the KL refinement, or EM iterations.
     rng : None, int or numpy.random.Generator
@@ -214,7 +214,7 @@ class MultiSPA(ScoreOutputMixin):
     class_prior_ : ndarray (K,)
     top_two_, posteriors_, log_scores_, confusion_, n_iter_,
     n_workers_in_, n_tasks_in_, n_labels_in_
-        As in :class:`toptwo.DawidSkene`.
+        As in :class:`toptwo.baselines.DawidSkene`.
     """
 
     def __init__(self, *, refine: str = "kl", confusion: str = "full", max_iter: int = 100,

@@ -47,10 +47,10 @@ from typing import Any
 
 import numpy as np
 
-from ._scores import ScoreOutputMixin
-from ._validation import Interval
+from ._base import ScoreOutputMixin
+from .._validation import Interval
 from .mmsr import worker_covariance
-from .responses import as_responses
+from ..responses import as_responses
 
 __all__ = ["PGD", "rank_one_pgd"]
 
@@ -103,7 +103,7 @@ class PGD(ScoreOutputMixin):
         f(x) at the end (before clipping for the weights).
     top_two_, posteriors_, log_scores_, confusion_, n_iter_, converged_,
     n_workers_in_, n_tasks_in_, n_labels_in_
-        As in :class:`toptwo.DawidSkene`.
+        As in :class:`toptwo.baselines.DawidSkene`.
     """
 
     def __init__(self, *, step: float = 1.0, tol: float = 1e-7, max_iter: int = 5000,

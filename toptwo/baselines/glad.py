@@ -49,9 +49,9 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
-from ._scores import ScoreOutputMixin
-from ._validation import Interval
-from .responses import Responses, as_responses
+from ._base import ScoreOutputMixin
+from .._validation import Interval
+from ..responses import Responses, as_responses
 
 __all__ = ["GLAD"]
 
@@ -81,7 +81,7 @@ class GLAD(ScoreOutputMixin):
         beta_j = exp(b_j) (NaN for tasks without responses).
     top_two_, posteriors_, log_scores_, confusion_, n_iter_, converged_,
     n_workers_in_, n_tasks_in_, n_labels_in_
-        As in :class:`toptwo.DawidSkene`.
+        As in :class:`toptwo.baselines.DawidSkene`.
     """
 
     def __init__(self, *, tol: float = 1e-4, max_iter: int = 100,

@@ -8,17 +8,14 @@ Two things the reproductions (notebooks 06-09, ``benchmarks/``) share, and nothi
   :func:`method_factories` the ``methods`` argument of :func:`toptwo.experiments.sweep`.
   :data:`METHOD_NOTES` says what each name means where a choice was made.
 * **The stored results.** The scripts in ``benchmarks/`` write JSON files to
-  ``benchmarks/results/`` (committed with the repository). :func:`load` reads one as a
+  ``toptwo/experiments/results/`` (package data: they ship in the wheel, so the lessons
+  run from a plain ``pip install``, on Colab and on Binder). :func:`load` reads one as a
   :class:`StoredRun`, whose accessors (:meth:`StoredRun.summary`, :meth:`StoredRun.raw`,
   :meth:`StoredRun.paired`, :meth:`StoredRun.gap_to_oracle`) replace paths into the raw
   JSON. The folder is
 
   1. the one named by the environment variable ``TOPTWO_RESULTS``, if set;
-  2. ``benchmarks/results`` of the source tree this package was imported from (a clone,
-     an editable install, Binder).
-
-  A plain ``pip install`` has no source tree: clone the repository, or download the
-  ``benchmarks/results`` folder and set ``TOPTWO_RESULTS`` to it.
+  2. ``results/`` beside this module (installed with the package).
 """
 
 from __future__ import annotations
@@ -31,7 +28,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from ._validation import check_int
+from .._validation import check_int
 
 __all__ = ["METHODS", "METHOD_NOTES", "PAPER_NAMES", "ALL_METHOD_NAMES", "BASELINE_NAMES",
            "ESTIMATOR_NAMES", "TOP_T_NAMES", "make", "method_factories", "load", "results_dir",
@@ -41,7 +38,7 @@ __all__ = ["METHODS", "METHOD_NOTES", "PAPER_NAMES", "ALL_METHOD_NAMES", "BASELI
 # ------------------------------------------------------------------------- registry
 def _oracle(model: Any, rng: Any, T: int) -> Any:
     """The oracle MLE of ``model`` (it needs the true p and q)."""
-    from .mle import OracleMLE
+    from ..mle import OracleMLE
 
     if model is None:
         raise ValueError("the oracle MLE needs the true model (p, q); none was given "
@@ -50,18 +47,18 @@ def _oracle(model: Any, rng: Any, T: int) -> Any:
 
 
 def _registry() -> dict[str, Callable[[Any, Any, int], Any]]:
-    from .baselines import MajorityVote
-    from .dawid_skene import DawidSkene, OneCoinDawidSkene
-    from .ebcc import EBCC
-    from .em import TopTwoEM
-    from .glad import GLAD
-    from .mace import MACE
-    from .mle import TopTwo2
-    from .mmsr import MMSR
-    from .multispa import MultiSPA
-    from .opt_ds import OptDawidSkene
-    from .pgd import PGD
-    from .spectral import TopTwo1
+    from ..baselines.majority import MajorityVote
+    from ..baselines.dawid_skene import DawidSkene, OneCoinDawidSkene
+    from ..baselines.ebcc import EBCC
+    from ..extensions.em import TopTwoEM
+    from ..baselines.glad import GLAD
+    from ..baselines.mace import MACE
+    from ..mle import TopTwo2
+    from ..baselines.mmsr import MMSR
+    from ..baselines.multispa import MultiSPA
+    from ..baselines.opt_ds import OptDawidSkene
+    from ..baselines.pgd import PGD
+    from ..spectral import TopTwo1
 
     return {
         "MV": lambda model, rng, T: MajorityVote(n_top=T, rng=rng),
@@ -223,14 +220,14 @@ def results_dir() -> Path:
         path = Path(env).expanduser()
         if not path.is_dir():
             raise FileNotFoundError(f"TOPTWO_RESULTS={env!r} is not a folder; set it to a "
-                                    f"copy of the repository's benchmarks/results folder.")
+                                    f"folder of toptwo's stored results (JSON files).")
         return path
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
+    path = Path(__file__).resolve().parent / "results"
     if not path.is_dir():
         raise FileNotFoundError(
             f"The stored benchmark results are not beside this installation (looked in "
-            f"{path}). Clone the toptwo repository (they are in benchmarks/results), or set "
-            f"the environment variable TOPTWO_RESULTS to a folder holding those JSON files.")
+            f"{path}): reinstall toptwo, or set the environment variable TOPTWO_RESULTS to a "
+            f"folder holding those JSON files.")
     return path
 
 
@@ -419,11 +416,11 @@ def load(name: str) -> StoredRun:
         which script writes the file).
     """
     if name not in RESULT_NAMES:
-        raise ValueError(f"toptwo.paper.load: unknown result set {name!r}; known: "
+        raise ValueError(f"toptwo.experiments.paper.load: unknown result set {name!r}; known: "
                          f"{', '.join(sorted(RESULT_NAMES))}.")
     path = results_dir() / f"{name}.json"
     if not path.is_file():
-        raise FileNotFoundError(f"toptwo.paper.load: {path} does not exist; run "
+        raise FileNotFoundError(f"toptwo.experiments.paper.load: {path} does not exist; run "
                                 f"`python {RESULT_NAMES[name]}` from the repository root "
                                 f"to write it.")
     return StoredRun(name, json.loads(path.read_text()))

@@ -1,7 +1,7 @@
 """Majority vote, the simplest baseline, with the same estimator API and a top-T output.
 
 The other baselines of the paper's comparison (Sec. 6.1, Fig. 1 and Appendix "Baseline
-Methods") have a module each; :mod:`toptwo.paper` maps their display names to builders.
+Methods") have a module each; :mod:`toptwo.experiments.paper` maps their display names to builders.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from ._base import BaseEstimator
-from ._validation import Interval, check_n_top_bound
-from .responses import as_responses
+from .._base import BaseEstimator
+from .._validation import Interval, check_n_top_bound
+from ..responses import as_responses
 
 __all__ = ["MajorityVote"]
 

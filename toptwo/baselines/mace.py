@@ -44,9 +44,9 @@ from typing import Any
 
 import numpy as np
 
-from ._scores import ScoreOutputMixin
-from ._validation import Interval
-from .responses import Responses, as_responses
+from ._base import ScoreOutputMixin
+from .._validation import Interval
+from ..responses import Responses, as_responses
 
 __all__ = ["MACE"]
 
@@ -83,7 +83,7 @@ class MACE(ScoreOutputMixin):
     restart_log_likelihoods_ : ndarray (n_restarts,)
     top_two_, posteriors_, log_scores_, confusion_, n_iter_, converged_,
     n_workers_in_, n_tasks_in_, n_labels_in_
-        As in :class:`toptwo.DawidSkene` (for the kept run).
+        As in :class:`toptwo.baselines.DawidSkene` (for the kept run).
     """
 
     def __init__(self, *, n_restarts: int = 10, smoothing: float | None = None,

@@ -26,7 +26,7 @@ and then every worker's matrix from the other two groups' views (step (d)):
 and normalised per class. This follows Zhang et al.'s released MATLAB code
 (``SolveCFG.m``, ``RobustPowerMethod.m``, ``MainProgram.m``), including its choices:
 groups by worker index mod 3, w averaged over the two other groups. The EM that follows
-is :class:`toptwo.DawidSkene` started from the E-step at these matrices (uniform class
+is :class:`toptwo.baselines.DawidSkene` started from the E-step at these matrices (uniform class
 prior), instead of from majority vote; ``confusion`` selects the worker model of that
 EM as there (Zhang et al.'s ``AggregateCFG`` modes).
 
@@ -53,9 +53,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_rng
+from .._validation import check_rng
 from .dawid_skene import DawidSkene
-from .responses import Responses
+from ..responses import Responses
 
 __all__ = ["OptDawidSkene", "spectral_confusion"]
 
@@ -141,7 +141,7 @@ class OptDawidSkene(DawidSkene):
     Parameters
     ----------
     confusion, smoothing, tol, max_iter
-        As in :class:`toptwo.DawidSkene` (the EM stage).
+        As in :class:`toptwo.baselines.DawidSkene` (the EM stage).
     rng : None, int or numpy.random.Generator
         Random starts of the robust tensor power method.
 
@@ -149,7 +149,7 @@ class OptDawidSkene(DawidSkene):
     ----------
     spectral_confusion_ : ndarray (n_workers, K, K)
         The initial matrices of Algorithm 1.
-    All attributes of :class:`toptwo.DawidSkene`.
+    All attributes of :class:`toptwo.baselines.DawidSkene`.
     """
 
     def __init__(self, *, confusion: str = "full", smoothing: float = 0.01,

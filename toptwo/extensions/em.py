@@ -175,11 +175,13 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import BaseEstimator
-from ._validation import InstanceOf, Interval, StrOptions, check_int
-from .mle import TopTwo2, best_pairs
-from .responses import Responses, as_responses
-from .spectral import _EPS, check_spectral_labels, soft_labels
+from .._base import BaseEstimator
+from .._validation import InstanceOf, Interval, StrOptions, check_int
+from ..mle import TopTwo2, best_pairs
+from ..responses import Responses, as_responses
+from .._ties import _EPS
+from ..model import soft_labels
+from ..spectral import check_spectral_labels
 
 __all__ = ["TopTwoEM", "em_posteriors", "GRID_NODES"]
 

@@ -1,7 +1,7 @@
 """Shared output of the score-based baselines: top two from per-label log scores.
 
-Every baseline in :mod:`toptwo.mmsr`, :mod:`toptwo.mace`, :mod:`toptwo.glad`,
-:mod:`toptwo.ebcc` and :mod:`toptwo.opt_ds` ends with an (n_tasks, K) array of
+Every baseline in :mod:`toptwo.baselines.mmsr`, :mod:`toptwo.baselines.mace`, :mod:`toptwo.baselines.glad`,
+:mod:`toptwo.baselines.ebcc` and :mod:`toptwo.baselines.opt_ds` ends with an (n_tasks, K) array of
 unnormalised log posteriors ("log scores"); this module turns it into the estimator
 surface the rest of ``toptwo`` uses (``top_two_``, ``posteriors_``, ``confusion_``,
 ``fit_predict``, ``soft_labels``, ``n_*_in_``).
@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from ._base import BaseEstimator
+from .._base import BaseEstimator
 
-from .responses import Responses
-from .spectral import soft_labels as _soft_labels
+from ..responses import Responses
+from ..model import soft_labels as _soft_labels
 
 __all__ = ["TIE_RTOL", "top_two_with_ties", "ScoreOutputMixin"]
 

@@ -28,7 +28,7 @@ of ``reproduce_paper.py baselines``, and the benchmarks ``em.py``, ``splitting.p
 The theory quantities live beside the model and the theorems
 (:func:`toptwo.model.kl_divergence_bar`, :func:`toptwo.theory.minimax_lower_bound_g`), the
 plots in :mod:`toptwo.viz`, and the paper's method registry and the stored benchmark
-results in :mod:`toptwo.paper`.
+results in :mod:`toptwo.experiments.paper`.
 
 Seeding: one scheme (:func:`replicate_seed`)
 --------------------------------------------
@@ -59,12 +59,13 @@ import zlib
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
-from scipy import stats
 
-from ._validation import check_int, check_rng
-from .metrics import top_t_errors, top_two_errors
-from .model import TopTwoModel
-from .responses import Responses, as_responses
+from .._validation import check_int, check_rng
+from ..metrics import top_t_errors, top_two_errors
+from ..model import TopTwoModel
+from ..responses import Responses, as_responses
+
+from . import paper  # noqa: E402, F401  (the method registry and the stored runs)
 
 __all__ = ["sweep", "replicate_seed", "grid_key", "score_top_two", "score_top_t",
            "score_truth", "subsample_per_task", "vote_ratio", "aggregate", "paired_gap",
@@ -219,7 +220,7 @@ def score_top_t(est: Any, model: TopTwoModel) -> dict[str, float]:
     out = {"err_ordered": err["ordered"], "err_set": err["set"]}
     for t, e in enumerate(err["per_position"]):
         out[f"err_pos{t + 1}"] = float(e)
-    from .mle import OracleMLE  # lazy: mle is heavy to import first
+    from ..mle import OracleMLE  # lazy: mle is heavy to import first
 
     qh = getattr(est, "confusions_", None)
     if qh is not None and not isinstance(est, OracleMLE):
@@ -407,7 +408,7 @@ def sweep(source: TopTwoModel | Callable[[np.random.Generator], TopTwoModel] | R
         ``method(model)`` or ``method(model, rng)`` returning an *unfitted* estimator
         (``model`` is None for real responses). The two-argument form receives the
         Generator private to (x, replicate, method): pass it to the estimator's ``rng``.
-        :func:`toptwo.paper.method_factories` builds these for the paper's methods.
+        :func:`toptwo.experiments.paper.method_factories` builds these for the paper's methods.
     grid : iterable of float
         Sampling rates s in (0, 1] (``draw="rate"``) or answers per task d >= 1
         (``draw="per_task"``).
@@ -522,6 +523,7 @@ def vote_ratio(A: Any) -> np.ndarray:
 # ------------------------------------------------------------------------- statistics
 def _t975(df: int) -> float:
     """97.5% quantile of Student's t with ``df`` degrees of freedom (NaN for df < 1)."""
+    from scipy import stats  # lazy: scipy.stats takes ~0.3 s to import
     return float(stats.t.ppf(0.975, df)) if df >= 1 else float("nan")
 
 
@@ -723,7 +725,7 @@ def paired_row_tests(rows: Mapping[str, Sequence[Sequence[float]]], *,
     """Two-sided t tests of stored paired differences, one per (method, x) row.
 
     Each row ``[x, mean, sem, n]`` (as from :func:`paired_differences`, or
-    :meth:`toptwo.paper.StoredRun.paired`) summarises n paired differences; the test of
+    :meth:`toptwo.experiments.paper.StoredRun.paired`) summarises n paired differences; the test of
     "mean difference = 0" has t = mean / sem with n - 1 degrees of freedom
     (``scipy.stats.t``). A row with n < 2 or sem = 0 (up to round-off, ``_ROUNDOFF_SEM``)
     is **not testable** (``p`` is NaN):
@@ -747,6 +749,7 @@ def paired_row_tests(rows: Mapping[str, Sequence[Sequence[float]]], *,
     the 95% CI; NaN where not testable), ``p`` and the tags. Adjust a family of them with
     :func:`holm_family`.
     """
+    from scipy import stats  # lazy: scipy.stats takes ~0.3 s to import
     out = []
     for method, table in rows.items():
         if method in exclude:
@@ -800,7 +803,7 @@ def grid_average(raw: Mapping[str, Mapping[str, Sequence[float]]], method: str,
     ----------
     raw : mapping method -> {str(x): [error of replicate 0, 1, ...]}
         The ``raw_err_pair`` tables of ``benchmarks/reproduce_paper.py``
-        (:meth:`toptwo.paper.StoredRun.raw`).
+        (:meth:`toptwo.experiments.paper.StoredRun.raw`).
     method : str
         A key of ``raw``.
     xs : sequence of float, optional
@@ -853,6 +856,7 @@ def compare_methods(raw: Mapping[str, Mapping[str, Sequence[float]]],
     (``p_holm <= alpha``); a pair whose difference is the same in every replicate is not
     testable (``p`` NaN, never significant; see :func:`holm_family`).
     """
+    from scipy import stats  # lazy: scipy.stats takes ~0.3 s to import
     if not pairs:
         raise ValueError("compare_methods: `pairs` must list at least one (a, b) pair.")
     if not 0 < alpha < 1:

@@ -44,9 +44,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import digamma, logsumexp
 
-from ._scores import ScoreOutputMixin
-from ._validation import Interval
-from .responses import as_responses
+from ._base import ScoreOutputMixin
+from .._validation import Interval
+from ..responses import as_responses
 
 __all__ = ["EBCC"]
 
@@ -78,7 +78,7 @@ class EBCC(ScoreOutputMixin):
         E[pi_k] under q.
     top_two_, posteriors_, log_scores_, confusion_, n_iter_, converged_,
     n_workers_in_, n_tasks_in_, n_labels_in_
-        As in :class:`toptwo.DawidSkene`.
+        As in :class:`toptwo.baselines.DawidSkene`.
     """
 
     def __init__(self, *, n_subtypes: int = 10, a_pi: float = 0.1, alpha: float = 1.0,

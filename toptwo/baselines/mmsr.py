@@ -54,9 +54,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._scores import ScoreOutputMixin
-from ._validation import Interval
-from .responses import Responses, as_responses
+from ._base import ScoreOutputMixin
+from .._validation import Interval
+from ..responses import Responses, as_responses
 
 __all__ = ["MMSR", "worker_covariance"]
 
@@ -129,7 +129,7 @@ class MMSR(ScoreOutputMixin):
         C of the module docstring.
     top_two_, posteriors_, log_scores_, confusion_, n_iter_, converged_,
     n_workers_in_, n_tasks_in_, n_labels_in_
-        As in :class:`toptwo.DawidSkene` (posteriors are the one-coin posteriors at the
+        As in :class:`toptwo.baselines.DawidSkene` (posteriors are the one-coin posteriors at the
         estimated skills, uniform prior).
     """
 

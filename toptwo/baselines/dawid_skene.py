@@ -66,10 +66,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import BaseEstimator
-from ._validation import Interval, StrOptions
-from .responses import Responses, as_responses
-from .spectral import soft_labels
+from .._base import BaseEstimator
+from .._validation import Interval, StrOptions
+from ..responses import Responses, as_responses
+from ..model import soft_labels
 
 __all__ = ["CONFUSION_MODES", "DawidSkene", "OneCoinDawidSkene", "top_two_from_log_scores"]
 
@@ -339,7 +339,7 @@ class DawidSkene(_DSBase):
     The restricted models (``confusion="class"`` or ``"one_coin"``) cannot represent
     those label mixtures and stay within 0.00-0.03 (one-coin) of the oracle on the
     easy, hard and high-variance scenarios, which is where the paper's MV-D&S curves
-    sit; ``toptwo.paper.make("MV-D&S")`` therefore uses
+    sit; ``toptwo.experiments.paper.make("MV-D&S")`` therefore uses
     ``confusion="one_coin"``.
     """
 

@@ -1,0 +1,256 @@
+"""Connected components of the worker-task graph for stage 1.
+
+Private machinery behind :func:`toptwo.spectral.spectral_estimate`. Algorithm 1 is
+applied to each connected component of the bipartite graph of responses separately:
+tasks in different components share no worker, so their vectors u^(k) are unrelated.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .binary import binary_sign
+from .responses import Responses, _FitView
+from ._chunks import _task_chunks
+from ._ties import _v_error_bound
+
+
+
+def _components(B: Responses, C: Responses) -> tuple[int, np.ndarray, np.ndarray]:
+    """Connected components of the worker-task graph of B and C together.
+
+    Returns (number of components, component of every worker, of every task); workers
+    and tasks without any response get -1. Components are numbered by their smallest
+    worker index, so the numbering does not depend on the order of the responses.
+
+    Without the B/C split (the default) the components come from min-label
+    propagation over the responses (each round: every task takes the smallest label of
+    its workers, every worker the smallest label of its tasks), a few O(nnz) passes on
+    crowdsourcing graphs, whose diameter is small; a graph that needs more than
+    ``_PROPAGATION_ROUNDS`` rounds (a long chain) goes to scipy's connected_components.
+    """
+    n, m = B.shape
+    parts = (B,) if C is B else (B, C)
+    if n * n <= max(_PAIR_TABLE_PER_RESPONSE * sum(R.nnz for R in parts), _PAIR_TABLE_MIN):
+        return _components_by_first_worker(parts, n, m)
+    if C is B:
+        labels = _propagate_min_label(B)
+        if labels is not None:
+            lw, lt = labels
+            return _renumber(lw, lt)
+    from scipy.sparse.csgraph import connected_components
+
+    rows = np.concatenate([B.workers, C.workers]).astype(np.int64)
+    cols = np.concatenate([B.tasks, C.tasks]).astype(np.int64) + n
+    G = sp.coo_array((np.ones(rows.size, dtype=np.int8), (rows, cols)),
+                     shape=(n + m, n + m)).tocsr()
+    _, lab = connected_components(G, directed=False)
+    deg = np.zeros(n + m, dtype=bool)
+    deg[rows] = True
+    deg[cols] = True
+    # relabel every component by its smallest worker index (as the propagation does)
+    lab = np.where(deg, lab, -1)
+    first = np.full(int(lab.max()) + 2 if lab.size else 1, n, dtype=np.int64)
+    wl = lab[:n]
+    np.minimum.at(first, wl[wl >= 0], np.flatnonzero(wl >= 0))
+    lw = np.where(wl >= 0, first[np.maximum(wl, 0)], -1)
+    tl = lab[n:]
+    lt = np.where(tl >= 0, first[np.maximum(tl, 0)], -1)
+    return _renumber(lw, lt)
+
+
+#: The worker-pair table of ``_components_by_first_worker`` (n^2 booleans) is used while
+#: n^2 <= this many times the number of responses (so it stays linear in the data).
+_PAIR_TABLE_PER_RESPONSE = 4
+#: ... and always while n^2 <= this (a table of 64 KiB).
+_PAIR_TABLE_MIN = 1 << 16
+
+
+def _components_by_first_worker(parts: tuple[Responses, ...], n: int, m: int
+                                ) -> tuple[int, np.ndarray, np.ndarray]:
+    """Connected components through a worker x worker table (few workers, many tasks).
+
+    Every task links all its workers to its smallest worker f_j, which keeps the
+    components; the distinct pairs (f_j, i) fit an n x n boolean table, filled in one
+    pass over the responses, and scipy labels the components of that small graph. A task
+    takes the component of f_j. Same result as ``_components``' other paths. The pass
+    stops after its first chunk when the pairs seen so far already join every active
+    worker (the usual case: one component); the labels are then the same.
+    """
+    from scipy.sparse.csgraph import connected_components
+
+    active = np.zeros(n, dtype=bool)
+    answered = np.zeros(m, dtype=bool)
+    for R in parts:
+        indptr = R.task_major()[0]
+        active |= np.diff(R.tocsr().indptr) > 0
+        answered |= indptr[1:] > indptr[:-1]
+
+    def first_worker() -> np.ndarray:
+        """f_j of every task over all parts (n: the task has no response)."""
+        first = np.full(m, n, dtype=np.int64)
+        for R in parts:
+            indptr, workers, _ = R.task_major()
+            if workers.size:
+                # workers are increasing within a task: the first one is the smallest
+                starts = indptr[:-1]
+                head = workers[np.minimum(starts, workers.size - 1)]
+                np.minimum(first, np.where(indptr[1:] > starts, head, n), out=first)
+        return first
+
+    table = np.zeros(n * n, dtype=bool)
+    # with one part, f_j is read off each chunk as it is processed
+    first_row = None if len(parts) == 1 else first_worker() * n
+
+    def table_components() -> np.ndarray:
+        flat = np.flatnonzero(table)                   # the pairs, row by row
+        rows = flat // n
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=n), out=ptr[1:])
+        G = sp.csr_array((np.ones(flat.size, dtype=np.int8), flat - rows * n, ptr),
+                         shape=(n, n))
+        return connected_components(G, directed=False)[1]
+
+    # a small first chunk: usually enough to join every active worker (see below)
+    chunks = [(R, c) for i, R in enumerate(parts)
+              for c in _task_chunks(R.task_major()[0], first=16 * n if i == 0 else None)]
+    for pos, (R, (lo, hi, e0, e1)) in enumerate(chunks):   # cache-sized temporaries
+        indptr, workers, _ = R.task_major()
+        counts = np.diff(indptr[lo:hi + 1])
+        wk = workers[e0:e1]
+        if wk.size:
+            if first_row is None:
+                head = wk[np.minimum(indptr[lo:hi] - e0, wk.size - 1)].astype(np.int64)
+                head *= n
+                key = np.repeat(head, counts)
+            else:
+                key = np.repeat(first_row[lo:hi], counts)
+            key += wk
+            table[key] = True
+        if pos == 0 and len(chunks) > 1 and active.any():
+            # the pairs seen so far are edges of the graph: if they already join every
+            # active worker into one component, so do all of them, and the remaining
+            # responses need not be read: every active worker and every answered task
+            # is in the component of the smallest active worker
+            lab = table_components()
+            if np.unique(lab[active]).size == 1:
+                w0 = int(np.argmax(active))
+                return _renumber(np.where(active, w0, -1), np.where(answered, w0, -1))
+    lab = table_components()
+    first = first_worker()
+    # relabel every component by its smallest worker index (as the propagation does)
+    first_of = np.full(n, n, dtype=np.int64)
+    np.minimum.at(first_of, lab[active], np.flatnonzero(active))
+    lw = np.where(active, first_of[lab], -1)
+    ft = np.minimum(first, n - 1)
+    lt = np.where(first < n, lw[ft], -1)
+    return _renumber(lw, lt)
+
+
+#: Rounds of min-label propagation before falling back to scipy (see ``_components``).
+_PROPAGATION_ROUNDS = 20
+
+
+def _propagate_min_label(R: Responses) -> tuple[np.ndarray, np.ndarray] | None:
+    """Smallest worker index of every node's component, by min-label propagation.
+
+    Returns (worker labels, task labels) with -1 for nodes without responses, or None
+    when the labels have not settled after ``_PROPAGATION_ROUNDS`` rounds.
+    """
+    n, m = R.shape
+    csr = R.tocsr()
+    t_indptr, t_workers, _ = R.task_major()
+    w_has = np.diff(csr.indptr) > 0
+    t_has = np.diff(t_indptr) > 0
+    w_start = csr.indptr[:-1][w_has]
+    t_start = t_indptr[:-1][t_has]
+    lw = np.arange(n, dtype=np.int32)          # int32: half the memory traffic per pass
+    lt = np.full(m, -1, dtype=np.int32)
+    first = int(np.argmax(w_has)) if w_has.any() else 0
+    for _ in range(_PROPAGATION_ROUNDS):
+        lt[t_has] = np.minimum.reduceat(lw[t_workers], t_start)
+        best = np.minimum.reduceat(lt[csr.indices], w_start)
+        if (best >= lw[w_has]).all():                      # no label moved: settled
+            lw[~w_has] = -1
+            return lw.astype(np.int64), lt.astype(np.int64)
+        lw[w_has] = np.minimum(lw[w_has], best)
+        if (lw[w_has] == first).all():
+            # every active worker reached the smallest one: a single component, and every
+            # task (answered by some of them) belongs to it; no confirming round needed
+            lt[t_has] = first
+            lw[~w_has] = -1
+            return lw.astype(np.int64), lt.astype(np.int64)
+    return None
+
+
+def _renumber(lw: np.ndarray, lt: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """Component labels (smallest worker index, -1 = none) -> 0..c-1 in that order."""
+    used = np.unique(lw[lw >= 0])
+    remap = np.full(lw.size + 1, -1, dtype=np.int64)
+    remap[used] = np.arange(used.size)
+    return (int(used.size), np.where(lw >= 0, remap[lw], -1),
+            np.where(lt >= 0, remap[np.maximum(lt, 0)], -1))
+
+
+def _local_index(comp: np.ndarray, n_comp: int) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """Compact index of every node inside its component, and the nodes of each component.
+
+    Returns ``local`` (node -> index within its component, in increasing node order) and
+    ``(order, bounds)``: the nodes of component c are ``order[bounds[c]:bounds[c+1]]``.
+    """
+    order = np.lexsort((np.arange(comp.size), comp))
+    sorted_comp = comp[order]
+    first = np.searchsorted(sorted_comp, sorted_comp, side="left")
+    local = np.empty(comp.size, dtype=np.int64)
+    local[order] = np.arange(comp.size) - first
+    bounds = np.searchsorted(sorted_comp, np.arange(n_comp + 1), side="left")
+    return local, (order, bounds)
+
+
+def _edges_by_component(R: Responses, wcomp: np.ndarray, n_comp: int
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """Responses grouped by component (stable: (worker, task) order kept inside)."""
+    ecomp = wcomp[R.workers]
+    order = np.argsort(ecomp, kind="stable")
+    bounds = np.searchsorted(ecomp[order], np.arange(n_comp + 1), side="left")
+    return order, bounds
+
+
+def _component_responses(R: Responses, parts: tuple[np.ndarray, np.ndarray], c: int,
+                         w_loc: np.ndarray, t_loc: np.ndarray, shape: tuple[int, int]
+                         ) -> Responses:
+    """The responses of component c with compact worker and task indices (a fit view:
+    the block's derived arrays are built once)."""
+    order, bounds = parts
+    sel = order[bounds[c]:bounds[c + 1]]
+    return _FitView(Responses(w_loc[R.workers[sel]].astype(np.int32),
+                              t_loc[R.tasks[sel]].astype(np.int32), R.labels[sel],
+                              shape=shape, n_labels=R.n_labels))
+
+
+def _single_worker_blocks(C: Responses, wcomp: np.ndarray, tcomp: np.ndarray,
+                          singles: np.ndarray, nC_c: np.ndarray,
+                          w_bounds: tuple[np.ndarray, np.ndarray]) -> dict:
+    """Algorithm 1 steps 2-3 on all one-worker components at once ("observed" centring).
+
+    A one-worker component c is a 1 x m_c matrix: u = (1), u~ = (1), and task j's only
+    response in C gives v_j^(k) = (A^(k)_ij - (K-2k)/K) / (2 s'_c), s'_c = nnz_c(C)/m_c:
+    exactly what :func:`_spectral_block` computes for it, in one vectorised pass.
+    """
+    K = C.n_labels
+    order, bounds = w_bounds
+    comp_ids = np.flatnonzero(singles)
+    workers = order[bounds[comp_ids]]
+    m_c = np.bincount(tcomp[tcomp >= 0], minlength=singles.size)
+    sy_c = nC_c / m_c                                        # s' of C per component
+    mask = singles[np.maximum(wcomp[C.workers], 0)] & (wcomp[C.workers] >= 0)
+    tasks = C.tasks[mask]
+    lab = C.labels[mask]
+    comp = wcomp[C.workers[mask]]
+    off = (K - 2 * np.arange(1, K)) / K
+    signed = binary_sign(lab[:, None], np.arange(1, K)[None, :]) - off[None, :]
+    v = signed * 1.0 / (2.0 * sy_c[comp])[:, None]
+    v_err = _v_error_bound(np.ones(tasks.size), sy_c[comp])
+    all_tasks = np.flatnonzero(np.isin(tcomp, comp_ids) & (tcomp >= 0))
+    return dict(workers=workers, tasks=tasks, v=v, v_err=v_err, all_tasks=all_tasks)
