@@ -21,7 +21,7 @@ import scipy.sparse as sp
 from hypothesis import assume, given, settings, strategies as st
 
 import toptwo
-from toptwo import TopTwoModel, _linalg, _ties, spectral
+from toptwo import TopTwoModel, _components, _linalg, _ties, spectral
 from toptwo.mle import best_pairs, _best_tuples
 from toptwo._ties import tolerant_smallest
 
@@ -160,7 +160,7 @@ def test_without_the_tolerances_round_off_noise_changes_labels(monkeypatch):
     monkeypatch.setattr(spectral, "U_ABS_TOL", 0.0)
     monkeypatch.setattr(_ties, "U_ABS_TOL", 0.0)
     monkeypatch.setattr(_linalg, "_degenerate_gap", lambda n, theta: -1.0)
-    monkeypatch.setattr(spectral, "_components",
+    monkeypatch.setattr(_components, "_components",
                         lambda B, C: (1, np.zeros(B.n_workers, int), np.zeros(B.n_tasks, int)))
     changed = 0
     for seed in range(6):

@@ -10,7 +10,7 @@ import toptwo
 from toptwo import TopTwoModel, spectral_from_matrices
 from toptwo import _chunks, _components, _linalg
 from toptwo import spectral as spectral_mod
-from toptwo.spectral import _fix_sign, _trim, top_from_projections
+from toptwo.spectral import fix_sign, trim, top_from_projections
 
 from conftest import with_gaps
 
@@ -81,28 +81,28 @@ def test_noise_free_top_t():
 # ----------------------------------------------------------------- sign rule
 def test_fix_sign_rule():
     u = np.array([0.5, -0.1, 0.3, 0.2])
-    np.testing.assert_array_equal(_fix_sign(u), u)            # 3 of 4 positive
-    np.testing.assert_array_equal(_fix_sign(-u), u)           # 1 of 4 positive -> flip
+    np.testing.assert_array_equal(fix_sign(u), u)            # 3 of 4 positive
+    np.testing.assert_array_equal(fix_sign(-u), u)           # 1 of 4 positive -> flip
     # exactly half positive: both qualify; the one with a non-negative sum is kept
     w = np.array([0.9, -0.1, 0.2, -0.3])
-    np.testing.assert_array_equal(_fix_sign(w), w)
-    np.testing.assert_array_equal(_fix_sign(-w), w)
+    np.testing.assert_array_equal(fix_sign(w), w)
+    np.testing.assert_array_equal(fix_sign(-w), w)
     # odd n: at least half means >= n/2
     z = np.array([-1.0, -2.0, 0.5])
-    np.testing.assert_array_equal(_fix_sign(z), -z)
+    np.testing.assert_array_equal(fix_sign(z), -z)
 
 
 @pytest.mark.parametrize("seed", range(5))
 def test_fix_sign_is_invariant_to_solver_sign(seed):
     u = np.random.default_rng(seed).normal(size=11)
-    np.testing.assert_array_equal(_fix_sign(u), _fix_sign(-u))
-    assert 2 * (_fix_sign(u) > 0).sum() >= u.size
+    np.testing.assert_array_equal(fix_sign(u), fix_sign(-u))
+    assert 2 * (fix_sign(u) > 0).sum() >= u.size
 
 
 def test_fix_sign_with_many_zero_entries():
     u = np.array([0.5, 0.5, 0.0, 0.0, 0.0])
-    np.testing.assert_array_equal(_fix_sign(u), _fix_sign(-u))
-    assert (_fix_sign(u) >= 0).all()
+    np.testing.assert_array_equal(fix_sign(u), fix_sign(-u))
+    assert (fix_sign(u) >= 0).all()
 
 
 def test_noise_free_spammer_majority():
@@ -127,7 +127,7 @@ def test_sign_of_x_does_not_change_result():
 def test_trim_threshold():
     eta = 0.5                              # n = 16: threshold 2 / (0.5 * 4) = 1.0
     u = np.array([1.0, 1.0 + 1e-12, 0.3, -2.0] + [0.1] * 12)
-    out = _trim(u, eta)
+    out = trim(u, eta)
     assert out[0] == 1.0                   # equal to the threshold: kept
     assert out[1] == 0.0                   # above: set to zero
     assert out[3] == -2.0                  # only large *positive* entries are trimmed
@@ -193,7 +193,7 @@ def test_singular_values_match_dense_svd(small_responses):
         X = toptwo.to_binary(R, k).toarray() - s * (K - 2 * k) / K
         U, S, _ = np.linalg.svd(X)
         assert res.singular_values[k - 1] == pytest.approx(S[0], rel=1e-10)
-        np.testing.assert_allclose(res.left_vectors[k - 1], _fix_sign(U[:, 0]), atol=1e-10)
+        np.testing.assert_allclose(res.left_vectors[k - 1], fix_sign(U[:, 0]), atol=1e-10)
 
 
 def test_spectral_estimate_matches_dense_algorithm(small_responses):
@@ -279,9 +279,9 @@ def test_toptwo1_top_t(small_responses):
 
 def test_sign_rule_sum_option():
     u = np.array([0.9, 0.1, -0.05, -0.05, -0.02])     # majority negative, sum positive
-    np.testing.assert_array_equal(_fix_sign(u, "sum"), u)
-    np.testing.assert_array_equal(_fix_sign(u, "paper"), -u)
-    np.testing.assert_array_equal(_fix_sign(-u, "sum"), u)
+    np.testing.assert_array_equal(fix_sign(u, "sum"), u)
+    np.testing.assert_array_equal(fix_sign(u, "paper"), -u)
+    np.testing.assert_array_equal(fix_sign(-u, "sum"), u)
     with pytest.raises(ValueError, match=r"'sign_rule' parameter of TopTwo1 must be one of "
                                          r"'paper', 'sum'; got 'max'"):
         toptwo.TopTwo1(sign_rule="max").fit(np.array([[1, 2, 3], [1, 2, 3]]))
@@ -307,7 +307,7 @@ def _dense_observed_centering(R, eta=0.1, n_top=2):
     for k in range(1, K):
         M = np.where(observed, np.where(A > k, 1.0, -1.0) - (K - 2 * k) / K, 0.0)
         _, V = np.linalg.eigh(M @ M.T)
-        ut = _trim(_fix_sign(V[:, -1]), float(eta))
+        ut = trim(fix_sign(V[:, -1]), float(eta))
         v[:, k - 1] = (M.T @ ut) / (2.0 * s_hat)
     answered = observed.any(axis=0)
     top, q_raw, _, _, _ = top_from_projections(v, n_top, active=answered)
@@ -362,11 +362,11 @@ def test_fix_sign_unidentified_sign_gives_zero():
     # u and -u equally supported (equal counts, zero sum): no sign can be chosen without
     # looking at the order of the workers, so the direction is dropped.
     u = np.array([0.6, -0.6, 0.0, 1e-12])
-    np.testing.assert_array_equal(_fix_sign(u), np.zeros(4))
-    np.testing.assert_array_equal(_fix_sign(u, "sum"), np.zeros(4))
+    np.testing.assert_array_equal(fix_sign(u), np.zeros(4))
+    np.testing.assert_array_equal(fix_sign(u, "sum"), np.zeros(4))
     # entries within U_ABS_TOL of 0 do not vote: here the count decides
     v = np.array([0.5, 0.5, -0.7, -1e-12, -1e-12])
-    np.testing.assert_array_equal(_fix_sign(v), v)
+    np.testing.assert_array_equal(fix_sign(v), v)
 
 
 @pytest.mark.parametrize("centering", ["observed", "paper"])
@@ -494,7 +494,7 @@ def test_split_tasks_of_c_only_components_toptwo1_unresolved_toptwo2_ranked():
     model = TopTwoModel.spammer_hammer(50, 300, 5, hammer_fraction=0.5, rng=0)
     R = model.sample(0.01, rng=100)
     B, C = toptwo.split_entries(R, 0.5, np.random.default_rng(1))
-    n_comp, wcomp, _ = spectral_mod._components(B, C)
+    n_comp, wcomp, _ = _components._components(B, C)
     nB = np.bincount(wcomp[B.workers], minlength=n_comp)
     nC = np.bincount(wcomp[C.workers], minlength=n_comp)
     c_only = np.flatnonzero((nB == 0) & (nC > 0))
@@ -573,7 +573,7 @@ def test_one_worker_components_are_handled_in_one_pass(monkeypatch):
     res = spectral_mod.spectral_estimate(R, R)
     assert len(calls) == 1          # the connected crowd only; 300 before
     # each one-worker component gets exactly the estimate of its data alone
-    n_comp, wcomp, tcomp = spectral_mod._components(R, R)
+    n_comp, wcomp, tcomp = _components._components(R, R)
     for c in np.unique(tcomp[100:])[:25]:
         tasks = np.flatnonzero(tcomp == c)
         sel = np.isin(R.tasks, tasks)
@@ -610,12 +610,12 @@ def test_component_paths_agree(seed, s, monkeypatch):
     R = model.sample(s, rng=seed + 5)
     B, C = toptwo.split_entries(R, 0.5, np.random.default_rng(seed))
     for pair in ((R, R), (B, C)):
-        table = spectral_mod._components(*pair)
+        table = _components._components(*pair)
         monkeypatch.setattr(_components, "_PAIR_TABLE_PER_RESPONSE", 0)
         monkeypatch.setattr(_components, "_PAIR_TABLE_MIN", 0)
         monkeypatch.setattr(_components, "_components_by_first_worker",
                             lambda *a: pytest.fail("table path used"))
-        other = spectral_mod._components(*pair)
+        other = _components._components(*pair)
         monkeypatch.undo()
         assert table[0] == other[0]
         np.testing.assert_array_equal(table[1], other[1])

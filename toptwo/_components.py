@@ -7,12 +7,16 @@ tasks in different components share no worker, so their vectors u^(k) are unrela
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Iterator
+
 import numpy as np
 import scipy.sparse as sp
 
 from .binary import binary_sign
 from .responses import Responses, _FitView
 from ._chunks import _task_chunks
+from ._linalg import _single_row_norms
 from ._ties import _v_error_bound
 
 
@@ -254,3 +258,100 @@ def _single_worker_blocks(C: Responses, wcomp: np.ndarray, tcomp: np.ndarray,
     v_err = _v_error_bound(np.ones(tasks.size), sy_c[comp])
     all_tasks = np.flatnonzero(np.isin(tcomp, comp_ids) & (tcomp >= 0))
     return dict(workers=workers, tasks=tasks, v=v, v_err=v_err, all_tasks=all_tasks)
+
+
+@dataclass
+class Part:
+    """One part of the data that Algorithm 1 runs on (a connected component, or all)."""
+
+    B: Responses
+    C: Responses
+    size: int                       #: n_c m_c, the denominator of s' = nnz / (n_c m_c)
+    n_eff: int | None               #: n of the trimming threshold (None: rows of B)
+    workers: np.ndarray | None      #: global indices of its workers (None: all)
+    tasks: np.ndarray | None        #: global indices of its tasks (None: all)
+    reports: bool                   #: the largest part reports sigma_1 and s'
+
+
+class Stage1Parts:
+    """The parts of (B, C) that stage 1 runs on separately; iterate for the parts.
+
+    ``centering="paper"`` couples every entry: one part, the whole matrix. Otherwise
+    one part per connected component of the worker-task graph with responses in B and C
+    (the data themselves when connected); one-worker components (u = (1), v_j^(k) the
+    worker's centred answer / (2 s')) are done all at once by
+    :meth:`fill_single_workers`. ``groups`` is every task's component (-1: no
+    stage-1 estimate); ``sv``, ``sx``, ``sy`` the values reported when the largest part
+    is a one-worker component (NaN otherwise until a part reports).
+    """
+
+    def __init__(self, B: Responses, C: Responses, centering: str) -> None:
+        n, m, K = B.n_workers, B.n_tasks, B.n_labels
+        self.groups = np.full(m, -1, dtype=np.int64)
+        self.sv = np.full(K - 1, np.nan)
+        self.sx = self.sy = float("nan")
+        self._singles: dict | None = None
+        self._parts: list[Part] = []
+        if centering == "paper":
+            self._parts = [Part(B, C, n * m, None, None, None, True)]
+            self.groups[C.task_counts() > 0] = 0
+            self.sx, self.sy = B.nnz / (n * m), C.nnz / (n * m)
+            return
+        n_comp, wcomp, tcomp = _components(B, C)
+        if n_comp == 1:
+            # one component: the data themselves (idle rows and columns are zero in
+            # X^(k) and change nothing; the caches of B and C are kept); s' and the
+            # trimming threshold count the active workers and tasks only
+            nw, nt = int((wcomp >= 0).sum()), int((tcomp >= 0).sum())
+            if B.nnz and C.nnz:
+                self._parts = [Part(B, C, nw * nt, nw, None, None, True)]
+                self.groups[tcomp >= 0] = 0
+            return
+        w_loc, w_bounds = _local_index(wcomp, n_comp)
+        t_loc, t_bounds = _local_index(tcomp, n_comp)
+        nw_c, nt_c = np.diff(w_bounds[1]), np.diff(t_bounds[1])
+        B_parts = _edges_by_component(B, wcomp, n_comp)
+        C_parts = B_parts if C is B else _edges_by_component(C, wcomp, n_comp)
+        nB_c, nC_c = np.diff(B_parts[1]), np.diff(C_parts[1])
+        has_u = (nB_c > 0) & (nC_c > 0)
+        singles = (nw_c == 1) & has_u
+        # the component with the most responses in B reports sigma_1 and s' (the first
+        # such one on a tie)
+        best = int(np.argmax(np.where(has_u, nB_c, -1))) if has_u.any() else -1
+        for c in (int(x) for x in np.flatnonzero(~singles & has_u)):
+            w_idx = w_bounds[0][w_bounds[1][c]:w_bounds[1][c + 1]]
+            t_idx = t_bounds[0][t_bounds[1][c]:t_bounds[1][c + 1]]
+            shape = (w_idx.size, t_idx.size)
+            Bc = _component_responses(B, B_parts, c, w_loc, t_loc, shape)
+            Cc = Bc if C is B else _component_responses(C, C_parts, c, w_loc, t_loc, shape)
+            self._parts.append(Part(Bc, Cc, shape[0] * shape[1], shape[0], w_idx, t_idx,
+                                    c == best))
+            self.groups[t_idx] = c
+        if singles.any():
+            self._singles = _single_worker_blocks(C, wcomp, tcomp, singles, nC_c, w_bounds)
+            self.groups[self._singles["all_tasks"]] = tcomp[self._singles["all_tasks"]]
+            if best >= 0 and singles[best]:
+                sel = _component_responses(B, B_parts, best, w_loc, t_loc,
+                                           (1, int(nt_c[best])))
+                off = (K - 2 * np.arange(1, K)) / K
+                self.sv = _single_row_norms(sel, off, np.zeros(K - 1))
+                self.sx, self.sy = nB_c[best] / nt_c[best], nC_c[best] / nt_c[best]
+
+    def __iter__(self) -> Iterator[Part]:
+        return iter(self._parts)
+
+    def fill_single_workers(self, U: np.ndarray, Ut: np.ndarray, v: np.ndarray,
+                            v_err: np.ndarray) -> None:
+        """Steps 2-3 of every one-worker component, written into the global arrays."""
+        if self._singles is None:
+            return
+        blk = self._singles
+        U[:, blk["workers"]] = 1.0
+        Ut[:, blk["workers"]] = 1.0
+        v[blk["tasks"]] = blk["v"]
+        v_err[blk["tasks"]] = blk["v_err"]
+
+
+def stage1_parts(B: Responses, C: Responses, centering: str) -> Stage1Parts:
+    """The parts of (B, C) that Algorithm 1 runs on (see :class:`Stage1Parts`)."""
+    return Stage1Parts(B, C, centering)

@@ -9,8 +9,8 @@ Algorithm 1 [`alg:top_two`], step by step, with the line of code that implements
    default ``centering="observed"`` subtracts (K-2k)/K on the observed entries
    instead; both have expectation 2 s' p (r^(k))^T (see :class:`TopTwo1`).
 2. u^(k): leading left singular vector of X^(k), sign fixed so that at least half of
-   its entries are positive (``_fix_sign``); entries u_i > 2/(eta sqrt(n)) are set
-   to zero (``_trim``), giving u~^(k).
+   its entries are positive (:func:`fix_sign`); entries u_i > 2/(eta sqrt(n)) are set
+   to zero (:func:`trim`), giving u~^(k).
 3. v^(k) = (Y^(k))^T u~^(k) / (2 s')   -- see "Scaling" below.
 4. Delta v_j^(k) = v_j^(k) - v_j^(k-1) with v^(0) = v^(K) = 0; g_j = argmin_k
    Delta v_j^(k), h_j = argmin_{k != g_j} (eq. (3) [`alg:gh`]).
@@ -44,9 +44,8 @@ import numpy as np
 from ._validation import Interval, StrOptions
 from ._base import BaseEstimator
 from ._chunks import _steps_4_5_chunked
-from ._components import (_component_responses, _components, _edges_by_component,
-                          _local_index, _single_worker_blocks)
-from ._linalg import SOLVERS, _leading_vectors, _single_row_norms
+from ._components import stage1_parts
+from ._linalg import SOLVERS, _leading_vectors
 from ._ties import U_ABS_TOL, _clean, _v_error_bound, tolerant_smallest
 from .binary import LabelBlocks
 from .responses import (Responses, _FitView, as_responses, binary_labels_message,
@@ -106,7 +105,7 @@ ETA_CONSTRAINT = Interval(
          "2/sqrt(n)).")
 
 
-def _fix_sign(u: np.ndarray, rule: str = "paper") -> np.ndarray:
+def fix_sign(u: np.ndarray, rule: str = "paper") -> np.ndarray:
     """The paper's sign rule: of {u, -u}, the one with at least half its entries > 0.
 
     Implemented as "more positive than negative entries", which is the paper's rule
@@ -141,7 +140,7 @@ def _fix_sign(u: np.ndarray, rule: str = "paper") -> np.ndarray:
     return np.zeros_like(u)
 
 
-def _trim(u: np.ndarray, eta: float, n: int | None = None) -> np.ndarray:
+def trim(u: np.ndarray, eta: float, n: int | None = None) -> np.ndarray:
     """Alg. 1 step 2: zero the entries u_i > 2/(eta sqrt(n)) (n defaults to len(u))."""
     out = u.copy()
     out[u > 2.0 / (eta * np.sqrt(u.shape[0] if n is None else n))] = 0.0
@@ -253,8 +252,8 @@ def spectral_from_matrices(X: list[np.ndarray], Y: list[np.ndarray], s_prime: fl
     U, Ut, sv, V = [], [], [], []
     for Xk, Yk in zip(X, Y):
         u_all, s_all, _ = np.linalg.svd(np.asarray(Xk, float), full_matrices=False)
-        u = _fix_sign(_clean(u_all[:, 0]), sign_rule)
-        ut = _trim(u, eta)
+        u = fix_sign(_clean(u_all[:, 0]), sign_rule)
+        ut = trim(u, eta)
         U.append(u)
         Ut.append(ut)
         sv.append(s_all[0])
@@ -267,6 +266,73 @@ def spectral_from_matrices(X: list[np.ndarray], Y: list[np.ndarray], s_prime: fl
                           s_prime, s_prime)
 
 
+@dataclass
+class CentredBinary:
+    """X^(k) = B^(k) - s'(K-2k)/K 1 1^T for k = 1..K-1 (Algorithm 1, step 1), implicit.
+
+    Never materialised: ``off[k-1]`` is subtracted on the observed entries and
+    ``rank_one[k-1]`` times the all-ones matrix inside every product. ``"paper"``
+    centring is the printed one (off = 0, rank_one = s'(K-2k)/K); ``"observed"``
+    subtracts (K-2k)/K on the observed entries only (off = (K-2k)/K, rank_one = 0).
+    Both have expectation 2 s' p (r^(k))^T (Proposition 1).
+    """
+
+    B: Responses
+    centering: str
+    shifts: np.ndarray       #: (K-2k)/K, k = 1..K-1
+    off: np.ndarray
+    rank_one: np.ndarray
+    blocks: LabelBlocks
+
+
+def centred_binary(B: Responses, centering: str, s_prime: float) -> CentredBinary:
+    """Step 1: the K-1 centred binary matrices X^(k) of B (see :class:`CentredBinary`)."""
+    K = B.n_labels
+    shifts = (K - 2 * np.arange(1, K)) / K                           # (K - 2k)/K
+    if centering == "observed":
+        off, rank_one = shifts, np.zeros(K - 1)
+    else:
+        off, rank_one = np.zeros(K - 1), s_prime * shifts
+    return CentredBinary(B, centering, shifts, off, rank_one, LabelBlocks(B, off))
+
+
+def leading_left_singular_vectors(X: CentredBinary, solver: str = "auto"
+                                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Step 2: u^(k), the leading left singular vector of every X^(k), and sigma_1.
+
+    Returns ``U`` of shape (K-1, n) (row k-1 is u^(k), sign not yet fixed) and the K-1
+    leading singular values. Computed as the top eigenvector of X X^T on the solver path
+    ``solver`` (``toptwo._linalg``); entries that are 0 in exact arithmetic (a worker
+    with no response in B, or within ``U_ABS_TOL`` of 0) are set to exactly 0, so that
+    no later decision depends on round-off.
+    """
+    U, sv = _leading_vectors(X.B, X.off, X.rank_one, solver, X.blocks)
+    # a worker with no response in B has a zero row in X^(k) (always with "observed";
+    # with "paper" where s'(K-2k)/K = 0), so u_i = (X v)_i / sigma = 0 exactly; the
+    # solvers leave rounding noise there
+    idle = X.B.worker_counts() == 0
+    if idle.any():
+        U[np.ix_(X.rank_one == 0, idle)] = 0.0
+    return np.array([_clean(u) for u in U]), sv
+
+
+def project(C: Responses, Ut: np.ndarray, X: CentredBinary, s_prime: float
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """Step 3: v^(k) = (Y^(k))^T u~^(k) / (2 s') for all k in one pass, and its error.
+
+    Y^(k) is C centred like X^(k). Returns v of shape (m, K-1) and a bound on the
+    floating-point error of every v_j (ties of eq. (3) are judged against it).
+    """
+    blocks_C = X.blocks if C is X.B else LabelBlocks(C, X.off)
+    v = blocks_C.backward(Ut.T)                       # (C^(k) - off)^T u~^(k)
+    v /= 2.0 * s_prime
+    extra = 0.0
+    if X.centering == "paper":                        # minus s'(K-2k)/K 1^T u~^(k)/(2 s')
+        v -= X.shifts * Ut.sum(axis=1) / 2.0
+        extra = X.B.n_workers * U_ABS_TOL
+    return v, _v_error_bound(C.task_counts(), s_prime, extra)
+
+
 def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
                     centering: str, solver: str, sx: float, sy: float,
                     n_eff: int | None = None) -> dict:
@@ -275,164 +341,73 @@ def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
     ``n_eff`` is the n of the trimming threshold (the block's workers with responses
     when idle rows are kept in B; default: all rows of B).
     """
-    n, K = B.n_workers, B.n_labels
-    shifts = (K - 2 * np.arange(1, K)) / K
-    observed = centering == "observed"
-    # "paper": X = B^(k) - s'(K-2k)/K 1 1^T (rank-one correction inside the products);
-    # "observed": X = B^(k) - (K-2k)/K on the observed entries only (no correction).
-    off = shifts if observed else np.zeros(K - 1)
-    rank_one = np.zeros(K - 1) if observed else sx * shifts
-    blocks_B = LabelBlocks(B, off)
-    U, sv = _leading_vectors(B, off, rank_one, solver, blocks_B)         # step 2
-    # A worker with no response in B has a zero row in X^(k) (always with "observed";
-    # with "paper" where s'(K-2k)/K = 0), so u_i = (X v)_i / sigma = 0 exactly; the
-    # solvers leave rounding noise there.
-    idle = B.worker_counts() == 0
-    if idle.any():
-        U[np.ix_(rank_one == 0, idle)] = 0.0
-    U = np.array([_fix_sign(_clean(u), sign_rule) for u in U])
-    Ut = np.array([_trim(u, eta, n_eff) for u in U])
-    # step 3: v^(k) = (C^(k) - s'(K-2k)/K 1)^T u~^(k) / (2 s'), all k in one pass
-    blocks_C = blocks_B if C is B else LabelBlocks(C, off)
-    v = blocks_C.backward(Ut.T)
-    v /= 2.0 * sy
-    extra = 0.0
-    if not observed:
-        v -= shifts * Ut.sum(axis=1) / 2.0
-        extra = n * U_ABS_TOL
-    v_err = _v_error_bound(C.task_counts(), sy, extra)
+    X = centred_binary(B, centering, sx)                            # step 1
+    U, sv = leading_left_singular_vectors(X, solver)                # step 2: SVD
+    U = np.array([fix_sign(u, sign_rule) for u in U])               # step 2: sign
+    Ut = np.array([trim(u, eta, n_eff) for u in U])                 # step 2: trim
+    v, v_err = project(C, Ut, X, sy)                                # step 3
     return dict(U=U, Ut=Ut, sv=sv, v=v, v_err=v_err)
 
 
 def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
                       n_top: int = 2, sign_rule: str = "paper",
                       centering: str = "observed", solver: str = "auto") -> SpectralResult:
-    """Algorithm 1 steps 2-6 on sparse parts B (singular vectors) and C (projection).
+    """Algorithm 1 steps 1-6 on sparse parts B (singular vectors) and C (projection).
 
     Pass the same :class:`Responses` twice for the variant without the B/C split.
     Tasks with no response in C (in particular tasks nobody answered) get top labels 0
     and NaN confusion: v^(k) carries no information about them.
 
-    Disconnected responses. With ``centering="observed"`` the matrix X^(k) is block
-    diagonal over the connected components of the worker-task graph, and under eq. (1)
-    the components are independent experiments (the likelihood factorises over them).
-    The leading singular vector of X^(k) lives on one block only and is exactly 0 on the
-    others, so Algorithm 1 as printed would leave every other component's tasks to
-    rounding noise. We run Algorithm 1 on every component: u^(k), the sign rule, the
-    trimming threshold 2/(eta sqrt(n_c)), s' = nnz/(n_c m_c) and l (step 5) are those
-    of the component. On connected data (the paper's setting, and any instance with
-    enough responses) this is Algorithm 1 unchanged. ``centering="paper"`` subtracts
-    s'(K-2k)/K from every entry, which couples all components; it runs on the whole
-    matrix, as printed. When the data are one component, B and C are used as they are
-    (no copy), and s' and the trimming threshold still count only the workers and tasks
-    that have a response (s' = nnz/(n' m'), threshold 2/(eta sqrt(n')) with n', m' the
-    active workers and tasks), exactly as for a component of disconnected data. One-worker
-    components (u = (1)) are computed all at once.
+    The body reads as the algorithm: for every part of the data (below), step 1
+    :func:`centred_binary`, step 2 :func:`leading_left_singular_vectors`,
+    :func:`fix_sign` and :func:`trim`, step 3 :func:`project`; then steps 4-6
+    (:func:`top_from_projections`) on all tasks at once.
 
-    No responses in B. With the B/C split a component can have responses in C but none
-    in B (typically one worker whose few answers all went to C). X^(k) is 0 there and
-    u^(k) is not identified by the data, so its tasks get no stage-1 estimate: top 0,
-    NaN confusion, component -1, like tasks without a response in C. (Algorithm 1 on
-    the whole matrix would give them v = 0 and the tie rule's (1, 2), which carries no
-    information either.) TopTwo1 reports them unresolved; TopTwo2 still ranks them by
-    eq. (6) on all responses, with the median q (see :class:`toptwo.TopTwo2`). A
-    uniform u on such a component (a majority vote) was measured and left out: it
-    changes no average (web, TopTwo2 with splits: 0.1752 g error either way over five
-    splits) and would change stored results.
+    Parts. With ``centering="observed"`` the matrix X^(k) is block diagonal over the
+    connected components of the worker-task graph, and under eq. (1) the components are
+    independent experiments (the likelihood factorises over them). The leading singular
+    vector of X^(k) lives on one block only and is exactly 0 on the others, so Algorithm
+    1 as printed would leave every other component's tasks to rounding noise. We run
+    Algorithm 1 on every component: u^(k), the sign rule, the trimming threshold
+    2/(eta sqrt(n_c)), s' = nnz/(n_c m_c) and l (step 5) are those of the component. On
+    connected data (the paper's setting) this is Algorithm 1 unchanged, with s' and the
+    threshold counting only the workers and tasks that have a response.
+    ``centering="paper"`` subtracts s'(K-2k)/K from every entry, which couples all
+    components; it runs on the whole matrix, as printed. One-worker components (u = (1))
+    are computed all at once (:func:`toptwo._components.stage1_parts`). A component with
+    responses in C but none in B has X^(k) = 0 and no identified u^(k): its tasks get
+    no stage-1 estimate (top 0, NaN confusion, component -1). See the design notes
+    (``docs/design.md``) for the measurements behind these choices.
 
     Round-off. Entries of u^(k) within ``U_ABS_TOL`` of 0 count as 0; Delta v that
     agree within their error bound are ties of eq. (3) (smaller label first). So the
     labels do not depend on the BLAS kernel, the thread count or the order of the
-    responses.
-
-    ``solver`` selects the eigen-solver path (see ``_leading_vectors``). The iterative
-    paths run to statistical precision (``LANCZOS_TOL``): their u agrees with the dense
-    path's to ``ITERATIVE_U_TOL``, and the labels agree except where a Delta v lies within
-    that of a tie.
+    responses. ``solver`` selects the eigen-solver path (``toptwo._linalg``); the
+    iterative paths run to statistical precision (``LANCZOS_TOL``), and their u agrees
+    with the dense path's to ``ITERATIVE_U_TOL``.
     """
-    n, m, K = B.n_workers, B.n_tasks, B.n_labels
     if solver not in SOLVERS:
         raise ValueError(f"`solver` of spectral_estimate must be one of {SOLVERS}; got "
                          f"{solver!r} instead.")
-    U = np.zeros((K - 1, n))
-    Ut = np.zeros((K - 1, n))
-    v = np.zeros((m, K - 1))
-    v_err = np.zeros(m)
-    groups = np.full(m, -1, dtype=np.int64)
-    sv = np.full(K - 1, np.nan)
-    sx_all = B.nnz / (n * m)
-    sy_all = C.nnz / (n * m)
-    if centering == "paper":
-        blk = _spectral_block(B, C, eta=eta, sign_rule=sign_rule, centering=centering,
-                              solver=solver, sx=sx_all, sy=sy_all)
-        U, Ut, v, v_err, sv = blk["U"], blk["Ut"], blk["v"], blk["v_err"], blk["sv"]
-        groups[C.task_counts() > 0] = 0
-        sx, sy = sx_all, sy_all
-    else:
-        n_comp, wcomp, tcomp = _components(B, C)
-        if n_comp == 1:
-            # one component: the data themselves (idle rows and columns are zero in
-            # X^(k) and change nothing; the caches of B and C are kept); s' and the
-            # trimming threshold count the active workers and tasks only
-            nw, nt = int((wcomp >= 0).sum()), int((tcomp >= 0).sum())
-            comps: list[tuple[int, np.ndarray | None, np.ndarray | None, Responses, Responses,
-                              tuple[int, int]]] = (
-                [(0, None, None, B, C, (nw, nt))] if B.nnz and C.nnz else [])
-            singles = np.zeros(1, dtype=bool)
-            nB_c, nC_c = np.array([B.nnz]), np.array([C.nnz])
+    n, m, K = B.n_workers, B.n_tasks, B.n_labels
+    parts = stage1_parts(B, C, centering)
+    U, Ut = np.zeros((K - 1, n)), np.zeros((K - 1, n))
+    v, v_err = np.zeros((m, K - 1)), np.zeros(m)
+    groups = parts.groups
+    sv, sx, sy = parts.sv, parts.sx, parts.sy             # from the largest part (below)
+    for part in parts:
+        sxc, syc = part.B.nnz / part.size, part.C.nnz / part.size    # s' of B and of C
+        blk = _spectral_block(part.B, part.C, eta=eta, sign_rule=sign_rule,
+                              centering=centering, solver=solver, sx=sxc, sy=syc,
+                              n_eff=part.n_eff)
+        if part.workers is None:                          # the part is the whole data
+            U, Ut, v, v_err = blk["U"], blk["Ut"], blk["v"], blk["v_err"]
         else:
-            w_loc, w_bounds = _local_index(wcomp, n_comp)
-            t_loc, t_bounds = _local_index(tcomp, n_comp)
-            nw_c, nt_c = np.diff(w_bounds[1]), np.diff(t_bounds[1])
-            B_parts = _edges_by_component(B, wcomp, n_comp)
-            C_parts = B_parts if C is B else _edges_by_component(C, wcomp, n_comp)
-            nB_c, nC_c = np.diff(B_parts[1]), np.diff(C_parts[1])
-            singles = (nw_c == 1) & (nB_c > 0) & (nC_c > 0)
-            comps = []
-            for c in (int(x) for x in np.flatnonzero(~singles & (nB_c > 0) & (nC_c > 0))):
-                w_idx = w_bounds[0][w_bounds[1][c]:w_bounds[1][c + 1]]
-                t_idx = t_bounds[0][t_bounds[1][c]:t_bounds[1][c + 1]]
-                shape = (w_idx.size, t_idx.size)
-                Bc = _component_responses(B, B_parts, c, w_loc, t_loc, shape)
-                Cc = Bc if C is B else _component_responses(C, C_parts, c, w_loc, t_loc,
-                                                            shape)
-                comps.append((c, w_idx, t_idx, Bc, Cc, shape))
-        # the component with the most responses in B reports sigma_1 and s' (the first
-        # such one on a tie)
-        has_u = (nB_c > 0) & (nC_c > 0)
-        best = int(np.argmax(np.where(has_u, nB_c, -1))) if has_u.any() else -1
-        sx = sy = float("nan")
-        if singles.any():
-            # every one-worker component at once: u = (1) (the sign rule keeps it, the
-            # trimming threshold 2/eta >= 2 never removes it), so v_j^(k) is the
-            # worker's centred binary answer / (2 s'); the same numbers as the
-            # per-component path, without a Python loop over (often thousands of) them
-            blk = _single_worker_blocks(C, wcomp, tcomp, singles, nC_c, w_bounds)
-            U[:, blk["workers"]] = 1.0
-            Ut[:, blk["workers"]] = 1.0
-            v[blk["tasks"]] = blk["v"]
-            v_err[blk["tasks"]] = blk["v_err"]
-            groups[blk["all_tasks"]] = tcomp[blk["all_tasks"]]
-            if best >= 0 and singles[best]:
-                sel = _component_responses(B, B_parts, best, w_loc, t_loc,
-                                           (1, int(nt_c[best])))
-                off = (K - 2 * np.arange(1, K)) / K
-                sv = _single_row_norms(sel, off, np.zeros(K - 1))
-                sx, sy = nB_c[best] / nt_c[best], nC_c[best] / nt_c[best]
-        for c, wi, ti, Bc, Cc, shape in comps:
-            sxc = Bc.nnz / (shape[0] * shape[1])
-            syc = Cc.nnz / (shape[0] * shape[1])
-            blk = _spectral_block(Bc, Cc, eta=eta, sign_rule=sign_rule, centering=centering,
-                                  solver=solver, sx=sxc, sy=syc, n_eff=shape[0])
-            if wi is None:
-                U, Ut, v, v_err = blk["U"], blk["Ut"], blk["v"], blk["v_err"]
-                groups[tcomp >= 0] = 0
-            else:
-                U[:, wi], Ut[:, wi] = blk["U"], blk["Ut"]
-                v[ti], v_err[ti] = blk["v"], blk["v_err"]
-                groups[ti] = c
-            if c == best:
-                sv, sx, sy = blk["sv"], sxc, syc
+            U[:, part.workers], Ut[:, part.workers] = blk["U"], blk["Ut"]
+            v[part.tasks], v_err[part.tasks] = blk["v"], blk["v_err"]
+        if part.reports:                                  # sigma_1 and s' are reported
+            sv, sx, sy = blk["sv"], sxc, syc              # for the largest part
+    parts.fill_single_workers(U, Ut, v, v_err)
     # steps 4-6; a task with no response in C has no data in v^(k) (v_j is 0 or the
     # centring constant), so it gets no estimate rather than the tie rule's (1, 2)
     active = (C.task_counts() > 0) & (groups >= 0)
