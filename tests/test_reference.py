@@ -116,7 +116,7 @@ def test_instances_exercise_the_special_cases():
 def test_comparison_detects_a_different_algorithm():
     """The equality checks can fail: the paper's centring vs TopTwo1's default differ."""
     differ = 0
-    for seed, A, K, _ in INSTANCES:
+    for _, A, K, _ in INSTANCES:
         out = ref.algorithm1(A, K, sample_splitting=False, centering="paper")
         est = TopTwo1().fit(A, K)
         differ += not (np.array_equal(out.top_two, est.top_two_)

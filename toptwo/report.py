@@ -1,13 +1,14 @@
-"""Messages for failed claims in the notebooks: what was measured and what it was held to.
+"""Checked claims in the notebooks: what was measured and what it was held to.
 
-Every claim a notebook states is asserted next to it. When a reader changes a parameter
-and a claim stops holding, the assert's message says which comparison failed and with
-which values, instead of a bare ``AssertionError``::
+Every claim a notebook states is checked next to it, by :func:`claim`, which writes its
+own message (the measured value, the comparison, the bound and why the bound is what
+it is), so no expression is typed twice::
 
-    assert err2 < err1, toptwo.report.failed("err2 < err1", err2, err1)
+    claim(err2, "<", err1, why="TopTwo2 refines TopTwo1's labels")
 
-The message is built only when the assert fails (Python evaluates an assert's message
-lazily), so it costs nothing otherwise.
+When a reader changes a parameter and the claim stops holding, :class:`ClaimFailed`
+says which comparison failed, with which values and (for arrays) at how many entries.
+:func:`failed` builds the same kind of message for a plain ``assert`` (older notebooks).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["brief", "failed"]
+__all__ = ["ClaimFailed", "brief", "claim", "failed"]
 
 _MISSING = object()
 
@@ -84,3 +85,79 @@ def failed(claim: str, left: Any = _MISSING, right: Any = _MISSING, *,
         parts.append("(see the values printed above; a changed parameter may need the "
                      "tolerance re-derived, as the text explains)")
     return "; ".join(parts)
+
+
+class ClaimFailed(AssertionError):
+    """A notebook claim that does not hold (an ``AssertionError``, so pytest reports it)."""
+
+
+#: The comparisons :func:`claim` knows, each applied entry by entry.
+_COMPARISONS = {
+    "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+    "==": lambda a, b: (a == b) | (_isnan(a) & _isnan(b)),
+    "!=": lambda a, b: ~((a == b) | (_isnan(a) & _isnan(b))),
+}
+
+
+def _isnan(x: np.ndarray) -> np.ndarray:
+    return np.isnan(x) if np.issubdtype(x.dtype, np.inexact) else np.zeros(x.shape, bool)
+
+
+def claim(value: Any, op: str, bound: Any, *, why: str | None = None,
+          rtol: float = 1e-5, atol: float = 1e-8) -> None:
+    """Check that ``value op bound`` holds (for every entry); raise :class:`ClaimFailed` if not.
+
+    Parameters
+    ----------
+    value : scalar or array-like
+        The measured quantity.
+    op : {"<", "<=", ">", ">=", "==", "!=", "close"}
+        The comparison, applied entry by entry (``value`` and ``bound`` broadcast; with
+        "==" and "close" their shapes must be equal, and NaN equals NaN). "close" is
+        ``numpy.isclose(value, bound, rtol, atol)``.
+    bound : scalar or array-like
+        What the value is held to.
+    why : str, optional
+        Where the bound comes from (a theorem, a derived tolerance, the setting it was
+        derived for), added to the message.
+    rtol, atol : float
+        Tolerances of "close" (numpy's defaults).
+
+    Examples
+    --------
+    >>> claim(0.02, "<", 0.05, why="Hoeffding at delta = 1e-6")
+    >>> claim([0.5, 0.7], ">=", 0.6, why="the sign rule")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    toptwo.report.ClaimFailed: claim `measured >= bound` does not hold at 1 of 2 entries (first...
+    """
+    if op not in _COMPARISONS and op != "close":
+        raise ValueError(f"`op` of claim must be one of {sorted(_COMPARISONS) + ['close']}; "
+                         f"got {op!r} instead.")
+    a, b = np.asarray(value), np.asarray(bound)
+    if op in ("==", "close") and a.shape != b.shape and a.ndim and b.ndim:
+        ok, detail = np.zeros(1, bool), f" (shapes differ: {a.shape} vs {b.shape})"
+    else:
+        if op == "close":
+            ok = np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
+        elif a.dtype == object or b.dtype == object:
+            ok = np.asarray(bool(_COMPARISONS[op](value, bound)))
+        else:
+            ok = np.asarray(_COMPARISONS[op](a, b))
+        detail = ""
+        if ok.ndim and not ok.all():
+            first = tuple(int(i) for i in np.argwhere(~ok)[0])
+            va = np.broadcast_to(a, ok.shape)[first]
+            vb = np.broadcast_to(b, ok.shape)[first]
+            detail = (f" at {int((~ok).sum())} of {ok.size} entries (first at index {first}: "
+                      f"{brief(va)} vs {brief(vb)})")
+    if ok.all():
+        return
+    parts = [f"claim `measured {'close to' if op == 'close' else op} bound` does not "
+             f"hold{detail}",
+             f"measured = {brief(value)}", f"bound = {brief(bound)}"]
+    if op == "close":
+        parts[0] += f" (rtol={rtol:g}, atol={atol:g})"
+    if why is not None:
+        parts.append(why)
+    raise ClaimFailed("; ".join(parts))
