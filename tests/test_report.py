@@ -45,3 +45,14 @@ def test_claim_refuses_an_unknown_comparison():
 
     with pytest.raises(ValueError, match=r"`op` of claim must be one of .*; got '=<' instead"):
         claim(1, "=<", 2)
+
+
+def test_claim_compares_objects_with_python_operators():
+    import sympy as sp
+
+    from toptwo.report import ClaimFailed, claim
+
+    x = sp.Symbol("x")
+    claim(sp.expand((x + 1) ** 2 - x ** 2 - 2 * x - 1), "==", 0)
+    with pytest.raises(ClaimFailed, match="measured == bound"):
+        claim(sp.expand((x + 1) ** 2 - x ** 2), "==", 0)

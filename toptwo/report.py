@@ -13,6 +13,7 @@ says which comparison failed, with which values and (for arrays) at how many ent
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -99,6 +100,10 @@ _COMPARISONS = {
 }
 
 
+_PLAIN = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+          "==": operator.eq, "!=": operator.ne}
+
+
 def _isnan(x: np.ndarray) -> np.ndarray:
     return np.isnan(x) if np.issubdtype(x.dtype, np.inexact) else np.zeros(x.shape, bool)
 
@@ -140,8 +145,8 @@ def claim(value: Any, op: str, bound: Any, *, why: str | None = None,
     else:
         if op == "close":
             ok = np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
-        elif a.dtype == object or b.dtype == object:
-            ok = np.asarray(bool(_COMPARISONS[op](value, bound)))
+        elif a.dtype == object or b.dtype == object:         # e.g. SymPy expressions
+            ok = np.asarray(bool(_PLAIN[op](value, bound)))
         else:
             ok = np.asarray(_COMPARISONS[op](a, b))
         detail = ""
