@@ -49,3 +49,20 @@ def test_targets_must_be_distributions():
     S = est.soft_labels()
     ok = ~np.isnan(S).any(axis=1)
     SoftmaxRegression(max_iter=5).fit(np.ones((ok.sum(), 2)), S[ok])   # TopTwo2's soft labels fit
+
+
+def test_calibration_of_an_event_and_its_bins():
+    from toptwo.softlabels import calibration_bins
+
+    prob = np.array([0.9, 0.9, 0.2, 0.2, 1.0])
+    ok = np.array([True, False, False, False, True])
+    count, conf, acc = calibration_bins(prob, ok, n_bins=10)
+    assert count.tolist() == [0, 0, 2, 0, 0, 0, 0, 0, 0, 3]       # 1.0 in the last bin
+    assert np.isnan(conf[0]) and conf[2] == pytest.approx(0.2) and acc[9] == pytest.approx(2 / 3)
+    # the same bins as the (n, K) form with the event as class 0
+    two = np.column_stack([prob, 1 - prob])[:4]
+    assert expected_calibration_error(prob[:4], ok[:4], n_bins=10) == pytest.approx(0.3)
+    assert expected_calibration_error(two[:2], (~ok[:2]).astype(int), n_bins=10) == \
+        pytest.approx(expected_calibration_error(prob[:2], ok[:2], n_bins=10))
+    with pytest.raises(ValueError, match=r"one shape \(n,\); got \(5,\) and \(4,\)"):
+        calibration_bins(prob, ok[:4])

@@ -27,7 +27,7 @@ from ._base import ParamsBase
 from ._validation import Interval, check_int
 from .responses import as_responses
 
-__all__ = ["answer_distribution", "expected_calibration_error", "SoftmaxRegression", "MLP"]
+__all__ = ["answer_distribution", "calibration_bins", "expected_calibration_error", "SoftmaxRegression", "MLP"]
 
 
 def answer_distribution(A: Any, n_labels: int | None = None) -> np.ndarray:
@@ -40,33 +40,76 @@ def answer_distribution(A: Any, n_labels: int | None = None) -> np.ndarray:
         return np.where(total > 0, counts / np.where(total > 0, total, 1.0), np.nan)
 
 
-def expected_calibration_error(probs: Any, y: Any, n_bins: int = 15) -> float:
-    """ECE of the predicted class: sum over equal-width confidence bins of
-    (share of samples) x |accuracy - mean confidence| (Guo et al., 2017).
+def calibration_bins(confidence: Any, correct: Any, n_bins: int = 15
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Equal-width bins of predicted probabilities: count, mean probability, share correct.
 
     Parameters
     ----------
-    probs : array-like of shape (n, K)
-        Predicted class probabilities (rows sum to 1).
-    y : array-like of shape (n,)
-        True classes, 0..K-1.
+    confidence : array-like of shape (n,)
+        Predicted probability that each prediction is right, in [0, 1].
+    correct : array-like of shape (n,)
+        Whether it was right (bool or 0/1).
     n_bins : int, default=15
-        Number of equal-width bins of the confidence max_k probs[i, k].
+        Number of bins of [0, 1]; probability 1 falls in the last bin.
+
+    Returns
+    -------
+    count, mean_confidence, accuracy : ndarray of shape (n_bins,)
+        Per bin; the two means are NaN for an empty bin. A reliability diagram plots
+        ``accuracy`` against ``mean_confidence``.
+    """
+    conf = np.asarray(confidence, float)
+    hit = np.asarray(correct).astype(float)
+    if conf.ndim != 1 or hit.shape != conf.shape:
+        raise ValueError(f"calibration_bins needs confidence and correct of one shape (n,); "
+                         f"got {conf.shape} and {hit.shape}.")
+    bins = check_int(n_bins, "n_bins", owner="calibration_bins", minimum=1)
+    idx = np.minimum((conf * bins).astype(int), bins - 1)
+    count = np.bincount(idx, minlength=bins)
+    mean_conf, acc = np.full(bins, np.nan), np.full(bins, np.nan)
+    for b in np.flatnonzero(count):
+        sel = idx == b
+        mean_conf[b], acc[b] = conf[sel].mean(), hit[sel].mean()
+    return count, mean_conf, acc
+
+
+def expected_calibration_error(probs: Any, y: Any, n_bins: int = 15) -> float:
+    """ECE: sum over equal-width confidence bins of (share of samples) x |accuracy - mean
+    confidence| (Guo et al., 2017).
+
+    Parameters
+    ----------
+    probs : array-like of shape (n, K) or (n,)
+        Predicted class probabilities (rows sum to 1): the confidence is the largest one,
+        right when its class is ``y``. Or, 1-D, the predicted probability of an event
+        (e.g. ``TopTwoEM.pair_proba_``, that the pair is right), with ``y`` saying whether
+        it happened.
+    y : array-like of shape (n,)
+        True classes, 0..K-1 (or, with 1-D ``probs``, bool outcomes).
+    n_bins : int, default=15
+        Number of equal-width bins of the confidence.
+
+    Examples
+    --------
+    >>> ece = expected_calibration_error([0.9, 0.9, 0.2, 0.2], [True, False, False, False])
+    >>> round(ece, 3)            # |0.5 - 0.9| / 2 + |0 - 0.2| / 2
+    0.3
     """
     P = np.asarray(probs, float)
     t = np.asarray(y)
-    if P.ndim != 2 or t.shape != (P.shape[0],):
+    if P.ndim not in (1, 2) or t.shape != (P.shape[0],):
         raise ValueError(f"expected_calibration_error needs probs of shape (n, K) and y of "
-                         f"shape (n,); got {P.shape} and {t.shape}.")
-    bins = check_int(n_bins, "n_bins", owner="expected_calibration_error", minimum=1)
-    conf = P.max(axis=1)
-    hit = (P.argmax(axis=1) == t).astype(float)
-    idx = np.minimum((conf * bins).astype(int), bins - 1)
+                         f"shape (n,) (or 1-D probs of an event and its outcomes); got "
+                         f"{P.shape} and {t.shape}.")
+    if P.ndim == 1:
+        conf, hit = P, t.astype(float)
+    else:
+        conf, hit = P.max(axis=1), (P.argmax(axis=1) == t).astype(float)
+    count, mean_conf, acc = calibration_bins(conf, hit, n_bins)
     total = 0.0
-    for b in range(bins):
-        sel = idx == b
-        if sel.any():
-            total += sel.mean() * abs(hit[sel].mean() - conf[sel].mean())
+    for b in np.flatnonzero(count):
+        total += count[b] / conf.size * abs(acc[b] - mean_conf[b])
     return float(total)
 
 
