@@ -382,77 +382,95 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
 
 
 class TopTwo2(BaseEstimator):
-    """Top-two answers by spectral initialisation and plug-in MLE (Algorithm 2, "TopTwo2").
+    r"""Top-two answers by spectral initialisation and plug-in MLE (Algorithm 2, "TopTwo2").
+
+    Stage 1 is :class:`~toptwo.TopTwo1` on :math:`A^1`; with its
+    :math:`(\hat g_j, \hat h_j)` the held-out answers :math:`A^2` give the reliabilities
+
+    .. math::
+
+        \hat p_i = \frac{K}{K-2}\Big(\frac{\sum_j \mathbb 1(A^2_{ij} \in
+        \{\hat g_j, \hat h_j\})}{m s (1 - s_1)} - \frac2K\Big) \quad \text{(eq. (5))},
+
+    and the plug-in MLE on all of :math:`A` picks, per task, the ordered pair
+
+    .. math::
+
+        \arg\max_{a \ne b} \sum_i \log\Big(\frac{K\hat p_i\hat q_j}{1-\hat p_i}+1\Big)
+        \mathbb 1(A_{ij}=a) + \log\Big(\frac{K\hat p_i(1-\hat q_j)}{1-\hat p_i}+1\Big)
+        \mathbb 1(A_{ij}=b) \quad \text{(eq. (6))}.
+
+    :func:`toptwo.reference.algorithm2` is the same algorithm as printed, in dense NumPy
+    (tested equal). Every option below runs the paper's algorithm at its paper value; the
+    defaults and their measurements are in the design notes (``docs/design.md``).
 
     Parameters
     ----------
     split_rate : float, default=0.5
-        s_1: the fraction of observed entries given to stage 1 (Alg. 2 step 1). Used only
+        :math:`s_1`, the fraction of observed entries given to stage 1 (step 1). Used only
         with ``sample_splitting=True``.
     eta : float, default=0.1
-        Trimming parameter of Algorithm 1 (eta sqrt(n) <= ||p||_2).
+        Trimming parameter of Algorithm 1 (:math:`\eta\sqrt n \le \|\mathbf p\|_2`).
     sample_splitting : bool, default=False
-        True: the paper's Algorithm 2 (A^1/A^2 split, and Algorithm 1's B/C split inside
-        stage 1). False: the variant of the authors' experiments, every stage on all of
-        A. Default False, because it measures better on all four scenarios of Table 1
-        (``benchmarks/splitting.py``, notebook 04; figures in the README's
-        design-choices table).
+        True: both splits as printed (:math:`A^1/A^2`, and B/C inside stage 1). False:
+        every stage on all of A (design notes, "Sample splitting").
     reliability_normalization : {"per_worker", "paper"}, default="per_worker"
-        Denominator of eq. (5): "paper" uses m s (1 - s_1) (estimated from the data),
-        "per_worker" each worker's own number of answers. Both agree in expectation
-        under uniform sampling; "per_worker" is the default because it is the sample
-        mean of Lemma 1's Bernoulli variables for every worker, which is what real data
-        with uneven workloads need, and it measures slightly better
-        (``benchmarks/splitting.py``).
+        Denominator of eq. (5): "paper", :math:`m s (1 - s_1)` estimated as
+        :math:`\mathrm{nnz}(A^2)/n`; "per_worker", each worker's own number of
+        :math:`A^2` answers to tasks with an estimate (design notes, "Normalisation of
+        eq. (5)").
     n_top : int, default=2
         T (Algorithms 3-4 for T > 2).
     sign_rule : {"paper", "sum"}, default="paper"
-        Sign rule for u^(k) in stage 1 (see :class:`TopTwo1`).
+        Sign rule for :math:`\mathbf u^{(k)}` in stage 1 (see :class:`~toptwo.TopTwo1`).
     centering : {"observed", "paper"}, default="observed"
-        Centring of the binary matrices in stage 1 (see :class:`TopTwo1`, which gives
-        the measurements behind the default).
+        Centring of the binary matrices in stage 1 (see :class:`~toptwo.TopTwo1`).
     n_refinements : int, default=0
-        Beyond the paper (T = 2 only): after eq. (6), repeat this many times a hard-EM
-        step on the top-two model -- re-estimate p by eq. (5) (per-worker) on all
-        responses against the current (g, h), re-estimate q_j by the moment equation
-        E[#g - #h] = (2 q_j - 1) sum_{i answering j} p_i, shrunk towards stage 1's q_j
-        with ``refinement_shrinkage`` pseudo-answers, and solve eq. (6) again. It
-        narrows the gap to the oracle MLE on the harder scenarios (notebook 06, README
-        measurements). Off by default to keep the paper's algorithm. The loop stops early as soon as
-        a step leaves (g, h) unchanged (a fixed point: further steps would repeat it).
+        Beyond the paper (T = 2 only): this many hard-EM steps after eq. (6), each
+        re-estimating p by eq. (5) per worker on all responses and q by a moment
+        equation shrunk towards stage 1's q, then solving eq. (6) again; stops at a fixed
+        point (design notes, "Refinement").
     refinement_shrinkage : float, default=2.0
-        Pseudo-count weight of stage 1's q_j in the refinement's q update.
+        Pseudo-count weight of stage 1's :math:`\hat q_j` in the refinement's q update.
     rng : None, int or numpy.random.Generator
         Source of the sample splits.
 
     Attributes
     ----------
     top_two_ : ndarray of shape (n_tasks, 2)
-        (g_j, h_j) from eq. (6) (after refinements, if any); both 0 for a task with no
-        response.
+        :math:`(\hat g_j, \hat h_j)` from eq. (6) (after refinements, if any); ties go to
+        the smaller a, then b. (0, 0) for a task with no response.
     top_ : ndarray of shape (n_tasks, T)
     confusion_ : ndarray of shape (n_tasks,)
-        q_j: eq. (4) of stage 1 evaluated at the final g_j, clipped to [1/2, 1]; NaN for
-        a task with no response, and (with ``sample_splitting=True``) for a task with no
-        response in stage 1's projection half C, which stage 1 cannot see although
-        eq. (6) ranks it. Eq. (6) uses q_hat clipped to ``CONFUSION_CLIP`` = (0.51, 0.99);
-        a task that stage 1 could not see gets the median q_hat in eq. (6).
+        Eq. (4) of stage 1 at the final :math:`\hat g_j`, clipped to [1/2, 1]; NaN for a
+        task with no response, or (with ``sample_splitting=True``) none in stage 1's C.
+        Eq. (6) uses :math:`\hat q` clipped to ``CONFUSION_CLIP`` = (0.51, 0.99), and the
+        median :math:`\hat q` for a task stage 1 could not see.
+    confusion_raw_ : ndarray of shape (n_tasks,)
+        The same before clipping.
     reliability_ : ndarray of shape (n_workers,)
-        p_i from eq. (5), unclipped; NaN for a worker with no answers. Eq. (6) uses it
-        clipped to [``MIN_RELIABILITY``, ``MAX_RELIABILITY``] = [0.05, 0.99] (NaN counts
-        as the lower end), which keeps log(K p q/(1 - p) + 1) finite, defined and
-        positive. The clipping ranges are not in the paper: with a lower end of 0 (and
-        q at 1/2), a task whose answerers all had p_hat <= 0 got an all-zero score and
-        was left to the tie rule (figures in the README's design-choices section).
+        :math:`\hat p_i` from eq. (5), unclipped; NaN for a worker with no answers.
+        Eq. (6) uses it clipped to [``MIN_RELIABILITY``, ``MAX_RELIABILITY``] =
+        [0.05, 0.99], NaN as the lower end (design notes, "Clipping before eq. (6)").
     stage1_ : SpectralResult
-        Stage 1's result (Algorithm 1 on A^1): its ``top`` is the initial estimate,
-        ``confusion_raw`` eq. (4) at those labels.
+        Stage 1's result (Algorithm 1 on :math:`A^1`).
     confusions_ : ndarray of shape (n_tasks, T) or None
         For T > 2: all T weights, eq. (4) at the final labels, clipped to [0, 1].
     norm_p_ : float
-        Stage 1's estimate of ||p||_2.
+        Stage 1's estimate of :math:`\|\mathbf p\|_2`.
     observed_rate_ : float
     n_workers_in_, n_tasks_in_, n_labels_in_ : int
+
+    Examples
+    --------
+    >>> import toptwo
+    >>> model = toptwo.TopTwoModel.random(40, 200, 4, rng=0)
+    >>> A = model.sample(0.5, rng=1)                 # 40 workers x 200 tasks, K = 4
+    >>> est = toptwo.TopTwo2().fit(A)
+    >>> est.top_two_[:3].tolist(), model.top_two[:3].tolist()
+    ([[2, 4], [3, 1], [1, 4]], [[2, 4], [3, 1], [1, 4]])
+    >>> round(toptwo.top_two_errors(est.top_two_, model.top_two)["pair"], 3)
+    0.315
     """
 
     def __init__(self, *, split_rate: float = 0.5, eta: float = 0.1,
@@ -578,21 +596,39 @@ def _refine(R: Responses, top: np.ndarray, q_prior: np.ndarray, shrink: float
 
 
 class OracleMLE(BaseEstimator):
-    """Eq. (6) with the true (p, q): the paper's oracle-MLE reference curve.
+    r"""Eq. (6) with the true :math:`(\mathbf p, \mathbf q)`: the paper's oracle MLE.
+
+    The maximum-likelihood pair of every task when the model's parameters are known
+    (the reference curve of the paper's figures):
+    :math:`\arg\max_{a \ne b} \sum_i \log(K p_i q_j/(1-p_i)+1)\,\mathbb 1(A_{ij}=a)
+    + \log(K p_i (1-q_j)/(1-p_i)+1)\,\mathbb 1(A_{ij}=b)`; ties go to the smaller a,
+    then b. :func:`toptwo.reference.oracle_mle` is the same, by brute force.
 
     Parameters
     ----------
     reliability : array-like of shape (n_workers,)
-        True p_i in [0, 1]; clipped to [0, 1 - 1e-9] so that a hammer (p_i = 1) keeps a
-        finite, dominant weight.
+        True :math:`p_i` in [0, 1]; clipped to [0, 1 - 1e-9] so that a hammer
+        (:math:`p_i = 1`) keeps a finite, dominant weight.
     confusion : array-like of shape (n_tasks,) or (n_tasks, T)
-        True q_j (or top-T weights).
+        True :math:`q_j` in [1/2, 1] (or top-T weights summing to 1 per row).
 
     Attributes
     ----------
-    top_two_, top_ : (0, 0) for a task with no response
-    confusion_ : the given q (first weight for top-T), NaN for a task with no response
-    reliability_ : the given p
+    top_two_, top_ : ndarray of shape (n_tasks, 2), (n_tasks, T)
+        The MLE labels; (0, 0) for a task with no response.
+    confusion_ : ndarray of shape (n_tasks,)
+        The given q (first weight for top-T), NaN for a task with no response.
+    reliability_ : ndarray of shape (n_workers,)
+        The given p.
+
+    Examples
+    --------
+    >>> import toptwo
+    >>> model = toptwo.TopTwoModel.random(40, 200, 4, rng=0)
+    >>> A = model.sample(0.5, rng=1)
+    >>> oracle = toptwo.OracleMLE(model.reliability, model.confusion).fit(A)
+    >>> round(toptwo.top_two_errors(oracle.top_two_, model.top_two)["pair"], 3)
+    0.31
     """
 
     def __init__(self, reliability: Any, confusion: Any):

@@ -73,7 +73,19 @@ def label_distribution(reliability: Any, confusion: Any, a: Any, b: Any,
 
 
 class TopTwoModel:
-    """Parameters (p, q, g, h, K) of the top-two model, eq. (1), and a sampler.
+    r"""Parameters (p, q, g, h, K) of the top-two model, eq. (1), and a sampler.
+
+    Each (worker, task) pair is observed with probability s; an observed answer is
+
+    .. math::
+
+        A_{ij} = \begin{cases} g_j & \text{w.p. } p_i q_j + (1 - p_i)/K, \\
+        h_j & \text{w.p. } p_i (1 - q_j) + (1 - p_i)/K, \\
+        b \notin \{g_j, h_j\} & \text{w.p. } (1 - p_i)/K \text{ each}
+        \end{cases} \quad \text{(eq. (1), given that (i, j) is observed)}.
+
+    For the top-T model (Appendix) the T plausible answers get :math:`p_i q_{jt} +
+    (1 - p_i)/K`.
 
     Parameters
     ----------
@@ -100,6 +112,9 @@ class TopTwoModel:
     >>> A = model.sample(0.2, rng=1)
     >>> A.shape
     (50, 500)
+    >>> P = model.label_probabilities()              # (n, m, K): eq. (1) for every (i, j)
+    >>> float(abs(P.sum(axis=-1) - 1).max()) < 1e-12
+    True
     """
 
     def __init__(self, reliability: Any, confusion: Any, top_two: Any, n_labels: int):

@@ -440,78 +440,87 @@ def check_spectral_labels(K: int, n_top: int, owner: str) -> None:
 
 
 class TopTwo1(BaseEstimator):
-    """Spectral estimate of the top-two answers (Algorithm 1, "TopTwo1").
+    r"""Spectral estimate of the top-two answers and the confusion probabilities
+    (Algorithm 1, "TopTwo1").
+
+    For every threshold k the leading left singular vector :math:`\mathbf u^{(k)}` of the
+    centred binary matrix :math:`X^{(k)}` (Proposition 1), its sign fixed and its large
+    entries trimmed, projects the responses:
+    :math:`\mathbf v^{(k)} = (Y^{(k)})^\top \tilde{\mathbf u}^{(k)} / (2 s')`. With
+    :math:`\Delta v_j^{(k)} = v_j^{(k)} - v_j^{(k-1)}` and :math:`v^{(0)} = v^{(K)} = 0`,
+
+    .. math::
+
+        \hat g_j = \arg\min_k \Delta v_j^{(k)}, \quad
+        \hat h_j = \arg\min_{k \ne \hat g_j} \Delta v_j^{(k)} \quad \text{(eq. (3))},
+        \qquad \hat q_j = \frac1K - \frac{\Delta v_j^{(\hat g_j)}}{l}
+        \quad \text{(eq. (4))},
+
+    where :math:`l`, the mean of :math:`l_j = \frac{K}{K-2}\sum_{k \ne \hat g_j, \hat h_j}
+    \Delta v_j^{(k)}` (step 5), estimates :math:`\|\mathbf p\|_2`.
+    :func:`toptwo.reference.algorithm1` is the same algorithm as printed, in dense NumPy
+    (tested equal). Every option below runs the paper's algorithm at its paper value; the
+    defaults and their measurements are in the design notes (``docs/design.md``,
+    "Deviations").
 
     Parameters
     ----------
     eta : float, default=0.1
-        The eta of the assumption eta sqrt(n) <= ||p||_2 <= sqrt(n); entries of u^(k)
-        above 2/(eta sqrt(n)) are trimmed (Alg. 1 step 2).
+        The :math:`\eta` of the assumption :math:`\eta\sqrt n \le \|\mathbf p\|_2 \le
+        \sqrt n`; entries of :math:`\mathbf u^{(k)}` above :math:`2/(\eta\sqrt n)` are
+        set to 0 (step 2).
     sample_splitting : bool, default=False
-        True: the paper's Algorithm 1 -- split the input into B and C with equal
-        probability, singular vectors from B, projection on C. False: the variant the
-        authors' experiments ran, with all of the input used for both. The default is
-        False because halving the data for each step costs more accuracy than the
-        independence it buys (the split is worse on every Table 1 scenario, paired on
-        the same data: ``benchmarks/splitting.py``, notebook 04; figures in the README's
-        design-choices table).
+        True: split the input into B (singular vectors) and C (projections) with equal
+        probability, as printed (step 1). False: use all of it for both, as the authors'
+        experiments did (design notes, "Sample splitting").
     n_top : int, default=2
         T, the number of plausible answers (Algorithm 3 for T > 2).
     sign_rule : {"paper", "sum"}, default="paper"
-        How the sign of u^(k) is fixed: the paper's "at least half of the entries
-        positive", or (beyond the paper) "positive sum": the population vector
-        p/||p||_2 has no negative entry, so its sum ||p||_1/||p||_2 >= 1 is the largest
-        margin the data offer. When most workers are spammers (p_i = 0, allowed by the
-        assumption eta sqrt(n) <= ||p||_2) their entries of u^(k) are noise around 0
-        and decide the paper's count, while the sum is carried by the reliable workers.
-        Neither measures better everywhere: "sum" never flips u^(k) in spammer-heavy
-        synthetic crowds where the paper's rule does, is equal on Table 1's scenarios,
-        and is worse on subsampled real data (color), where a few prolific workers with
-        large entries decide the sum. So the paper's rule stays the default (figures in
-        the README's design-choices table, notebook 05).
+        The sign of :math:`\mathbf u^{(k)}`: "paper", at least half of its entries
+        positive (Sec. 4.1; not scikit-learn's ``svd_flip``); "sum", a positive sum
+        (design notes, "Sign rule").
     centering : {"observed", "paper"}, default="observed"
-        How B^(k) is centred before its SVD (Alg. 1 step 1). "paper": X^(k) = B^(k) -
-        s'(K-2k)/K on every entry, with s' estimated as nnz(B)/(n m). "observed": subtract
-        (K-2k)/K on the observed entries only. Under the paper's uniform sampling both
-        have the same expectation, E[X^(k)] = 2 s' p (r^(k))^T (Proposition 1: given that
-        (i, j) is observed, E[A^(k)_ij] = (K-2k)/K + 2 p_i r_j), so both are Algorithm 1;
-        they differ in the noise. When workers answer very different numbers of tasks
-        (s_i instead of s), "paper" leaves a rank-one term (s_i - s')(K-2k)/K along the
-        workers' activity that can capture u^(k), while "observed" leaves S o (2 p r^T).
-        "observed" is also block diagonal over the connected components of the
-        worker-task graph, which :func:`spectral_estimate` uses. Default "observed"
-        because it measures better, on real data with uneven workloads above all
-        (notebook 08; figures in the README's design-choices table).
+        "paper": :math:`X^{(k)} = B^{(k)} - s'(K-2k)/K \cdot \mathbb 1` with
+        :math:`s' = \mathrm{nnz}(B)/(nm)`; "observed": subtract :math:`(K-2k)/K` on the
+        observed entries only. Both have expectation :math:`2s'\mathbf p
+        (\mathbf r^{(k)})^\top` (design notes, "Centring").
     rng : None, int or numpy.random.Generator
         Source of the B/C split (used only with ``sample_splitting=True``).
 
     Attributes
     ----------
     top_two_ : ndarray of shape (n_tasks, 2)
-        (g_j, h_j) by eq. (3); both 0 for a task with no response (with
-        ``sample_splitting=True``: no response in the projection half C, or in a
-        connected component without any response in B, where u^(k) is not identified;
-        see :func:`spectral_estimate`).
+        :math:`(\hat g_j, \hat h_j)` by eq. (3), labels 1..K; ties go to the smaller
+        label. (0, 0) for a task with no response (with ``sample_splitting=True`` also
+        for a task with no response in C, or in a connected component without any
+        response in B; see :func:`spectral_estimate`).
     top_ : ndarray of shape (n_tasks, T)
         All T estimated plausible answers (equals ``top_two_`` for T = 2).
     confusion_ : ndarray of shape (n_tasks,)
-        q_j by eq. (4), clipped to [1/2, 1] (the model's range for q; [1/T, 1] for the
-        first weight when T > 2); NaN for a task with no response. For T > 2,
-        ``confusions_`` holds all T weights.
+        :math:`\hat q_j` by eq. (4), clipped to [1/2, 1] ([1/T, 1] for T > 2); NaN for a
+        task with no response. For T > 2, ``confusions_`` holds all T weights.
     confusion_raw_ : ndarray of shape (n_tasks,)
-        q_j by eq. (4) before clipping.
+        :math:`\hat q_j` by eq. (4) before clipping.
     norm_p_ : float
-        l of step 5: the estimate of ||p||_2 (see "Scaling" in the module docstring).
+        :math:`l` of step 5, the estimate of :math:`\|\mathbf p\|_2` (the printed step 3
+        divides by :math:`s'` and estimates twice that: design notes, "Scaling").
     result_ : SpectralResult
-        u^(k), u~^(k), v^(k), Delta v, l_j and the estimated s'.
+        :math:`\mathbf u^{(k)}`, :math:`\tilde{\mathbf u}^{(k)}`, :math:`\mathbf v^{(k)}`,
+        :math:`\Delta v`, :math:`l_j` and the estimated :math:`s'`.
     observed_rate_ : float
-        s_hat = nnz / (n m) of the input.
+        :math:`\hat s = \mathrm{nnz}/(nm)` of the input.
     n_workers_in_, n_tasks_in_, n_labels_in_ : int
 
-    Notes
-    -----
-    Sign rule: of {u, -u}, the one with at least half of its entries positive (Sec. 4.1);
-    this is not scikit-learn's ``svd_flip``. Ties in eq. (3) go to the smaller label.
+    Examples
+    --------
+    >>> import toptwo
+    >>> model = toptwo.TopTwoModel.random(40, 200, 4, rng=0)
+    >>> A = model.sample(0.5, rng=1)                 # 40 workers x 200 tasks, K = 4
+    >>> est = toptwo.TopTwo1().fit(A)
+    >>> est.top_two_[:3].tolist(), model.top_two[:3].tolist()
+    ([[2, 4], [3, 1], [1, 4]], [[2, 4], [3, 1], [1, 4]])
+    >>> round(toptwo.top_two_errors(est.top_two_, model.top_two)["pair"], 3)
+    0.345
     """
 
     def __init__(self, *, eta: float = 0.1, sample_splitting: bool = False, n_top: int = 2,

@@ -81,9 +81,8 @@ below ``tol``, or when an iteration raised the log-posterior by at most LL_RTOL 
 its magnitude (far above its round-off), or after ``max_iter`` iterations.
 
 Option ``confusion="grid"`` (q_j integrated out; the default). With about 10 answers per
-task the MAP of q_j is far from q_j (measured mean bias -0.2 on ``easy``, +0.12 on
-``hard``), and the plug-in pair posterior is overconfident (expected calibration error
-0.06-0.13 on Table 1's scenarios, ``benchmarks/em.py``). With ``confusion="grid"`` q_j is
+task the MAP of q_j is far from q_j and the plug-in pair posterior is overconfident
+(measurements: design notes, "TopTwoEM"). With ``confusion="grid"`` q_j is
 a latent variable instead, drawn from a distribution pi over GRID_NODES fixed values q_k
 (t_k = 2 q_k - 1 at the midpoints of equal bins of [0, 1]) whose weights are estimated:
 the latent state of task j is (q-node k, a, b), with prior pi_k / (K(K-1)); pi has a
@@ -136,13 +135,7 @@ Dirichlet(1 + delta) prior (delta = GRID_PSEUDO).
   EM_GAIN_TOL/(1 - lambda) of its maximum; and within D of the maximum (quadratic
   approximation) every smooth function of (p, pi), each task's pair posterior among
   them, is within sqrt(2 D) posterior standard deviations of its value at the maximum.
-  Measured against fits run to a gain of 1e-10 (four seeds per setting of Table 1's
-  scenarios at (50, 500, 5), s = 0.05-0.3, eight sparse spammer-hammer crowds, and the
-  2 10^6-response benchmark; ``tests/test_em.py`` checks three of them): D <= 0.01
-  except on few_smart at s = 0.05 (D <= 0.03, lambda near 0.96), and D = 0.004 at
-  2 10^6 responses, so within 0.25 standard deviations. Running to a gain of 1e-7
-  instead changed the mean pair-error gap to the oracle over the 24 cells of
-  ``benchmarks/em.py`` from 0.0050 to 0.0051.
+  How close that is to the maximum, measured: design notes, "TopTwoEM".
 
 The labels are the mode of the pair posterior with q_j integrated out (the Bayes
 decision for the pair error), ``pair_proba_`` its probability and ``confusion_`` the
@@ -829,48 +822,49 @@ def _accelerated_em(em: _GridEM, cur: _GridPoint, max_iter: int, tol: float,
 class TopTwoEM(BaseEstimator):
     r"""Top-two answers by EM on the full likelihood of eq. (1) (beyond the paper).
 
-    Starts from TopTwo2 (Algorithm 2) and runs ECM on the log-posterior of (p, q) with the
-    ordered pairs (g_j, h_j) as latent variables; see the module docstring for the
-    derivation. The labels are the posterior mode of each task's pair.
+    Starting from :class:`~toptwo.TopTwo2`, maximises the log-posterior of
+    :math:`(\mathbf p, \mathbf q)` with the ordered pairs :math:`(g_j, h_j)` as latent
+    variables (uniform prior over the :math:`K(K-1)` pairs), by
+    expectation-conditional-maximisation; given that worker i answered task j, eq. (1)
+    with :math:`(g_j, h_j) = (a, b)` reads
+
+    .. math::
+
+        P(A_{ij} = c \mid a, b) = \frac{1 - p_i}{K} + p_i q_j \mathbb 1(c = a)
+        + p_i (1 - q_j) \mathbb 1(c = b).
+
+    The labels are the posterior mode of each task's pair (with ``confusion="grid"``, with
+    :math:`q_j` integrated out). The derivation (E-step, the concave conditional
+    M-steps, priors, grid, acceleration, stopping) is the module docstring; the
+    measurements behind the defaults are in the design notes (``docs/design.md``,
+    "TopTwoEM").
 
     Parameters
     ----------
     max_iter : int, default=100
         Largest number of EM iterations (with ``confusion="grid"``: of E-steps after the
-        first, counting rejected extrapolations; 6-22 are used on Table 1's scenarios, up
-        to 60 on the slowest (few_smart, s = 0.05), and 9 at 2 10^6 responses).
+        first, counting rejected extrapolations).
     tol : float, default=1e-6
-        Stop when the largest change of any p_i (of a worker with answers) or q_j (of
-        an answered task; of a grid weight with ``confusion="grid"``) in one iteration is
-        below ``tol``; with "map" also when the log-posterior rose by at most ``LL_RTOL``
-        of its magnitude, with "grid" when the EM step's guaranteed rise is at most
-        ``EM_GAIN_TOL`` (module docstring, "Stopping").
+        Stop when the largest change of any :math:`p_i` (of a worker with answers) or
+        :math:`q_j` (of an answered task; of a grid weight with ``confusion="grid"``) in
+        one iteration is below ``tol``; with "map" also when the log-posterior rose by at
+        most ``LL_RTOL`` of its magnitude, with "grid" when the EM step's guaranteed rise
+        is at most ``EM_GAIN_TOL`` (module docstring, "Stopping").
     posterior_tol : float, default=0.0
         With ``confusion="grid"``: also stop when no answered task's posterior
-        probability that a label is g_j, or h_j, changed by this much or more in one
-        iteration (0, the default, turns this rule off); pairs whose posterior is within 2
+        probability that a label is :math:`g_j`, or :math:`h_j`, changed by this much or
+        more in one iteration (0 turns this rule off); pairs whose posterior is within 2
         ``posterior_tol`` of the best are ties (smallest pair wins). Ignored with "map".
-        Off by default because it does not pay: at 2 10^6 responses 1e-3 stops no
-        earlier than the gain rule (9 E-steps either way), and on Table 1's scenarios it
-        widens the ties (easy, s = 0.1, 30 paired replicates: pair error +0.0019 +-
-        0.0023 against the default).
     confusion_prior_strength : float, default=4.0
-        nu > 0: pseudo-answers of the Beta prior on t_j = 2 q_j - 1 (mode at the mean of
-        TopTwo2's t over answered tasks, clipped to [0.1, 0.9]).
+        :math:`\nu > 0`: pseudo-answers of the Beta prior on :math:`t_j = 2 q_j - 1` (mode
+        at the mean of TopTwo2's t over answered tasks, clipped to [0.1, 0.9]).
     reliability_prior_strength : float, default=0.5
-        nu_p > 0: the prior Beta(1 + nu_p/2, 1 + nu_p/2) on each p_i. Small, because it
-        pulls spammers (p_i near 0) towards 1/2: pair-error gap to the oracle MLE on
-        few_smart, s = 0.2, 6 paired seeds: 0.011 (nu_p = 0.5), 0.015 (2), 0.038 (8); the
-        other Table 1 scenarios change by less than 0.003.
+        :math:`\nu_p > 0`: the prior :math:`\mathrm{Beta}(1 + \nu_p/2, 1 + \nu_p/2)` on
+        each :math:`p_i`.
     confusion : {"grid", "map"}, default="grid"
-        "map": q_j is a parameter per task with the Beta prior above (MAP). "grid": q_j
-        is integrated over an estimated distribution on a grid (module docstring); its
-        ``pair_proba_`` is calibrated (ECE <= 0.03 on Table 1's scenarios, against
-        0.06-0.13 for "map"). Default "grid" because it measures better on the
-        accuracy and calibration targets (mean gap to the oracle over Table 1's 24 cells
-        0.0050 against 0.0058, ECE <= 0.028 against up to 0.135; README) and, with the
-        accelerations of the module docstring, is also the faster one at 2 10^6
-        responses (10 E-steps against 32; a fifth of the time).
+        "map": :math:`q_j` is a parameter per task with the Beta prior above (MAP).
+        "grid": :math:`q_j` is integrated over an estimated distribution on a grid; its
+        ``pair_proba_`` is calibrated.
     init : TopTwo2, optional
         The initial estimator; a copy of it is fitted on the same data (the object
         passed is left unchanged). Default ``TopTwo2(rng=rng)``.
@@ -880,16 +874,17 @@ class TopTwoEM(BaseEstimator):
     Attributes
     ----------
     top_two_ : ndarray of shape (n_tasks, 2)
-        Posterior mode (g_j, h_j); both 0 for a task with no response.
+        Posterior mode :math:`(g_j, h_j)`; (0, 0) for a task with no response.
     pair_proba_ : ndarray of shape (n_tasks,)
         Posterior probability of the chosen pair; NaN for a task with no response.
     g_proba_ : ndarray of shape (n_tasks,)
-        Posterior probability that the chosen g_j is g_j (summed over h); NaN likewise.
+        Posterior probability that the chosen :math:`g_j` is :math:`g_j` (summed over h);
+        NaN likewise.
     confusion_ : ndarray of shape (n_tasks,)
-        q_j (MAP; with ``confusion="grid"`` the posterior mean) in (1/2, 1); NaN for a
-        task with no response.
+        :math:`q_j` (MAP; with ``confusion="grid"`` the posterior mean) in (1/2, 1); NaN
+        for a task with no response.
     reliability_ : ndarray of shape (n_workers,)
-        p_i (MAP) in (0, 1); NaN for a worker with no response.
+        :math:`p_i` (MAP) in (0, 1); NaN for a worker with no response.
     log_likelihood_ : ndarray of shape (n_iter_ + 1,)
         Log-posterior (log-likelihood of eq. (1) given the observed pattern plus the log
         priors, up to a constant) at the start and after every iteration.
@@ -900,10 +895,22 @@ class TopTwoEM(BaseEstimator):
     init_ : TopTwo2
         The fitted initial estimator.
     confusion_prior_mode_ : float
-        The prior's mode for q_j, (1 + mu)/2 (NaN with ``confusion="grid"``).
+        The prior's mode for :math:`q_j`, :math:`(1 + \mu)/2` (NaN with "grid").
     confusion_grid_, confusion_weights_ : ndarray of shape (GRID_NODES,) or None
-        With ``confusion="grid"``: the nodes q_k and their estimated weights pi_k.
+        With ``confusion="grid"``: the nodes :math:`q_k` and their estimated weights
+        :math:`\pi_k`.
     n_workers_in_, n_tasks_in_, n_labels_in_ : int
+
+    Examples
+    --------
+    >>> import toptwo
+    >>> model = toptwo.TopTwoModel.random(40, 200, 4, rng=0)
+    >>> A = model.sample(0.5, rng=1)                 # 40 workers x 200 tasks, K = 4
+    >>> em = toptwo.TopTwoEM(rng=0).fit(A)
+    >>> round(toptwo.top_two_errors(em.top_two_, model.top_two)["pair"], 3)
+    0.315
+    >>> bool(((em.pair_proba_ > 0) & (em.pair_proba_ <= 1)).all())
+    True
     """
 
     def __init__(self, *, max_iter: int = 100, tol: float = 1e-6,
