@@ -63,3 +63,23 @@ def precise_iterative(monkeypatch):
     monkeypatch.setattr(linalg, "LANCZOS_TOL", 1e-10)
     monkeypatch.setattr(linalg, "ARPACK_TOL", 1e-10)
 
+
+
+# ---------------------------------------------------------------- SymPy checks: one run
+# `python -m theory_checks` (README quick start, CI) runs every SymPy check and fails when
+# one fails; their pytest duplicates (tests/test_theory_checks.py::test_check_passes,
+# marker ``theory_cli``) are deselected unless asked for (``-m theory_cli``, or any ``-m``
+# expression that selects them), so a CI run proves each claim once. The negative twins
+# and mutants (wrong statements that every check must reject) stay in pytest.
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "theory_cli: duplicates `python -m theory_checks`; run with -m theory_cli")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.option.markexpr:
+        return
+    drop = [item for item in items if item.get_closest_marker("theory_cli")]
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = [item for item in items if not item.get_closest_marker("theory_cli")]

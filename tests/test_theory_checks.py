@@ -18,6 +18,7 @@ from theory_checks.checks_top_t import paper_delta_r_other, printed_other_prob
 from theory_checks.model import p, paper_delta_r, q, s, symbolic_delta_r, symbolic_r
 
 
+@pytest.mark.theory_cli          # `python -m theory_checks` runs these (see tests/conftest.py)
 @pytest.mark.parametrize("name", list(tc.CHECKS))
 def test_check_passes(name: str) -> None:
     rec = tc.CHECKS[name]()
@@ -147,7 +148,7 @@ def test_kill_rates_table_and_cli(capsys) -> None:
 
 
 def test_run_all_and_main(monkeypatch, capsys) -> None:
-    # Every check already ran in test_check_passes; here a fast subset exercises the plumbing.
+    # Every check runs in `python -m theory_checks`; here a fast subset exercises the plumbing.
     from theory_checks import __main__ as cli
 
     subset = {n: tc.CHECKS[n] for n in ("eq1_distribution", "theorem3b_arithmetic")}
