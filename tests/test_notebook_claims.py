@@ -1,7 +1,10 @@
 """Seed sweep of the lessons' statistical claims (notebooks 02, 03, 04 and 05).
 
 A notebook asserts its claims on one seed. Each claim here is the same computation as the
-notebook's cell, re-run on seeds 0-19 with the notebook's tolerance: a claim must hold for
+notebook's cell (the same library call where the notebook makes one: notebook 02's
+``theory.binary_sample_mean``, notebook 03's ``theory.singular_vector_errors`` and
+``theory.first_order_sin_theta``, notebook 04's ``experiments.paired_tolerance``), re-run on
+seeds 0-19 with the notebook's tolerance: a claim must hold for
 every seed (its tolerance is derived from the sampling noise, so a failure on some seed
 would mean a tolerance that is too tight or a claim that is false). Where a claim has a
 designed false-alarm rate (notebook 02's Hoeffding tolerance: at most delta = 1e-3 per run,
@@ -25,7 +28,7 @@ import toptwo
 from toptwo import experiments as ex
 from toptwo import theory
 from toptwo.model import kl_divergence_bar
-from toptwo.viz import fit_loglog_slope, sin_theta
+from toptwo.viz import fit_loglog_slope
 
 
 def RAW_Q(est, model):
@@ -43,10 +46,9 @@ def _instance(seed: int, s: float = 0.3):
     return model, model.sample(s, rng=seed + 1)
 
 
-def _paired_tol(a: np.ndarray, b: np.ndarray) -> float:
-    """2 sd of a paired difference of error rates: they differ only where the pairs do."""
-    d = np.mean(np.any(a != b, axis=1))
-    return 2 * np.sqrt(d / a.shape[0])
+#: 2 sd of a paired difference of error rates (they differ only where the pairs do): the
+#: function notebook 04 calls
+_paired_tol = ex.paired_tolerance
 
 
 @pytest.mark.slow
@@ -100,12 +102,7 @@ def _nb02_claims(seed: int) -> list[str]:
     K4 = 4
     model = toptwo.TopTwoModel.random(n_workers=30, n_tasks=40, n_labels=K4, rng=seed)
     s_rate, T, delta = 0.6, 400, 1e-3
-    rng = np.random.default_rng(seed + 1000)
-    mean = np.zeros((K4 - 1, model.n_workers, model.n_tasks))
-    for _ in range(T):
-        Ad = model.sample(s_rate, rng=rng)
-        for k in range(1, K4):
-            mean[k - 1] += toptwo.to_binary(Ad, k).toarray() / T
+    mean = theory.binary_sample_mean(model, s_rate, T, rng=seed + 1000)   # the notebook's call
     expected = np.stack([model.expected_binary(k, s_rate) for k in range(1, K4)])
     t_hoeff = np.sqrt(2 * np.log(2 * expected.size / delta) / T)
     fails = []
@@ -145,24 +142,9 @@ def _nb03_claims(seed: int, n_rep: int = 2) -> list[str]:  # noqa: C901 (one not
     model = toptwo.TopTwoModel.random(n_workers=150, n_tasks=1500, n_labels=K4,
                                       reliability_range=(0.7, 1.0), rng=41)   # the notebook's instance
     n, m = model.n_workers, model.n_tasks
-    p_star = model.reliability / model.norm_p
     s_grid = np.geomspace(0.1, 0.5, 5)
     rng = np.random.default_rng(seed + 1000)
-    rows = []
-    for s_val in s_grid:
-        for _ in range(n_rep):
-            A_s = model.sample(s_val, rng=rng)
-            est = toptwo.TopTwo1(centering="paper").fit(A_s)
-            for k in range(1, K4):
-                Ak = toptwo.to_binary(A_s, k).toarray()
-                EX_k = model.expected_binary(k, s_val) - s_val * (K4 - 2 * k) / K4
-                X_hat = Ak - est.result_.s_prime_x * (K4 - 2 * k) / K4
-                noise = float(np.sqrt(np.linalg.eigvalsh((D := Ak - model.expected_binary(k, s_val)) @ D.T)[-1]))
-                noise_hat = float(np.sqrt(np.linalg.eigvalsh((X_hat - EX_k) @ (X_hat - EX_k).T)[-1]))
-                sigma1 = 2 * s_val * model.norm_p * np.linalg.norm(model.r(k))
-                rows.append((s_val, k, noise, sin_theta(est.result_.left_vectors[k - 1], p_star),
-                             np.sqrt(2) * noise_hat / (sigma1 - noise_hat)))
-    rows = np.array(rows)
+    rows = theory.singular_vector_errors(model, s_grid, n_rep, rng=rng)   # the notebook's call
     fails = []
     ratio = rows[:, 2] / np.sqrt(rows[:, 0] * max(m, n))
     if not ratio.max() / ratio.min() < 1.2:
@@ -184,16 +166,7 @@ def _nb03_claims(seed: int, n_rep: int = 2) -> list[str]:  # noqa: C901 (one not
     slope, _ = fit_loglog_slope(s_grid, mean_sin)
     if not ((mean_sin * np.sqrt(s_grid * n)).max() < 1.0 and abs(slope + 0.5) <= 0.2 and abs(slope + 1) > 0.2):
         fails.append(f"angle: slope {slope:.2f}")
-    first = []
-    for s_val in s_grid:
-        vals = []
-        for k in range(1, K4):
-            var = s_val - model.expected_binary(k, s_val) ** 2
-            w = model.r(k) / np.linalg.norm(model.r(k))
-            sigma1 = 2 * s_val * model.norm_p * np.linalg.norm(model.r(k))
-            vals.append(np.sqrt(((1 - p_star ** 2)[:, None] * var * w ** 2).sum()) / sigma1)
-        first.append(np.mean(vals))
-    first = np.array(first)
+    first = theory.first_order_sin_theta(model, s_grid)                   # the notebook's call
     excess = mean_sin / first
     slope_1st, _ = fit_loglog_slope(s_grid, first)
     se_rel = np.array([rows[rows[:, 0] == s_val, 3].std(ddof=1) / np.sqrt(np.sum(rows[:, 0] == s_val))

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 
-__all__ = ["aggregate", "paired_gap", "paired_differences", "paired_row_tests", "holm_family", "grid_average", "compare_methods", "holm", "queries_needed"]
+__all__ = ["aggregate", "paired_gap", "paired_differences", "paired_row_tests", "holm_family", "grid_average", "compare_methods", "holm", "queries_needed", "paired_tolerance"]
 
 #: A standard error at or below this is zero up to round-off: error rates and their
 #: differences are multiples of 1/m (>= 1e-8 for any m the package handles), so paired
@@ -419,3 +419,19 @@ def queries_needed(x: Any, error: Any, target: float) -> float:
     else:
         t = (y0 - target) / (y0 - y1)
     return float(np.exp(x0 + t * (x1 - x0)))
+
+
+def paired_tolerance(top_a: Any, top_b: Any, n_sd: float = 2.0) -> float:
+    """``n_sd`` standard deviations of the difference of two methods' pair error rates.
+
+    The two error rates on the same m tasks differ only on the tasks where their pairs
+    differ (a fraction d), so their difference has standard deviation at most
+    sqrt(d/m); returns n_sd sqrt(d/m). (Notebook 04 holds TopTwo2 to the oracle and to
+    stage 1 within it.)
+    """
+    a, b = np.asarray(top_a), np.asarray(top_b)
+    if a.shape != b.shape or a.ndim != 2:
+        raise ValueError(f"paired_tolerance needs two (n_tasks, 2) label arrays of one shape; "
+                         f"got {a.shape} and {b.shape}.")
+    d = float(np.mean(np.any(a != b, axis=1)))
+    return float(n_sd * np.sqrt(d / a.shape[0]))

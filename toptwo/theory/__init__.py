@@ -23,9 +23,10 @@ from .bounds import (LE_CAM_PINSKER_CONSTANT, THEOREM3A_MAX_SAMPLING_RATE, le_ca
                      lemma1_bound, minimax_lower_bound_g, sign_flip_probability,
                      spammer_hammer_error_g, theorem3a_max_sampling_rate,
                      theorem3b_corrected_bound)
-from .montecarlo import (binomial_ci, every_task_recovery, lemma1_tail, minimax_gap_curves,
-                         minimax_sample_complexity, sign_rule_flips, theorem1_decay,
-                         theorem3b_counterexample)
+from .montecarlo import (binary_sample_mean, binomial_ci, every_task_recovery,
+                         first_order_sin_theta, lemma1_tail, minimax_gap_curves,
+                         minimax_sample_complexity, sign_rule_flips, singular_vector_errors,
+                         theorem1_decay, theorem3b_counterexample)
 from .scaling import first_crossing, loglog_slope, scaling_checks, scaling_report, scaling_summary
 
 __all__ = ["THEOREM3A_MAX_SAMPLING_RATE", "theorem3a_max_sampling_rate", "spammer_hammer_error_g",
@@ -34,4 +35,5 @@ __all__ = ["THEOREM3A_MAX_SAMPLING_RATE", "theorem3a_max_sampling_rate", "spamme
            "binomial_ci", "theorem1_decay", "lemma1_bound", "lemma1_tail", "every_task_recovery",
            "sign_rule_flips", "sign_flip_probability", "minimax_gap_curves", "minimax_sample_complexity",
            "le_cam_queries", "loglog_slope", "first_crossing", "scaling_summary", "scaling_checks",
-           "scaling_report"]
+           "scaling_report", "binary_sample_mean", "singular_vector_errors",
+           "first_order_sin_theta"]
