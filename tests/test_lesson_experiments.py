@@ -38,3 +38,15 @@ def test_paired_tolerance():
     assert ex.paired_tolerance(a, b) == pytest.approx(2 * np.sqrt(0.25 / 4))
     with pytest.raises(ValueError, match=r"one shape; got \(4, 2\) and \(3, 2\)"):
         ex.paired_tolerance(a, b[:3])
+
+
+def test_stored_paired_differences_with_new_x():
+    from toptwo.experiments import paper
+
+    run = paper.load("reproduce_real")
+    rows = run.paired("err_pair", "color")
+    xs = sorted({r[0] for v in rows.values() for r in v})
+    moved = run.paired("err_pair", "color", x={x: 10 * x for x in xs})
+    assert {m: [[10 * r[0], *r[1:]] for r in v] for m, v in rows.items()} == moved
+    with pytest.raises(KeyError, match=r"`x` has no entry for the stored x \[4\.0"):
+        run.paired("err_pair", "color", x={xs[0]: 1.0})

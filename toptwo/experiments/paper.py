@@ -364,9 +364,12 @@ class StoredRun(Mapping):
         """
         return self._part(f"raw_{metric}", group)
 
-    def paired(self, metric: str = "err_pair", group: str | None = None
-               ) -> dict[str, list[list[float]]]:
+    def paired(self, metric: str = "err_pair", group: str | None = None, *,
+               x: Mapping[float, float] | None = None) -> dict[str, list[list[float]]]:
         """TopTwo2 minus every method, paired per draw.
+
+        The one helper the notebooks need for the paired-difference figures and tests
+        (notebooks 06-08 once defined ``rows_of`` each around it).
 
         Parameters
         ----------
@@ -374,6 +377,9 @@ class StoredRun(Mapping):
             ``err_pair``, ``err_g`` or ``err_h``.
         group : str, optional
             As in :meth:`summary`.
+        x : mapping, optional
+            New x for the stored ones (e.g. a subsampling level -> answers per task);
+            every stored x must be a key.
 
         Returns
         -------
@@ -386,7 +392,14 @@ class StoredRun(Mapping):
         if metric not in table:
             raise KeyError(f"StoredRun {self.name!r}: no paired differences of {metric!r}; "
                            f"stored: {list(table)}.")
-        return table[metric]
+        if x is None:
+            return table[metric]
+        xs = {float(k): v for k, v in x.items()}
+        missing = sorted({float(r[0]) for rows in table[metric].values() for r in rows} - set(xs))
+        if missing:
+            raise KeyError(f"StoredRun {self.name!r}.paired: `x` has no entry for the stored "
+                           f"x {missing[:5]}.")
+        return {m: [[xs[float(r[0])], *r[1:]] for r in rows] for m, rows in table[metric].items()}
 
     def gap_to_oracle(self, group: str | None = None) -> Mapping[str, Any]:
         """Per method: its pair error minus the oracle's, averaged over the grid.
