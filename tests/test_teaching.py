@@ -495,6 +495,7 @@ def test_cli_output_folder_that_is_a_file_or_has_no_parent(tmp_path, capsys):
 
 # ------------------------------------------------- answers that must not pass
 import toptwo  # noqa: E402
+from toptwo import reference  # noqa: E402
 
 
 @pytest.mark.parametrize("check, lookup, name", [
@@ -516,6 +517,11 @@ import toptwo  # noqa: E402
     (teaching.check_plugin_mle,
      lambda a, p, q, K: tuple(toptwo.plugin_mle(toptwo.as_responses(a[:, None], K), p,
                                                 np.array([q]))[0]), "toptwo.plugin_mle"),
+    (teaching.check_binary_conversion, lambda A, k: reference.binary(A, k),
+     "toptwo.reference.binary"),
+    (teaching.check_plugin_mle,
+     lambda a, p, q, K: tuple(reference.plugin_mle(a[:, None], p, np.array([q]), K)[0]),
+     "toptwo.reference.plugin_mle"),
     (lambda fn: teaching.check_expected_binary(fn, g=3, h=1, K=3),
      lambda k: teaching.reference_expected_binary(3, 1, k, 3, symbols=(P, Q, S)),
      "teaching.reference_expected_binary"),

@@ -44,7 +44,8 @@ def check_binary_conversion(student_fn: Callable) -> CheckResult:
         case = f"A of shape {A_case.shape} with K={K}, k={k}"
         try:
             got = _as_float_array(ex, case, _call(ex, student_fn, case, A_case.copy(), k,
-                                                  forbidden=("to_binary", "binary_stack")),
+                                                  forbidden=("to_binary", "binary_stack",
+                                                             "reference.binary")),
                                   A_case.shape, hint)
         except ExerciseCheckFailed:
             if grader.failed:

@@ -94,6 +94,9 @@ _FORBIDDEN = {
     "best_pairs": ("toptwo.best_pairs", "toptwo.mle:best_pairs"),
     "reference_expected_binary": ("teaching.reference_expected_binary",
                                   "toptwo.teaching.ex02:reference_expected_binary"),
+    # toptwo.reference (the paper's algorithms as printed) is out of reach as an answer
+    "reference.binary": ("toptwo.reference.binary", "toptwo.reference:binary"),
+    "reference.plugin_mle": ("toptwo.reference.plugin_mle", "toptwo.reference:plugin_mle"),
 }
 
 
