@@ -1,12 +1,9 @@
 r"""Algorithms 1 and 2 of Jeong & Chung (ICML 2023) as printed: dense NumPy, the paper's symbols.
 
-Read it with the paper open. ``A`` is a dense (n workers x m tasks) array with labels
-1..K and 0 = not answered; every worker and task has a response and the worker-task
-graph is connected (the engine behind :class:`toptwo.TopTwo1` and :class:`toptwo.TopTwo2`
-also handles the other cases, fast and sparse). The keyword options are the paper's
-choices and the package's documented deviations (design notes, "Deviations"), so every
-configuration of the estimators has its literal twin here: ``tests/test_reference.py``
-checks that both give the same labels and the same q_hat and p_hat.
+``A`` is a dense (n workers x m tasks) array, labels 1..K, 0 = not answered; every worker
+and task has a response and the worker-task graph is connected. The options are the
+paper's choices and the package's deviations (design notes), so each configuration of
+TopTwo1/TopTwo2 has its twin here; ``tests/test_reference.py`` checks they agree.
 """
 
 from types import SimpleNamespace
@@ -31,9 +28,8 @@ def binary(A, k):
 def centred(M, k, K, centering):
     """X^(k) = M^(k) - s'(K-2k)/K 1 (Sec. 4.1); "observed": - (K-2k)/K on answered entries."""
     s_prime = np.mean(M > 0)                             # s', estimated from M
-    if centering == "paper":
-        return binary(M, k) - s_prime * (K - 2 * k) / K, s_prime
-    return binary(M, k) - (K - 2 * k) / K * (M > 0), s_prime
+    shift = s_prime if centering == "paper" else (M > 0)
+    return binary(M, k) - shift * (K - 2 * k) / K, s_prime
 
 
 def leading_left_vector(X, sign_rule="paper"):
@@ -76,9 +72,7 @@ def algorithm1(A1, n_labels, eta=0.1, rng=None, *, sample_splitting=True,
     delta_v = np.diff(v, axis=1)              # step 4: Delta v^(k) = v^(k) - v^(k-1), k in [K]
     g, h = smallest_two(delta_v)                                           # eq. (3)
     j = np.arange(m)
-    others = np.ones((m, K), dtype=bool)
-    others[j, g] = others[j, h] = False
-    l_j = K / (K - 2) * np.where(others, delta_v, 0.0).sum(axis=1)         # step 5
+    l_j = K / (K - 2) * (delta_v.sum(axis=1) - delta_v[j, g] - delta_v[j, h])  # step 5: k != g, h
     seen = (C > 0).any(axis=0)                           # tasks with data in C
     l = l_j[seen].mean()                                                   # step 5
     q_hat = np.where(seen, 1 / K - delta_v[j, g] / l, np.nan)              # eq. (4)
