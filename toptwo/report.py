@@ -14,7 +14,7 @@ says which comparison failed, with which values and (for arrays) at how many ent
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -93,7 +93,7 @@ class ClaimFailed(AssertionError):
 
 
 #: The comparisons :func:`claim` knows, each applied entry by entry.
-_COMPARISONS = {
+_COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
     "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
     "==": lambda a, b: (a == b) | (_isnan(a) & _isnan(b)),
     "!=": lambda a, b: ~((a == b) | (_isnan(a) & _isnan(b))),
