@@ -17,13 +17,9 @@ Algorithm 1 [`alg:top_two`], step by step, with the line of code that implements
 5. l_j = K/(K-2) sum_{k not in {g_j, h_j}} Delta v_j^(k), l = mean_j l_j.
 6. q_j = 1/K - Delta v_j^(g_j) / l (eq. (4) [`eqn:est_q`]).
 
-Scaling. Proposition 1 gives E[X^(k)] = 2 s' p (r^(k))^T (B has sampling rate s'),
-whereas Sec. 4.1 writes s' p (r^(k))^T. With u = p/||p||, the paper's
-v^(k) = (Y^(k))^T u / s' therefore estimates 2 ||p|| r^(k), and its l estimates
-2 ||p||_2, not ||p||_2. We divide by 2 s' instead, so that v^(k) estimates
-||p||_2 r^(k) and ``norm_p_`` (= l) estimates ||p||_2, as the paper intends; q_j of
-eq. (4) is a ratio and is the same under both scalings. A noise-free test
-(``tests/test_spectral.py``) and ``theory_checks`` (claim 12) check this.
+Scaling. Step 3 divides by 2 s', not by the printed s': E[X^(k)] = 2 s' p (r^(k))^T
+(Proposition 1), so v^(k) estimates ||p||_2 r^(k) and ``norm_p_`` (= l) estimates
+||p||_2; q_j of eq. (4) is a ratio and does not change (design notes, "Scaling of v^(k)").
 
 Top-T (Algorithm 3 [`alg:top_T`]): the T smallest Delta v_j^(k) in increasing order
 give g_j1..g_jT, l_j = K/(K-T) sum over the other labels, q_jt = 1/K - Delta v^(g_jt)/l.
