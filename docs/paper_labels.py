@@ -26,6 +26,7 @@ next to this file is a committed copy for builds without the paper's source.
 from __future__ import annotations
 
 import json
+import os
 import re
 import string
 from pathlib import Path
@@ -159,7 +160,13 @@ def parse(tex: str) -> dict[str, str]:
 
 
 HERE = Path(__file__).resolve().parent
-PAPER = HERE.parent.parent / "shared" / "paper" / "jeong-chung-2023-top-two.tex"
+# The paper's source sits beside the project checkout (not committed); a git worktree
+# elsewhere finds it through TOPTWO_PAPER or the machine's shared folder.
+PAPER = next((p for p in (Path(os.environ.get("TOPTWO_PAPER", "")),
+                          HERE.parent.parent / "shared" / "paper" / "jeong-chung-2023-top-two.tex",
+                          Path("/work/shared/paper/jeong-chung-2023-top-two.tex"))
+              if str(p) not in ("", ".") and p.is_file()),
+             HERE.parent.parent / "shared" / "paper" / "jeong-chung-2023-top-two.tex")
 JSON = HERE / "paper_labels.json"
 
 
@@ -168,6 +175,112 @@ def load(paper: Path = PAPER, fallback: Path = JSON) -> tuple[dict[str, str], st
     if paper.is_file():
         return parse(paper.read_text(encoding="utf-8")), str(paper)
     return json.loads(fallback.read_text(encoding="utf-8")), str(fallback)
+
+
+# ------------------------------------------------------------- references in plain text
+#: A reference as printed, optionally followed by its LaTeX label in brackets:
+#: "eq. (13) [`eqn:total_s_pq`]", "Fig. 2a", "Table 5", "Appendix B.4", "Sec. 6.3".
+_KINDS = r"eqs?\.|Eqs?\.|equation|Fig\.|Figs\.|Figure|Table|Algorithm|Theorem|Lemma|Proposition|Corollary|Appendix|Sec\.|Section"
+REFERENCE = re.compile(
+    r"(?<![\w`])(?P<kind>" + _KINDS + r")\s?"
+    r"(?P<number>\(\d+\)|\d+(?:\.\d+)?(?:\([a-z]\)|[a-z]\b)?|[A-I](?:\.\d+)?\b)"
+    r"(?:\*\*)?(?:\s*\[`(?P<label>[^`]+)`\])?")
+_WORD = {"eq.": "eq.", "eqs.": "eq.", "Eq.": "eq.", "Eqs.": "eq.", "equation": "eq.",
+         "Fig.": "Fig.", "Figs.": "Fig.", "Figure": "Fig.", "Table": "Table",
+         "Algorithm": "Algorithm", "Theorem": "Theorem", "Lemma": "Lemma",
+         "Proposition": "Proposition", "Corollary": "Corollary", "Appendix": "Appendix",
+         "Sec.": "Sec.", "Section": "Sec."}
+
+
+def _norm(ref: str) -> str:
+    return re.sub(r"[().\s]", "", ref).lower()
+
+
+def printed_references(labels: dict[str, str]) -> set[str]:
+    """Every reference the paper prints, normalised: the labelled ones, every equation
+    number up to the largest labelled one (some equations have no label, e.g. App. B.4's
+    eq. (25)), and each figure's number alone ("Fig. 2" for "Fig. 2(a)")."""
+    out = {_norm(v) for v in labels.values()}
+    eqs = [int(v[5:-1]) for v in labels.values() if v.startswith("eq. (")]
+    out |= {_norm(f"eq. ({k})") for k in range(1, max(eqs) + 1)}
+    out |= {_norm(v.split("(")[0]) for v in labels.values() if v.startswith("Fig.")}
+    return out
+
+
+def check_references(text: str, labels: dict[str, str], where: str) -> list[str]:
+    """Problems with the paper references in ``text``.
+
+    * a reference followed by its label, "eq. (7) [`eqn:total_s_pq`]", must print the
+      label's number (here eq. (13));
+    * a label must exist;
+    * a bare reference ("Table 6", "eq. (130)", "Appendix J") must be something the paper
+      prints.
+
+    A line that cites another paper's numbering says so ("their Sec. 4, eq. (12)", "Zhang
+    et al. (Sec. 3.1)"); lines with "their" or "et al." are skipped. A label of another kind
+    than the reference is a pointer ("Theorem 3(a) [`app:thm:converse`]": its proof is in
+    Appendix I) and is only checked to exist.
+    """
+    known = printed_references(labels)
+    problems = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if re.search(r"\btheir\b|\bet al\.", line):
+            continue
+        for m in REFERENCE.finditer(line):
+            kind = _WORD[m["kind"]]
+            number = m["number"]
+            if kind == "Appendix" and not re.fullmatch(r"[A-I](?:\.\d+)?", number):
+                continue
+            if kind != "Appendix" and re.fullmatch(r"[A-I](?:\.\d+)?", number):
+                continue  # "Table A" etc. is not this paper's style: not a reference
+            if kind == "eq." and not number.startswith("("):
+                continue  # "equation 3" in prose about something else
+            said = f"{kind} {number}"
+            if kind == "Theorem":  # "Theorem 3(b)": the part is prose, not a number
+                said = re.sub(r"\(?[a-z]\)?$", "", said)
+            if m["label"]:
+                label = m["label"].strip()
+                if label not in labels:
+                    problems.append(f"{where}:{lineno}: unknown paper label {label!r}")
+                elif labels[label].split(" ")[0] != kind:
+                    pass
+                elif _norm(said) != _norm(labels[label]) and _norm(said) != _norm(
+                        labels[label].replace("(", "").replace(")", "")):
+                    problems.append(f"{where}:{lineno}: {said!r} next to `{label}`, which the "
+                                    f"paper prints as {labels[label]!r}")
+            elif _norm(said) not in known:
+                problems.append(f"{where}:{lineno}: {said!r} is not a number the paper prints")
+    return problems
+
+
+_STOP = set("""a an and are as at be by for from in is it its of on or s see so the their
+this to with which paper paper's printed proof eq eqs eqn equation fig table appendix sec
+algorithm theorem lemma corollary proposition icml 2023 jeong chung""".split())
+
+
+def inconsistent_references(texts: dict[str, str], words: int = 3) -> list[str]:
+    """Equation references that follow the same ``words`` content words (case,
+    punctuation, numbers and the words of ``_STOP`` ignored) but carry different numbers, across all ``texts`` ({where: text}): the same
+    phrase cannot cite two equations. This is how a stale number next to a current one is
+    found ("q needs more samples, eq. (7)" in one file, "... eq. (13)" in another)."""
+    seen: dict[tuple[str, str], dict[str, str]] = {}
+    for where, text in texts.items():
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if re.search(r"\btheir\b|\bet al\.", line):
+                continue
+            for m in REFERENCE.finditer(line):
+                if _WORD[m["kind"]] != "eq.":
+                    continue
+                before = [w for w in re.findall(r"[a-z0-9]+", line[:m.start()].lower())
+                          if w not in _STOP and not w.isdigit() and len(w) > 1][-words:]
+                if len(before) < words:
+                    continue
+                key = ("eq.", " ".join(before))
+                seen.setdefault(key, {}).setdefault(_norm(m["number"]), f"{where}:{lineno}")
+    # several numbers after one phrase on one line ("eqs. (5) and (6)") are a list
+    return [f"{kind} after '{phrase}': " + ", ".join(f"{n} at {w}" for n, w in sorted(d.items()))
+            for (kind, phrase), d in sorted(seen.items())
+            if len(d) > 1 and len(set(d.values())) > 1]
 
 
 if __name__ == "__main__":  # regenerate the committed copy: python docs/paper_labels.py

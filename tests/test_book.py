@@ -110,6 +110,50 @@ def test_numbers_printed_next_to_labels_agree_with_the_paper():
     assert wrong <= KNOWN_DISAGREEMENTS, sorted(wrong - KNOWN_DISAGREEMENTS)
 
 
+# Every other text a reader sees: the READMEs, the docs pages, the docstrings (and
+# comments) of the package, theory_checks and benchmarks.
+def _texts() -> dict[str, str]:
+    paths = [ROOT / "README.md", ROOT / "notebooks" / "README.md"]
+    paths += sorted(DOCS.glob("*.md")) + sorted((DOCS / "_generated").glob("*.md"))
+    for pkg in ("toptwo", "theory_checks", "benchmarks"):
+        paths += sorted((ROOT / pkg).rglob("*.py"))
+    out = {p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8") for p in paths
+           if p.is_file()}
+    for nb in NOTEBOOKS:
+        out[nb.relative_to(ROOT).as_posix()] = _markdown(nb)
+    return out
+
+
+def test_references_everywhere_use_the_printed_numbers():
+    labels, _ = paper_labels.load()
+    texts = _texts()
+    assert {"README.md", "notebooks/README.md", "toptwo/softlabels.py"} <= set(texts)
+    problems = [p for where, text in texts.items()
+                for p in paper_labels.check_references(text, labels, where)]
+    assert problems == [], "\n".join(problems)
+    clashes = paper_labels.inconsistent_references(texts)
+    assert clashes == [], "\n".join(clashes)
+
+
+def test_the_reference_checks_reject_wrong_numbers():
+    labels, _ = paper_labels.load()
+    bad = ("q needs more samples, eq. (7) [`eqn:total_s_pq`].\n"
+           "See Table 6 and Fig. 9(b), Appendix J, eq. (400).\n"
+           "Zhang et al. (Sec. 3.1) and their eq. (12) are another paper's.\n"
+           "Theorem 3(a) [`app:thm:converse`] and Table 5 [`tab:corrupt_CIFAR10`] are fine.\n"
+           "An unknown [`eqn:nope`].")
+    found = paper_labels.check_references(bad, labels, "x.md")
+    assert any("'eq. (7)' next to `eqn:total_s_pq`" in p and "'eq. (13)'" in p for p in found)
+    for said in ("Table 6", "Fig. 9(b)", "Appendix J", "eq. (400)"):
+        assert any(f"'{said}' is not a number the paper prints" in p for p in found), said
+    assert any("unknown paper label 'eqn:nope'" in p for p in found)
+    assert len(found) == 6, found            # nothing on lines 3 and 4
+    clash = paper_labels.inconsistent_references(
+        {"a.md": "q needs more samples, eq. (13)", "b.md": "so q needs more samples, eq. (7)",
+         "c.md": "eqs. (5) and (6) on one line: eq. (5), eq. (6)"})
+    assert len(clash) == 1 and "13 at a.md:1" in clash[0] and "7 at b.md:1" in clash[0]
+
+
 # ----------------------------------------------------------------------------- build
 def _have(mod: str) -> bool:
     try:

@@ -1,4 +1,4 @@
-"""The seven real multi-choice datasets of the paper (Appendix A [`subsec:dataset`]).
+"""The seven real multi-choice datasets of the paper (Appendix A.1 [`subsec:dataset`]).
 
 ``load_dataset(name)`` reads one of ``adult2, flag, food, plot, color, dog, web`` from a
 directory holding the files published by the paper's authors (github.com/Hyeonsu-Jeong/
@@ -328,7 +328,7 @@ def _truth_vector(arr: np.ndarray, n_tasks: int, K: int, base: int, *, repeated:
 
 def load_dataset(name: str, data_dir: str | os.PathLike | None = None, *,
                  duplicates: str = "error", verify: bool = True) -> Dataset:
-    """Load one of the paper's seven real datasets (Appendix A [`subsec:dataset`]).
+    """Load one of the paper's seven real datasets (Appendix A.1 [`subsec:dataset`]).
 
     Parameters
     ----------

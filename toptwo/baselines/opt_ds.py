@@ -8,7 +8,7 @@ Problem. Dawid-Skene: worker i answers l to a task of true class c with probabil
 G_3 and summing each group's one-hot answers per task gives three *views*
 ``Z_g[:, j] in R^K`` that are conditionally independent given the true class, with
 ``E[Z_g | y_j = c] = mu_g[:, c]`` (the group's aggregated confusion). Zhang et al.
-(Sec. 3.1, steps (a)-(c) of Algorithm 1) recover mu_g and w from second and third
+(their Sec. 3.1, steps (a)-(c) of their Algorithm 1) recover mu_g and w from second and third
 moments:
 
 (a) symmetrise two views onto the third:
