@@ -183,8 +183,9 @@ def load(paper: Path = PAPER, fallback: Path = JSON) -> tuple[dict[str, str], st
 _KINDS = r"eqs?\.|Eqs?\.|equation|Fig\.|Figs\.|Figure|Table|Algorithm|Theorem|Lemma|Proposition|Corollary|Appendix|Sec\.|Section"
 REFERENCE = re.compile(
     r"(?<![\w`])(?P<kind>" + _KINDS + r")\s?"
-    r"(?P<number>\(\d+\)|\d+(?:\.\d+)?(?:\([a-z]\)|[a-z]\b)?|[A-I](?:\.\d+)?\b)"
+    r"(?P<number>\(\d+\)|\d+(?:\.\d+)?(?:\([a-z]\)|[a-z]\b)?|[A-Z](?:\.\d+)?\b)"
     r"(?:\*\*)?(?:\s*\[`(?P<label>[^`]+)`\])?")
+_LABEL_CODE = re.compile(r"`((?:eqn|fig|tab|sec|subsec|app|alg|thm|lem|cor|prop|rem):[\w:.\-]+)`")
 _WORD = {"eq.": "eq.", "eqs.": "eq.", "Eq.": "eq.", "Eqs.": "eq.", "equation": "eq.",
          "Fig.": "Fig.", "Figs.": "Fig.", "Figure": "Fig.", "Table": "Table",
          "Algorithm": "Algorithm", "Theorem": "Theorem", "Lemma": "Lemma",
@@ -212,7 +213,7 @@ def check_references(text: str, labels: dict[str, str], where: str) -> list[str]
 
     * a reference followed by its label, "eq. (7) [`eqn:total_s_pq`]", must print the
       label's number (here eq. (13));
-    * a label must exist;
+    * a label must exist (any label-like inline code, "`eqn:...`", is looked up);
     * a bare reference ("Table 6", "eq. (130)", "Appendix J") must be something the paper
       prints.
 
@@ -229,9 +230,9 @@ def check_references(text: str, labels: dict[str, str], where: str) -> list[str]
         for m in REFERENCE.finditer(line):
             kind = _WORD[m["kind"]]
             number = m["number"]
-            if kind == "Appendix" and not re.fullmatch(r"[A-I](?:\.\d+)?", number):
+            if kind == "Appendix" and not re.fullmatch(r"[A-Z](?:\.\d+)?", number):
                 continue
-            if kind != "Appendix" and re.fullmatch(r"[A-I](?:\.\d+)?", number):
+            if kind != "Appendix" and re.fullmatch(r"[A-Z](?:\.\d+)?", number):
                 continue  # "Table A" etc. is not this paper's style: not a reference
             if kind == "eq." and not number.startswith("("):
                 continue  # "equation 3" in prose about something else
@@ -250,6 +251,9 @@ def check_references(text: str, labels: dict[str, str], where: str) -> list[str]
                                     f"paper prints as {labels[label]!r}")
             elif _norm(said) not in known:
                 problems.append(f"{where}:{lineno}: {said!r} is not a number the paper prints")
+        for m in _LABEL_CODE.finditer(line):
+            if m[1] not in labels and not any(m[1] in p for p in problems[-3:]):
+                problems.append(f"{where}:{lineno}: unknown paper label {m[1]!r}")
     return problems
 
 
