@@ -9,7 +9,7 @@ Runs :func:`toptwo.softlabels.corrupted_label_experiment` (notebook 11's crowd o
 digits; spammer answers added at ratios 0, 0.1, ..., 0.5 by eq. (25); hard, TopTwo2
 top-two, TopTwoEM top-two and full-distribution targets from the same answers; a softmax
 regression and a one-hidden-layer MLP trained on each) over 30 replicates and writes
-``benchmarks/results/corrupted_labels.json``: every replicate's numbers (``accuracy``,
+``toptwo/experiments/results/corrupted_labels.json``: every replicate's numbers (``accuracy``,
 ``label_accuracy``, ``true_mass``), a ``summary`` (mean and 95% t interval per cell;
 paired differences top-two - full and top-two - hard per ratio) and ``meta``. Notebook 11
 reads it and re-runs the first replicates of the softmax regression, which must agree.
@@ -34,7 +34,7 @@ import toptwo
 from toptwo.softlabels import (CORRUPTION_TARGETS, corrupted_label_experiment, merge_runs,
                                paired_ci)
 
-RESULTS = Path(__file__).resolve().parent / "results"
+RESULTS = Path(__file__).resolve().parent.parent / "toptwo" / "experiments" / "results"
 RATIOS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)
 MODELS = ("softmax regression", "MLP")
 SEED = 0

@@ -444,8 +444,9 @@ def generate() -> tuple[str, str]:
         "the notebooks' stored outputs; do not edit by hand -->",
         "",
         "One row per figure and table of Jeong & Chung (ICML 2023), main text and appendix, "
-        "numbered as printed. *Ours* is computed from the stored results of `benchmarks/` "
-        "(read with `toptwo.paper.load`) or quoted from a notebook's stored output, which "
+        "numbered as printed. *Ours* is computed from the stored results that the scripts of "
+        "`benchmarks/` write to `toptwo/experiments/results/` (read with "
+        "`toptwo.experiments.paper.load`) or quoted from a notebook's stored output, which "
         "strict nbval re-executes and whose `assert` cells check each claim; a quoted line "
         "that disappears, or a verdict whose numeric condition no longer holds, stops the "
         "generation (`python docs/reproduction_index.py`).",

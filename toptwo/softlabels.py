@@ -343,7 +343,7 @@ def digits_crowd_setup(split_seed: int = 0) -> dict[str, np.ndarray]:
 
 def _targets(A: Any, K: int, seed_seq: list[int], kinds: tuple[str, ...]) -> dict:
     from .baselines import MajorityVote
-    from .em import TopTwoEM
+    from .extensions.em import TopTwoEM
     from .mle import TopTwo2
 
     out = {}
