@@ -25,14 +25,14 @@ from __future__ import annotations
 
 import json
 from numbers import Integral, Real
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from scipy.optimize import minimize
 
 from ._base import ParamsBase
 from ._validation import Interval, check_int
-from .responses import as_responses
+from .responses import Responses, as_responses
 
 __all__ = ["answer_distribution", "calibration_bins", "expected_calibration_error",
            "SoftmaxRegression", "MLP", "add_spammers", "digits_crowd_setup",
@@ -276,7 +276,7 @@ CORRUPTION_TARGETS = ("hard (MV)", "top-two (TopTwo2)", "top-two (TopTwoEM)", "f
 
 
 def add_spammers(A: Any, ratio: float, rng: Any = None, n_labels: int | None = None
-                 ) -> "Responses":
+                 ) -> Responses:
     """A plus spammer answers, as in Appendix B.4 (eq. (25)).
 
     The number of added answers is ``round(ratio / (1 - ratio) * N)`` for the N answers of
@@ -292,11 +292,11 @@ def add_spammers(A: Any, ratio: float, rng: Any = None, n_labels: int | None = N
     ratio : float in [0, 1)
         The spammer ratio: the share of the returned answers that are random.
     rng : None, int or numpy.random.Generator
+        Source of the spammers' (worker, task) pairs and labels.
     n_labels : int, optional
         K (default: inferred from A).
     """
     from ._validation import check_rng
-    from .responses import Responses
 
     owner = "add_spammers"
     R = as_responses(A, n_labels, owner=owner)
@@ -397,8 +397,9 @@ def corrupted_label_experiment(*, ratios: Any = SPAMMER_RATIOS, replicates: int 
         training images whose target's largest entry is the true digit (ties: smallest
         label); ``true_mass[target][str(ratio)]``: mean target mass on the true digit.
     """
-    makers = {"softmax regression": lambda r: SoftmaxRegression(rng=r),
-              "MLP": lambda r: MLP(rng=r, max_iter=400)}
+    makers: dict[str, Callable[[Any], SoftmaxRegression | MLP]] = {
+        "softmax regression": lambda r: SoftmaxRegression(rng=r),
+        "MLP": lambda r: MLP(rng=r, max_iter=400)}
     owner = "corrupted_label_experiment"
     models = tuple(models)
     targets = tuple(targets)
@@ -421,9 +422,12 @@ def corrupted_label_experiment(*, ratios: Any = SPAMMER_RATIOS, replicates: int 
     K = 10
     from .model import TopTwoModel
 
-    acc = {mn: {tn: {str(x): [] for x in ratio_list} for tn in targets} for mn in models}
-    lab = {tn: {str(x): [] for x in ratio_list} for tn in targets}
-    mass = {tn: {str(x): [] for x in ratio_list} for tn in targets}
+    acc: dict[str, dict[str, dict[str, list[float]]]] = {
+        mn: {tn: {str(x): [] for x in ratio_list} for tn in targets} for mn in models}
+    lab: dict[str, dict[str, list[float]]] = {tn: {str(x): [] for x in ratio_list}
+                                              for tn in targets}
+    mass: dict[str, dict[str, list[float]]] = {tn: {str(x): [] for x in ratio_list}
+                                               for tn in targets}
     for r in range(first, first + reps):
         g = np.random.default_rng([base, r])
         p = g.uniform(0.3, 0.9, n_workers)
