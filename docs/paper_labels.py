@@ -180,16 +180,24 @@ def load(paper: Path = PAPER, fallback: Path = JSON) -> tuple[dict[str, str], st
 # ------------------------------------------------------------- references in plain text
 #: A reference as printed, optionally followed by its LaTeX label in brackets:
 #: "eq. (13) [`eqn:total_s_pq`]", "Fig. 2a", "Table 5", "Appendix B.4", "Sec. 6.3".
-_KINDS = r"eqs?\.|Eqs?\.|equation|Fig\.|Figs\.|Figure|Table|Algorithm|Theorem|Lemma|Proposition|Corollary|Appendix|Sec\.|Section"
+_KINDS = (r"eqs?\.|Eqs?\.|equation|Fig\.|Figs\.|Figure|Table|Algorithm|Alg\.|Theorem|Thm\.|Lemma"
+          r"|Proposition|Prop\.|Corollary|Cor\.|Appendix|App\.|Sec\.|Section")
 REFERENCE = re.compile(
     r"(?<![\w`])(?P<kind>" + _KINDS + r")\s?"
     r"(?P<number>\(\d+\)|\d+(?:\.\d+)?(?:\([a-z]\)|[a-z]\b)?|[A-Z](?:\.\d+)?\b)"
-    r"(?:\*\*)?(?:\s*\[`(?P<label>[^`]+)`\])?")
-_LABEL_CODE = re.compile(r"`((?:eqn|fig|tab|sec|subsec|app|alg|thm|lem|cor|prop|rem):[\w:.\-]+)`")
+    r"(?:\*\*)?(?:\s*\[`?(?P<label>(?:eqn|fig|tab|sec|subsec|app|alg|thm|lem|cor|prop|rem|defn)"
+    r":[\w:.\-]+)`?\])?")
+#: Labels of the paper's source that print no number (checked with the source present:
+#: every \\label of the paper is in the map or here).
+UNNUMBERED = {"eqn:defr": "the unnumbered display defining r^(k) (Sec. 3)"}
+_LABEL_CODE = re.compile(
+    r"(?:`|\[)((?:eqn|fig|tab|sec|subsec|app|alg|thm|lem|cor|prop|rem|defn):[\w:.\-]*\w)(?:`|\])")
 _WORD = {"eq.": "eq.", "eqs.": "eq.", "Eq.": "eq.", "Eqs.": "eq.", "equation": "eq.",
          "Fig.": "Fig.", "Figs.": "Fig.", "Figure": "Fig.", "Table": "Table",
-         "Algorithm": "Algorithm", "Theorem": "Theorem", "Lemma": "Lemma",
-         "Proposition": "Proposition", "Corollary": "Corollary", "Appendix": "Appendix",
+         "Algorithm": "Algorithm", "Alg.": "Algorithm", "Theorem": "Theorem",
+         "Thm.": "Theorem", "Lemma": "Lemma", "Proposition": "Proposition",
+         "Prop.": "Proposition", "Corollary": "Corollary", "Cor.": "Corollary",
+         "Appendix": "Appendix", "App.": "Appendix",
          "Sec.": "Sec.", "Section": "Sec."}
 
 
@@ -241,7 +249,10 @@ def check_references(text: str, labels: dict[str, str], where: str) -> list[str]
                 said = re.sub(r"\(?[a-z]\)?$", "", said)
             if m["label"]:
                 label = m["label"].strip()
-                if label not in labels:
+                if label in UNNUMBERED:
+                    problems.append(f"{where}:{lineno}: {said!r} next to `{label}`, which "
+                                    f"has no number ({UNNUMBERED[label]})")
+                elif label not in labels:
                     problems.append(f"{where}:{lineno}: unknown paper label {label!r}")
                 elif labels[label].split(" ")[0] != kind:
                     pass
@@ -252,7 +263,8 @@ def check_references(text: str, labels: dict[str, str], where: str) -> list[str]
             elif _norm(said) not in known:
                 problems.append(f"{where}:{lineno}: {said!r} is not a number the paper prints")
         for m in _LABEL_CODE.finditer(line):
-            if m[1] not in labels and not any(m[1] in p for p in problems[-3:]):
+            if m[1] not in labels and m[1] not in UNNUMBERED and not any(
+                    m[1] in p for p in problems[-3:]):
                 problems.append(f"{where}:{lineno}: unknown paper label {m[1]!r}")
     return problems
 

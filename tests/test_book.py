@@ -79,9 +79,12 @@ def test_counting_the_preamble_would_shift_every_equation():
 
 @pytest.mark.skipif(not paper_labels.PAPER.is_file(), reason="paper source not present")
 def test_committed_json_matches_the_paper():
-    fresh = paper_labels.parse(paper_labels.PAPER.read_text(encoding="utf-8"))
+    tex = paper_labels.PAPER.read_text(encoding="utf-8")
+    fresh = paper_labels.parse(tex)
     stored = json.loads(paper_labels.JSON.read_text(encoding="utf-8"))
     assert stored == fresh, "regenerate with: python docs/paper_labels.py"
+    every = set(re.findall(r"\\label\{([^}]+)\}", re.sub(r"(?<!\\)%.*", "", tex)))
+    assert every == set(fresh) | set(paper_labels.UNNUMBERED), every ^ (set(fresh) | set(paper_labels.UNNUMBERED))
 
 
 # Numbers the notebooks print next to a label that differ from the paper's counters
@@ -141,13 +144,16 @@ def test_the_reference_checks_reject_wrong_numbers():
            "See Table 6 and Fig. 9(b), Appendix J, eq. (400).\n"
            "Zhang et al. (Sec. 3.1) and their eq. (12) are another paper's.\n"
            "Theorem 3(a) [`app:thm:converse`] and Table 5 [`tab:corrupt_CIFAR10`] are fine.\n"
-           "An unknown [`eqn:nope`].")
+           "An unknown [`eqn:nope`].\n"
+           "README style: Thm. 2 [thm:main], Cor. 3 [cor:alg2], Prop. 1 [prop:binary].")
     found = paper_labels.check_references(bad, labels, "x.md")
     assert any("'eq. (7)' next to `eqn:total_s_pq`" in p and "'eq. (13)'" in p for p in found)
     for said in ("Table 6", "Fig. 9(b)", "Appendix J", "eq. (400)"):
         assert any(f"'{said}' is not a number the paper prints" in p for p in found), said
     assert any("unknown paper label 'eqn:nope'" in p for p in found)
-    assert len(found) == 6, found            # nothing on lines 3 and 4
+    assert any("'Theorem 2' next to `thm:main`" in p for p in found)
+    assert any("'Corollary 3' next to `cor:alg2`" in p for p in found)
+    assert len(found) == 8, found            # nothing on lines 3 and 4, nor for Prop. 1
     clash = paper_labels.inconsistent_references(
         {"a.md": "q needs more samples, eq. (13)", "b.md": "so q needs more samples, eq. (7)",
          "c.md": "eqs. (5) and (6) on one line: eq. (5), eq. (6)"})
