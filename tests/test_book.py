@@ -269,6 +269,18 @@ def test_every_notebook_has_a_clean_page(book):
 
 
 @needs_sphinx
+def test_the_reproduction_index_is_a_clean_page(book):
+    page = book / "reproduction.html"
+    assert page.is_file(), "docs/reproduction.md is not in the book"
+    assert _prose_problems(page) == [], _prose_problems(page)
+    p = _Prose()
+    p.feed(page.read_text(encoding="utf-8"))
+    text = re.sub(r"\s+", " ", html.unescape("".join(p.text)))
+    assert "Table 5: test accuracy" in text and "(eq. (13))" in text   # label shown as printed
+    assert 'href="reproduction.html"' in (book / "index.html").read_text(encoding="utf-8")
+
+
+@needs_sphinx
 def test_toc_and_previous_next_links(book):
     index = (book / "index.html").read_text(encoding="utf-8")
     order = [nb.relative_to(ROOT).with_suffix(".html").as_posix() for nb in NOTEBOOKS]
