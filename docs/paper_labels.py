@@ -276,7 +276,7 @@ algorithm theorem lemma corollary proposition icml 2023 jeong chung""".split())
 
 def inconsistent_references(texts: dict[str, str], words: int = 3) -> list[str]:
     """Equation references that follow the same ``words`` content words (case,
-    punctuation, numbers and the words of ``_STOP`` ignored) but carry different numbers, across all ``texts`` ({where: text}): the same
+    punctuation, numbers, inline math and the words of ``_STOP`` ignored) but carry different numbers, across all ``texts`` ({where: text}): the same
     phrase cannot cite two equations. This is how a stale number next to a current one is
     found ("q needs more samples, eq. (7)" in one file, "... eq. (13)" in another)."""
     seen: dict[tuple[str, str], dict[str, str]] = {}
@@ -287,7 +287,8 @@ def inconsistent_references(texts: dict[str, str], words: int = 3) -> list[str]:
             for m in REFERENCE.finditer(line):
                 if _WORD[m["kind"]] != "eq.":
                     continue
-                before = [w for w in re.findall(r"[a-z0-9]+", line[:m.start()].lower())
+                prefix = re.sub(r":math:`[^`]*`|\$[^$]*\$|\\[A-Za-z]+", " ", line[:m.start()])
+                before = [w for w in re.findall(r"[a-z0-9]+", prefix.lower())
                           if w not in _STOP and not w.isdigit() and len(w) > 1][-words:]
                 if len(before) < words:
                     continue
