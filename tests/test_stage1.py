@@ -12,8 +12,10 @@ import numpy as np
 import pytest
 
 import toptwo
-from toptwo import Responses, spectral
-from toptwo.spectral import ITERATIVE_U_TOL, _fix_sign, _trim, spectral_estimate
+from toptwo import Responses
+from toptwo._linalg import ITERATIVE_U_TOL
+from toptwo._ties import U_ABS_TOL
+from toptwo.spectral import fix_sign as _fix_sign, spectral_estimate, trim as _trim
 
 
 def _dense_X(R):
@@ -32,10 +34,10 @@ def _prototype(R, mode, eta=0.1):
     n, m = R.shape
     if mode == "stacked":
         u = np.linalg.svd(np.hstack(X), full_matrices=False)[0][:, 0]
-        u = _fix_sign(np.where(np.abs(u) <= spectral.U_ABS_TOL, 0.0, u))
+        u = _fix_sign(np.where(np.abs(u) <= U_ABS_TOL, 0.0, u))
     else:
         us = [np.linalg.svd(Xk, full_matrices=False)[0][:, 0] for Xk in X]
-        us = [_fix_sign(np.where(np.abs(u) <= spectral.U_ABS_TOL, 0.0, u)) for u in us]
+        us = [_fix_sign(np.where(np.abs(u) <= U_ABS_TOL, 0.0, u)) for u in us]
         u = np.mean(us, axis=0)
     u = np.maximum(u, 0.0)
     ut = _trim(u, eta)
@@ -105,8 +107,8 @@ def test_sign_of_the_solver_does_not_matter(mode, monkeypatch):
         monkeypatch.setattr(_pooled, "stacked_leading_left",
                             lambda *a, **k: (lambda u, s: (-u, s))(*orig(*a, **k)))
     else:
-        orig = _pooled._leading_vectors
-        monkeypatch.setattr(_pooled, "_leading_vectors",
+        orig = _pooled.leading_left_singular_vectors
+        monkeypatch.setattr(_pooled, "leading_left_singular_vectors",
                             lambda *a, **k: (lambda U, s: (-U, s))(*orig(*a, **k)))
     flipped = spectral_estimate(R, R, left_vector=mode)
     np.testing.assert_array_equal(flipped.top, ref.top)
