@@ -61,6 +61,9 @@ def methods(with_oracle=True):
     for lv in ("per_k", "stacked"):
         out[f"TopTwo2 {lv} refine3"] = (lambda v: lambda mo: toptwo.TopTwo2(
             left_vector=v, n_refinements=3))(lv)
+    for est in ("TopTwo1", "TopTwo2"):
+        out[f"{est} stacked, sign sum"] = (lambda e: lambda mo: getattr(toptwo, e)(
+            left_vector="stacked", sign_rule="sum"))(est)
     out["Authors TopTwo1"] = lambda mo: Hybrid(**AUTHORS, stage=1)
     out["Authors TopTwo2"] = lambda mo: Hybrid(**AUTHORS)
     out["TopTwo2 per_k, norm |p_hat|"] = lambda mo: Hybrid(**(TOPTWO | {"norm": "p_hat"}))
@@ -99,7 +102,10 @@ def part_synthetic(replicates):
                  ("TopTwo2 per_k refine3", "TopTwo2 per_k"),
                  ("TopTwo2 stacked refine3", "TopTwo2 per_k"),
                  ("TopTwo2 per_k, norm |p_hat|", "TopTwo2 per_k"),
-                 ("TopTwo2 stacked", "Authors TopTwo2")]
+                 ("TopTwo2 stacked", "Authors TopTwo2"),
+                 ("TopTwo1 stacked, sign sum", "TopTwo1 stacked"),
+                 ("TopTwo2 stacked, sign sum", "TopTwo2 stacked"),
+                 ("TopTwo2 stacked, sign sum", "TopTwo2 per_k")]
         diffs[sc] = {}
         for a, b in pairs:
             g = ex.paired_gap(recs, a, b, "err_pair", where=w)

@@ -30,7 +30,6 @@ def _dense_X(R):
 def _prototype(R, mode, eta=0.1):
     """Algorithm 1 steps 2-5 with one left vector, dense NumPy (the reference)."""
     X = _dense_X(R)
-    K = R.n_labels
     n, m = R.shape
     if mode == "stacked":
         u = np.linalg.svd(np.hstack(X), full_matrices=False)[0][:, 0]
@@ -218,8 +217,9 @@ def test_trimming_binds_and_helps(mode):
         cut = (res.left_vectors[0] > 0.2)
         assert np.flatnonzero(cut).tolist() == [0, 1, 2]
         assert (res.trimmed[0][cut] == 0).all() and (loose.trimmed[0] == loose.left_vectors[0]).all()
-        cos = lambda u: float(u @ u_star / np.linalg.norm(u))  # noqa: E731
-        assert cos(res.trimmed[0]) > cos(loose.trimmed[0]) + 0.3, (
-            cos(res.trimmed[0]), cos(loose.trimmed[0]))
-        g_err = lambda r: float(np.mean(r.top[:, 0] != model.top_two[:, 0]))  # noqa: E731
-        assert g_err(res) < g_err(loose) - 0.02, (g_err(res), g_err(loose))
+        c_tight, c_loose = (float(r.trimmed[0] @ u_star / np.linalg.norm(r.trimmed[0]))
+                            for r in (res, loose))
+        assert c_tight > c_loose + 0.3, (c_tight, c_loose)
+        e_tight, e_loose = (float(np.mean(r.top[:, 0] != model.top_two[:, 0]))
+                            for r in (res, loose))
+        assert e_tight < e_loose - 0.02, (e_tight, e_loose)

@@ -123,7 +123,8 @@ def stacked_leading_left(B: Responses, off: np.ndarray, rank_one: np.ndarray, so
     blocks = blocks if blocks is not None else LabelBlocks(B, off)
     op = _StackedGram(blocks, rank_one)
     if solver == "lanczos":
-        U, sv, done = _joint_leading_left(op, np.zeros(1))
+        # duck-typed block (n, K, forward, backward): one problem, plain Lanczos
+        U, sv, done = _joint_leading_left(op, np.zeros(1))  # type: ignore[arg-type]
         if done[0]:
             return U[:, 0], float(sv[0])
 

@@ -205,6 +205,7 @@ RESULT_NAMES = {
     "sample_complexity": "benchmarks/sample_complexity.py",
     "splitting": "benchmarks/splitting.py",
     "core": "benchmarks/bench_core.py",
+    "stage1": "benchmarks/stage1.py --replicates 20 --data-dir <datasets>",
 }
 
 #: Where each result set keeps its groups (scenarios, knobs, datasets, shapes).
