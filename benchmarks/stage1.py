@@ -55,12 +55,14 @@ def methods(with_oracle=True):
     if with_oracle:
         out["Oracle"] = lambda mo: toptwo.OracleMLE(mo.reliability, mo.confusion)
     for lv in VARIANTS:
-        out[f"TopTwo1 {lv}"] = (lambda v: lambda mo: toptwo.TopTwo1(left_vector=v))(lv)
+        out[f"TopTwo1 {lv}"] = (lambda v: lambda mo: toptwo.TopTwo1(left_vector=v,
+                                                                    sign_rule="paper"))(lv)
     for lv in VARIANTS:
-        out[f"TopTwo2 {lv}"] = (lambda v: lambda mo: toptwo.TopTwo2(left_vector=v))(lv)
+        out[f"TopTwo2 {lv}"] = (lambda v: lambda mo: toptwo.TopTwo2(left_vector=v,
+                                                                    sign_rule="paper"))(lv)
     for lv in ("per_k", "stacked"):
         out[f"TopTwo2 {lv} refine3"] = (lambda v: lambda mo: toptwo.TopTwo2(
-            left_vector=v, n_refinements=3))(lv)
+            left_vector=v, sign_rule="paper", n_refinements=3))(lv)
     for est in ("TopTwo1", "TopTwo2"):
         out[f"{est} stacked, sign sum"] = (lambda e: lambda mo: getattr(toptwo, e)(
             left_vector="stacked", sign_rule="sum"))(est)

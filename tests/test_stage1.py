@@ -223,3 +223,27 @@ def test_trimming_binds_and_helps(mode):
         e_tight, e_loose = (float(np.mean(r.top[:, 0] != model.top_two[:, 0]))
                             for r in (res, loose))
         assert e_tight < e_loose - 0.02, (e_tight, e_loose)
+
+
+@pytest.mark.parametrize("mode", ["stacked", "averaged"])
+@pytest.mark.parametrize("seed", range(4))
+def test_labels_survive_round_off_noise_in_the_pooled_vector(monkeypatch, seed, mode):
+    """Noise of 1e-12 in the solver's vector (a stand-in for another BLAS kernel) leaves
+    the labels of spammer-hammer crowds (many entries that are 0 in exact arithmetic)
+    unchanged."""
+    from toptwo import _pooled, spectral
+    model = toptwo.TopTwoModel.spammer_hammer(40, 200, 4, hammer_fraction=0.2, rng=seed)
+    R = model.sample(0.1, rng=seed + 50)
+    make = [lambda: toptwo.TopTwo1(left_vector=mode), lambda: toptwo.TopTwo2(left_vector=mode)]
+    ref = [f().fit(R).top_two_ for f in make]
+    gen = np.random.default_rng(seed)
+    if mode == "stacked":
+        orig = _pooled.stacked_leading_left
+        monkeypatch.setattr(_pooled, "stacked_leading_left", lambda *a, **k: (
+            lambda u, s: (u + 1e-12 * gen.standard_normal(u.shape), s))(*orig(*a, **k)))
+    else:
+        orig_lv = spectral._leading_vectors
+        monkeypatch.setattr(spectral, "_leading_vectors", lambda *a, **k: (
+            lambda U, s: (U + 1e-12 * gen.standard_normal(U.shape), s))(*orig_lv(*a, **k)))
+    for f, r in zip(make, ref):
+        np.testing.assert_array_equal(f().fit(R).top_two_, r)
