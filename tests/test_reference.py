@@ -37,25 +37,39 @@ def instances(count=N_INSTANCES):
 INSTANCES = instances()
 
 # name: (TopTwo1 parameters, algorithm1 options); "paper" is Algorithm 1 as printed
+PER_K = dict(left_vector="per_k")                  # Algorithm 1's own u^(k)
+POOLED = dict(left_vector="stacked", sign_rule="sum")  # one vector for every k (issue 25)
 CONFIGS_1 = {
-    "paper": (dict(sample_splitting=True, centering="paper"), dict()),
-    "paper_eta1": (dict(sample_splitting=True, centering="paper", eta=1.0), dict(eta=1.0)),
+    "paper": (dict(sample_splitting=True, centering="paper", **PER_K), dict()),
+    "paper_eta1": (dict(sample_splitting=True, centering="paper", eta=1.0, **PER_K),
+                   dict(eta=1.0)),
     "defaults": (dict(), dict(sample_splitting=False, centering="observed")),
     "defaults_eta1": (dict(eta=1.0), dict(sample_splitting=False, centering="observed",
                                           eta=1.0)),
-    "sign_sum": (dict(sign_rule="sum"), dict(sample_splitting=False, centering="observed",
-                                             sign_rule="sum")),
-    "observed_split": (dict(sample_splitting=True), dict(centering="observed")),
+    "pooled": (POOLED, dict(sample_splitting=False, centering="observed", **POOLED)),
+    "per_k": (PER_K, dict(sample_splitting=False, centering="observed")),
+    "sign_sum": (dict(sign_rule="sum", **PER_K),
+                 dict(sample_splitting=False, centering="observed", sign_rule="sum")),
+    "averaged": (dict(left_vector="averaged", sign_rule="paper"),
+                 dict(sample_splitting=False, centering="observed", left_vector="averaged")),
+    "stacked_paper_sign": (dict(left_vector="stacked", sign_rule="paper"),
+                           dict(sample_splitting=False, centering="observed",
+                                left_vector="stacked")),
+    "observed_split": (dict(sample_splitting=True, **PER_K), dict(centering="observed")),
 }
 # name: (TopTwo2 parameters, algorithm2 options); "paper" is Algorithm 2 as printed up to
 # the package's clipping of p_hat and q_hat before eq. (6) (needed for its logarithms)
 CONFIGS_2 = {
-    "paper": (dict(sample_splitting=True, centering="paper", reliability_normalization="paper"),
-              dict()),
+    "paper": (dict(sample_splitting=True, centering="paper", reliability_normalization="paper",
+                   **PER_K), dict()),
     "defaults": (dict(), dict(sample_splitting=False, centering="observed",
                               normalization="per_worker")),
-    "observed_split": (dict(sample_splitting=True), dict(centering="observed",
-                                                         normalization="per_worker")),
+    "pooled": (POOLED, dict(sample_splitting=False, centering="observed",
+                            normalization="per_worker", **POOLED)),
+    "per_k": (PER_K, dict(sample_splitting=False, centering="observed",
+                          normalization="per_worker")),
+    "observed_split": (dict(sample_splitting=True, **PER_K), dict(centering="observed",
+                                                                  normalization="per_worker")),
 }
 
 

@@ -122,10 +122,12 @@ def test_repeated_singular_value_drops_the_direction():
     # (worker 2 answers task 2 with label 1 in a component of its own: three labels used)
     A = toptwo.Responses.from_triples([0, 0, 1, 1, 2], [0, 1, 0, 1, 2], [4, 2, 4, 4, 1],
                                       n_labels=4)
-    res = toptwo.TopTwo1().fit(A).result_
+    per_k = lambda: toptwo.TopTwo1(left_vector="per_k")  # noqa: E731  (the u^(k) of Alg. 1)
+    res = per_k().fit(A).result_
     np.testing.assert_array_equal(res.left_vectors[1, :2], [0.0, 0.0])
     swapped = toptwo.Responses.from_triples([1, 1, 0, 0, 2], [0, 1, 0, 1, 2], [4, 2, 4, 4, 1],
                                             n_labels=4)
+    np.testing.assert_array_equal(per_k().fit(swapped).top_two_, per_k().fit(A).top_two_)
     np.testing.assert_array_equal(toptwo.TopTwo1().fit(swapped).top_two_,
                                   toptwo.TopTwo1().fit(A).top_two_)
 
@@ -146,11 +148,14 @@ def _perturbed(monkeypatch, scale: float, seed: int):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_labels_survive_round_off_noise_in_u(monkeypatch, seed):
+    # the per-k vectors (the pooled vector's twin: tests/test_stage1.py)
     _, R = spammer_hammer_instance(seed)
-    ref1, ref2 = toptwo.TopTwo1().fit(R), toptwo.TopTwo2().fit(R)
+    t1 = lambda: toptwo.TopTwo1(left_vector="per_k")  # noqa: E731
+    t2 = lambda: toptwo.TopTwo2(left_vector="per_k")  # noqa: E731
+    ref1, ref2 = t1().fit(R), t2().fit(R)
     _perturbed(monkeypatch, 1e-12, seed)
-    np.testing.assert_array_equal(toptwo.TopTwo1().fit(R).top_two_, ref1.top_two_)
-    np.testing.assert_array_equal(toptwo.TopTwo2().fit(R).top_two_, ref2.top_two_)
+    np.testing.assert_array_equal(t1().fit(R).top_two_, ref1.top_two_)
+    np.testing.assert_array_equal(t2().fit(R).top_two_, ref2.top_two_)
 
 
 def test_without_the_tolerances_round_off_noise_changes_labels(monkeypatch):
@@ -165,10 +170,11 @@ def test_without_the_tolerances_round_off_noise_changes_labels(monkeypatch):
     changed = 0
     for seed in range(6):
         _, R = spammer_hammer_instance(seed)
-        ref = toptwo.TopTwo1().fit(R).top_two_
+        ref = toptwo.TopTwo1(left_vector="per_k").fit(R).top_two_
         with monkeypatch.context() as mp:
             _perturbed(mp, 1e-12, seed)
-            changed += int((toptwo.TopTwo1().fit(R).top_two_ != ref).any(axis=1).sum())
+            changed += int((toptwo.TopTwo1(left_vector="per_k").fit(R).top_two_ != ref)
+                           .any(axis=1).sum())
     assert changed > 0
 
 

@@ -425,6 +425,8 @@ class TopTwo2(BaseEstimator):
         Sign rule for :math:`\mathbf u^{(k)}` in stage 1 (see :class:`~toptwo.TopTwo1`).
     centering : {"observed", "paper"}, default="observed"
         Centring of the binary matrices in stage 1 (see :class:`~toptwo.TopTwo1`).
+    left_vector : {"per_k", "stacked", "averaged"}, default="per_k"
+        Stage 1's left vector (see :class:`~toptwo.TopTwo1`).
     n_refinements : int, default=0
         Beyond the paper (T = 2 only): this many hard-EM steps after eq. (6), each
         re-estimating p by eq. (5) per worker on all responses and q by a moment
@@ -476,7 +478,7 @@ class TopTwo2(BaseEstimator):
     def __init__(self, *, split_rate: float = 0.5, eta: float = 0.1,
                  sample_splitting: bool = False, reliability_normalization: str = "per_worker",
                  n_top: int = 2, sign_rule: str = "paper", centering: str = "observed",
-                 n_refinements: int = 0,
+                 left_vector: str = "per_k", n_refinements: int = 0,
                  refinement_shrinkage: float = 2.0, rng: Any = None):
         self.split_rate = split_rate
         self.eta = eta
@@ -485,6 +487,7 @@ class TopTwo2(BaseEstimator):
         self.n_top = n_top
         self.sign_rule = sign_rule
         self.centering = centering
+        self.left_vector = left_vector
         self.n_refinements = n_refinements
         self.refinement_shrinkage = refinement_shrinkage
         self.rng = rng
@@ -498,6 +501,7 @@ class TopTwo2(BaseEstimator):
         "n_top": TopTwo1._parameter_constraints["n_top"],
         "sign_rule": TopTwo1._parameter_constraints["sign_rule"],
         "centering": TopTwo1._parameter_constraints["centering"],
+        "left_vector": TopTwo1._parameter_constraints["left_vector"],
         "n_refinements": [Interval(Integral, 0, None, closed="left")],
         "refinement_shrinkage": [Interval(Real, 0, None, closed="left")],
         "rng": TopTwo1._parameter_constraints["rng"],
@@ -525,7 +529,8 @@ class TopTwo2(BaseEstimator):
         else:
             A1 = A2 = B = C = R
         res = spectral_estimate(B, C, eta=eta, n_top=T,              # step 2
-                                sign_rule=params["sign_rule"], centering=params["centering"])
+                                sign_rule=params["sign_rule"], centering=params["centering"],
+                                left_vector=params["left_vector"])
         p_hat = estimate_reliability(A2, res.top,                     # step 3
                                      normalization=params["reliability_normalization"],
                                      n_responses=R.worker_counts())

@@ -52,21 +52,37 @@ def smallest_two(delta_v):
     return g, h
 
 
+def pooled_left_vector(Xs, sign_rule, left_vector):
+    """One vector for every k: "stacked", u of [X^(1) ... X^(K-1)]; "averaged", the mean of
+    the sign-fixed u^(k); then projected onto u >= 0 (clip at 0: p >= 0)."""
+    if left_vector == "stacked":
+        u = leading_left_vector(np.hstack(Xs), sign_rule)
+    else:
+        u = np.mean([leading_left_vector(X, sign_rule) for X in Xs], axis=0)
+        u[np.abs(u) <= 1e-8] = 0.0
+    return np.maximum(u, 0.0)
+
+
 def algorithm1(A1, n_labels, eta=0.1, rng=None, *, sample_splitting=True,
-               centering="paper", sign_rule="paper"):
+               centering="paper", sign_rule="paper", left_vector="per_k"):
     """Algorithm 1 (TopTwo1) on A^1: ``top_two`` (labels 1..K; 0 = no data in C), ``q_hat``.
 
     ``sample_splitting=False`` uses A^1 for both B and C; ``centering="observed"`` and
-    ``sign_rule="sum"`` are the package's options (see :class:`toptwo.TopTwo1`).
+    ``sign_rule="sum"`` are the package's options (see :class:`toptwo.TopTwo1`), and so is
+    ``left_vector`` "stacked" / "averaged" (one left vector for every k, issue 25).
     """
     K, (n, m) = n_labels, A1.shape
     rng = np.random.default_rng(rng)
     B, C = split(A1, 0.5, rng) if sample_splitting else (A1, A1)         # step 1
     u, u_tilde, v = np.zeros((K + 1, n)), np.zeros((K + 1, n)), np.zeros((m, K + 1))
+    if left_vector != "per_k":                           # step 2, pooled over k
+        u[1:K] = pooled_left_vector([centred(B, k, K, centering)[0] for k in range(1, K)],
+                                    sign_rule, left_vector)
     for k in range(1, K):                                # v^(0) = v^(K) = 0
         X, _ = centred(B, k, K, centering)
         Y, s_prime = centred(C, k, K, centering)
-        u[k] = leading_left_vector(X, sign_rule)                           # step 2
+        if left_vector == "per_k":
+            u[k] = leading_left_vector(X, sign_rule)                       # step 2
         u_tilde[k] = np.where(u[k] > 2 / (eta * np.sqrt(n)), 0.0, u[k])    # step 2: trim
         v[:, k] = Y.T @ u_tilde[k] / s_prime                               # step 3
     delta_v = np.diff(v, axis=1)              # step 4: Delta v^(k) = v^(k) - v^(k-1), k in [K]
@@ -104,7 +120,7 @@ def oracle_mle(A, p, q, n_labels):
 
 def algorithm2(A, n_labels, s_1=0.5, eta=0.1, rng=None, *, sample_splitting=True,
                centering="paper", sign_rule="paper", normalization="paper",
-               p_range=(0.05, 0.99), q_range=(0.51, 0.99)):
+               p_range=(0.05, 0.99), q_range=(0.51, 0.99), left_vector="per_k"):
     """Algorithm 2 (TopTwo2): ``top_two`` by eq. (6), ``q_hat`` (eq. (4) at g), ``p_hat`` (5).
 
     ``normalization="per_worker"`` divides eq. (5) by each worker's own answers;
@@ -114,7 +130,8 @@ def algorithm2(A, n_labels, s_1=0.5, eta=0.1, rng=None, *, sample_splitting=True
     rng = np.random.default_rng(rng)
     A1, A2 = split(A, s_1, rng) if sample_splitting else (A, A)            # step 1
     stage1 = algorithm1(A1, K, eta, rng, sample_splitting=sample_splitting,
-                        centering=centering, sign_rule=sign_rule)           # step 2
+                        centering=centering, sign_rule=sign_rule,
+                        left_vector=left_vector)                            # step 2
     g, h = stage1.top_two.T
     hit = (A2 > 0) & ((A2 == g) | (A2 == h))             # 1(A2_ij = g_j or h_j)
     if normalization == "paper":

@@ -91,6 +91,8 @@ class SpectralResult:
 
 # --------------------------------------------------------------------- helpers
 SIGN_RULES = ("paper", "sum")
+#: Values of ``left_vector`` (see :class:`TopTwo1`; the pooled ones in ``toptwo._pooled``).
+LEFT_VECTORS = ("stacked", "averaged", "per_k")
 CENTERINGS = ("observed", "paper")
 
 #: eta of the assumption eta sqrt(n) <= ||p||_2 <= sqrt(n) (TopTwo1 and TopTwo2).
@@ -331,23 +333,31 @@ def project(C: Responses, Ut: np.ndarray, X: CentredBinary, s_prime: float
 
 def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
                     centering: str, solver: str, sx: float, sy: float,
-                    n_eff: int | None = None) -> dict:
+                    n_eff: int | None = None, left_vector: str = "per_k") -> dict:
     """Algorithm 1 steps 1-3 on one block: u^(k), u~^(k), v^(k) and the error of v.
 
     ``n_eff`` is the n of the trimming threshold (the block's workers with responses
     when idle rows are kept in B; default: all rows of B).
     """
     X = centred_binary(B, centering, sx)                            # step 1
-    U, sv = leading_left_singular_vectors(X, solver)                # step 2: SVD
-    U = np.array([fix_sign(u, sign_rule) for u in U])               # step 2: sign
-    Ut = np.array([trim(u, eta, n_eff) for u in U])                 # step 2: trim
+    if left_vector == "per_k":
+        U, sv = leading_left_singular_vectors(X, solver)            # step 2: SVD
+        U = np.array([fix_sign(u, sign_rule) for u in U])           # step 2: sign
+        Ut = np.array([trim(u, eta, n_eff) for u in U])             # step 2: trim
+    else:
+        # one vector for every k (Proposition 1): sign, clip at 0, trim (toptwo._pooled)
+        from ._pooled import pooled_left_vector
+        u, sv = pooled_left_vector(X, solver, sign_rule, left_vector)
+        U = np.tile(u, (B.n_labels - 1, 1))
+        Ut = np.tile(trim(u, eta, n_eff), (B.n_labels - 1, 1))
     v, v_err = project(C, Ut, X, sy)                                # step 3
     return dict(U=U, Ut=Ut, sv=sv, v=v, v_err=v_err)
 
 
 def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
                       n_top: int = 2, sign_rule: str = "paper",
-                      centering: str = "observed", solver: str = "auto") -> SpectralResult:
+                      centering: str = "observed", solver: str = "auto",
+                      left_vector: str = "per_k") -> SpectralResult:
     """Algorithm 1 steps 1-6 on sparse parts B (singular vectors) and C (projection).
 
     Pass the same :class:`Responses` twice for the variant without the B/C split.
@@ -385,6 +395,9 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
     if solver not in SOLVERS:
         raise ValueError(f"`solver` of spectral_estimate must be one of {SOLVERS}; got "
                          f"{solver!r} instead.")
+    if left_vector not in LEFT_VECTORS:
+        raise ValueError(f"`left_vector` of spectral_estimate must be one of "
+                         f"{LEFT_VECTORS}; got {left_vector!r} instead.")
     n, m, K = B.n_workers, B.n_tasks, B.n_labels
     parts = stage1_parts(B, C, centering)
     U, Ut = np.zeros((K - 1, n)), np.zeros((K - 1, n))
@@ -395,7 +408,7 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
         sxc, syc = part.B.nnz / part.size, part.C.nnz / part.size    # s' of B and of C
         blk = _spectral_block(part.B, part.C, eta=eta, sign_rule=sign_rule,
                               centering=centering, solver=solver, sx=sxc, sy=syc,
-                              n_eff=part.n_eff)
+                              n_eff=part.n_eff, left_vector=left_vector)
         if part.workers is None:                          # the part is the whole data
             U, Ut, v, v_err = blk["U"], blk["Ut"], blk["v"], blk["v_err"]
         else:
@@ -480,6 +493,18 @@ class TopTwo1(BaseEstimator):
         :math:`s' = \mathrm{nnz}(B)/(nm)`; "observed": subtract :math:`(K-2k)/K` on the
         observed entries only. Both have expectation :math:`2s'\mathbf p
         (\mathbf r^{(k)})^\top` (design notes, "Centring").
+    left_vector : {"per_k", "stacked", "averaged"}, default="per_k"
+        The left vector(s) of step 3. "per_k": :math:`\mathbf u^{(k)}` from each
+        :math:`X^{(k)}`, as printed. "stacked": Proposition 1 gives every
+        :math:`X^{(k)}` the left factor :math:`\mathbf p/\|\mathbf p\|_2`, so the leading
+        left singular vector of :math:`[X^{(1)} \cdots X^{(K-1)}]` estimates it from the
+        pooled signal :math:`4s'^2\|\mathbf p\|^2\sum_k\|\mathbf r^{(k)}\|^2`; one sign,
+        then the projection onto :math:`\mathbf u \ge 0` (clip at 0: non-expansive
+        towards :math:`\mathbf p/\|\mathbf p\|_2 \ge 0`, never raises an entry, so
+        Theorem 1's argument holds), trimming, the same vector for every k. "averaged":
+        the mean of the sign-fixed :math:`\mathbf u^{(k)}`, clipped at 0 (the authors'
+        code). Derivation in ``toptwo._pooled``; measurements in
+        ``docs/design_stage1.md`` and notebook 12.
     rng : None, int or numpy.random.Generator
         Source of the B/C split (used only with ``sample_splitting=True``).
 
@@ -520,12 +545,14 @@ class TopTwo1(BaseEstimator):
     """
 
     def __init__(self, *, eta: float = 0.1, sample_splitting: bool = False, n_top: int = 2,
-                 sign_rule: str = "paper", centering: str = "observed", rng: Any = None):
+                 sign_rule: str = "paper", centering: str = "observed",
+                 left_vector: str = "per_k", rng: Any = None):
         self.eta = eta
         self.sample_splitting = sample_splitting
         self.n_top = n_top
         self.sign_rule = sign_rule
         self.centering = centering
+        self.left_vector = left_vector
         self.rng = rng
 
     _parameter_constraints = {
@@ -534,6 +561,7 @@ class TopTwo1(BaseEstimator):
         "n_top": [Interval(Integral, 2, None, closed="left")],
         "sign_rule": [StrOptions(SIGN_RULES)],
         "centering": [StrOptions(CENTERINGS)],
+        "left_vector": [StrOptions(LEFT_VECTORS)],
         "rng": ["random_state"],
     }
 
@@ -553,7 +581,8 @@ class TopTwo1(BaseEstimator):
         else:
             B = C = R
         res = spectral_estimate(B, C, eta=eta, n_top=T, sign_rule=params["sign_rule"],
-                                centering=params["centering"])
+                                centering=params["centering"],
+                                left_vector=params["left_vector"])
         self._set_outputs(res, R, T, R.task_counts() > 0)
         return self
 

@@ -206,6 +206,7 @@ RESULT_NAMES = {
     "splitting": "benchmarks/splitting.py",
     "core": "benchmarks/bench_core.py",
     "corrupted_labels": "benchmarks/corrupted_labels.py",
+    "stage1": "benchmarks/stage1.py --replicates 20 --data-dir <datasets>",
 }
 
 #: Where each result set keeps its groups (scenarios, knobs, datasets, shapes).

@@ -370,7 +370,8 @@ def sign_rule_flips(n_workers: int = 100, n_tasks: int = 300, n_labels: int = 5,
                                                confusion_range=confusion_range, rng=gen)
             A = model.sample(s, rng=gen)
             for rule in ("paper", "sum"):
-                est = TopTwo1(sign_rule=rule).fit(A, K)
+                # the per-k vectors of Algorithm 1 (the sign rule acts on each u^(k))
+                est = TopTwo1(sign_rule=rule, left_vector="per_k").fit(A, K)
                 flipped = bool(np.any(est.result_.left_vectors @ model.reliability < 0))
                 counts[rule][a] += flipped
                 errs[rule][a] += top_two_errors(est.top_two_, model.top_two)["g"] / R
