@@ -37,7 +37,7 @@ myst_enable_extensions = ["dollarmath", "amsmath"]
 nb_mime_priority_overrides = [("html", "image/svg+xml", 5)]
 
 root_doc = "index"
-include_patterns = ["index.md", "design.md", "reproduction.md", "notebooks/[0-9][0-9]_*.ipynb", "notebooks/exercises/ex*.ipynb"]
+include_patterns = ["index.md", "design.md", "design_stage1.md", "reproduction.md", "notebooks/[0-9][0-9]_*.ipynb", "notebooks/exercises/ex*.ipynb"]
 exclude_patterns = ["_build", "**/.ipynb_checkpoints", "README.md"]
 
 html_theme = "furo"  # previous/next links at the foot of every page, sidebar TOC
