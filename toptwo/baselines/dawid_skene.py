@@ -206,8 +206,7 @@ class _DSBase(BaseEstimator):
         self.objective_history_ = np.asarray(history)
         self.n_iter_ = it
         self.converged_ = converged
-        self.n_workers_in_, self.n_tasks_in_ = R.shape
-        self.n_labels_in_ = R.n_labels
+        self._record_input(R)
         self._finalise_worker_params()
         for name in ("_R", "_P_task", "_T_of"):
             self.__dict__.pop(name, None)
