@@ -235,7 +235,7 @@ class _DSBase(BaseEstimator):
         return self.fit(A, n_labels).top_two_[:, 0]
 
     def soft_labels(self) -> np.ndarray:
-        """Top-two soft labels: confusion_ on g_hat, 1 - confusion_ on h_hat (Sec. 6.3)."""
+        """Top-two soft labels: ``confusion_`` on g_hat, 1 - ``confusion_`` on h_hat (Sec. 6.3)."""
         return soft_labels(self.top_two_, self.confusion_, self.n_labels_in_)
 
 

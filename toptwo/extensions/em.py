@@ -885,7 +885,7 @@ class TopTwoEM(BaseEstimator):
         for a task with no response.
     reliability_ : ndarray of shape (n_workers,)
         :math:`p_i` (MAP) in (0, 1); NaN for a worker with no response.
-    log_likelihood_ : ndarray of shape (n_iter_ + 1,)
+    log_likelihood_ : ndarray of shape (``n_iter_`` + 1,)
         Log-posterior (log-likelihood of eq. (1) given the observed pattern plus the log
         priors, up to a constant) at the start and after every iteration.
     n_iter_ : int
