@@ -55,12 +55,14 @@ def latex_to_text(tex: str) -> str:
     """A plain-text rendering of a short LaTeX formula for titles: ``\\mathbf p`` -> p,
     ``\\hat g`` -> ĝ, ``T = 3`` stays."""
     out = tex
+    for cmd in sorted(_COMMANDS, key=len, reverse=True):
+        stop = r"(?![A-Za-z])" if cmd[-1].isalpha() else ""
+        out = re.sub(re.escape(cmd) + stop, "", out)
     out = re.sub(r"\\(?:hat|widehat)\s*\{?\s*([A-Za-z])\s*\}?", lambda m: m[1] + "\u0302", out)
     out = re.sub(r"\\(?:bar|overline)\s*\{?\s*([A-Za-z])\s*\}?", lambda m: m[1] + "\u0304", out)
     for cmd, sym in sorted(_SYMBOLS.items(), key=lambda kv: -len(kv[0])):
-        out = re.sub(re.escape(cmd) + r"(?![A-Za-z])", sym, out)
-    for cmd in sorted(_COMMANDS, key=len, reverse=True):
-        out = re.sub(re.escape(cmd) + r"(?![A-Za-z])", "", out)
+        stop = r"(?![A-Za-z])" if cmd[-1].isalpha() else ""
+        out = re.sub(re.escape(cmd) + stop, sym, out)
     out = out.replace("{", "").replace("}", "").replace("^", "").replace("_", "")
     out = re.sub(r"\\([A-Za-z]+)", r"\1", out)          # any other command: its name
     return re.sub(r"\s+", " ", out).strip()
