@@ -498,6 +498,9 @@ def test_lesson_pages_have_launch_buttons_and_a_download(book):
         m = re.search(r'<a class="toptwo-launch-download" href="([^"]+)" download>', text)
         assert m, f"{page.name}: no download link"
         assert (page.parent / m[1]).read_bytes() == nb.read_bytes()
+    for page in ("index.html", "library.html", "measurements.html"):
+        assert f'href="https://mybinder.org/v2/gh/{repo}/main?labpath=notebooks"' in \
+            (book / page).read_text(encoding="utf-8"), page
     for nb in NOTEBOOKS:
         if nb not in LESSONS:                     # exercise sources hold solutions
             assert "toptwo-launch-download" not in _page(book, nb).read_text(encoding="utf-8")

@@ -135,10 +135,19 @@ def _exercise_links(app: Any, pagename: str) -> str:
 
 def _page_context(app: Any, pagename: str, templatename: str, context: dict,
                   doctree: Any) -> None:
-    if LESSON.match(pagename) and "body" in context:
-        bar = launch_bar(pagename, app.config.course_repository)
+    if "body" not in context:
+        return
+    repo = app.config.course_repository
+    if LESSON.match(pagename):
+        bar = launch_bar(pagename, repo)
         bar = bar.replace("</div>", _exercise_links(app, pagename) + "</div>", 1)
         context["body"] = bar + context["body"]
+    elif not pagename.startswith(("notebooks/", "api/", "genindex", "search")):
+        # the other pages: the lessons on Binder (each lesson page has its own buttons)
+        context["body"] = (f'<div class="toptwo-launch" role="navigation" aria-label="Run '
+                           f'the lessons"><a class="toptwo-launch-binder" href="https://'
+                           f'mybinder.org/v2/gh/{repo}/{BRANCH}?labpath=notebooks">Launch '
+                           f'the lessons on Binder</a></div>') + context["body"]
 
 
 class LessonLinks(SphinxPostTransform):
