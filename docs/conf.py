@@ -28,6 +28,12 @@ extensions = [
     "myst_nb",
     "sphinx-mathjax-offline",  # MathJax 3 shipped in the wheel, copied into _static
     "paper_refs",
+    # the course site (issue 24): launch buttons, .ipynb downloads, lesson links, plain
+    # titles in search, zoomable figures; an API reference from the docstrings
+    "course_site",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.napoleon",
 ]
 
 # The stored outputs are the book: never execute (no kernel needed, nothing drifts).
@@ -38,6 +44,15 @@ nb_mime_priority_overrides = [("html", "image/svg+xml", 5)]
 
 root_doc = "index"
 include_patterns = ["index.md", "design.md", "design_stage1.md", "reproduction.md", "notebooks/[0-9][0-9]_*.ipynb", "notebooks/exercises/ex*.ipynb"]
+# the reference pages moved out of the README (issue 24) and the generated API pages
+include_patterns += ["library.md", "cli.md", "reproducibility.md", "theory_checks.md",
+                     "measurements.md", "instructors.md", "api.md", "api/*.rst"]
+autosummary_generate = True
+autodoc_typehints = "none"            # the numpy docstrings say the types
+autodoc_default_options = {"members": False}
+napoleon_google_docstring = False
+# numpy-style "References" list [1], [2] that the text cites by name, not as [1]_
+suppress_warnings = ["ref.footnote"]
 exclude_patterns = ["_build", "**/.ipynb_checkpoints", "README.md"]
 
 html_theme = "furo"  # previous/next links at the foot of every page, sidebar TOC

@@ -341,6 +341,24 @@ async function check(url) {
     errors: Array.from(d.querySelectorAll('mjx-merror')).map(e => e.textContent).slice(0, 3),
     imgs: imgs.length,
     broken: imgs.filter(i => !(i.naturalWidth > 0 && i.naturalHeight > 0)).map(i => i.src)};
+  // the page never scrolls sideways; a wide box scrolls inside itself instead of cutting
+  res.overflow = d.documentElement.scrollWidth - d.documentElement.clientWidth;
+  res.clipped = Array.from(d.querySelectorAll('article pre, article table')).filter(e =>
+    e.scrollWidth > e.clientWidth + 1 &&
+    !['auto', 'scroll'].includes(w.getComputedStyle(e).overflowX) &&
+    !(e.parentElement && ['auto', 'scroll'].includes(w.getComputedStyle(e.parentElement).overflowX))
+  ).length;
+  // a figure shown smaller than stored can be clicked to fill the window
+  const small = imgs.filter(i => i.naturalWidth > 0 && i.getBoundingClientRect().width < 0.95 * i.naturalWidth);
+  res.small = small.length;
+  res.zoom = null;
+  if (small.length) {
+    const i = small[0];
+    i.click();
+    const r = i.getBoundingClientRect();
+    res.zoom = Math.min(r.width / Math.min(i.naturalWidth, w.innerWidth), 1);
+    i.click();
+  }
   f.remove();
   return res;
 }
@@ -384,6 +402,12 @@ def _browser_problems(r: dict, want_imgs: int) -> list[str]:
         problems.append(f"{r['imgs']} images for {want_imgs} figures")
     if r["broken"]:
         problems.append(f"images that do not decode: {r['broken']}")
+    if r.get("overflow", 0) > 1:
+        problems.append(f"horizontal overflow of {r['overflow']} px")
+    if r.get("clipped"):
+        problems.append(f"{r['clipped']} code/output boxes cut off at the right edge")
+    if r.get("small") and (r.get("zoom") is None or r["zoom"] < 0.97):
+        problems.append(f"figures shown reduced cannot be zoomed (zoom {r.get('zoom')})")
     return problems
 
 
@@ -401,7 +425,11 @@ def test_pages_render_math_and_figures_in_chromium(book, tmp_path):
     (good.parent / "not-a-png.png").write_bytes(b"not an image")
     bad.write_text(good.read_text(encoding="utf-8")
                    .replace(f'src="{img}"', 'src="not-a-png.png"', 1)
-                   .replace("mathjax/tex-chtml.js", "mathjax/missing.js"), encoding="utf-8")
+                   .replace("mathjax/tex-chtml.js", "mathjax/missing.js")
+                   .replace("course.js", "missing.js")
+                   .replace("</article>", '<pre style="overflow:hidden">' + "x" * 400 +
+                            '</pre><div style="width:3000px">wide</div></article>', 1),
+                   encoding="utf-8")
     results = _browse(book, pages + [bad], tmp_path)
     for nb, page in zip(NOTEBOOKS, pages):
         r = results[page.name]
@@ -409,12 +437,15 @@ def test_pages_render_math_and_figures_in_chromium(book, tmp_path):
         assert _browser_problems(r, _stored_figures(nb)) == [], page.name
     found = " | ".join(_browser_problems(results[bad.name], _stored_figures(NOTEBOOKS[0])))
     assert "MathJax did not load" in found and "do not decode" in found, found
+    assert "horizontal overflow" in found and "cut off" in found, found
+    if results[bad.name]["small"]:                 # without course.js nothing zooms
+        assert "cannot be zoomed" in found, found
 
 
 def test_book_is_documented():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     cmd = "python -m sphinx -W --keep-going -b html docs docs/_build/html"
-    assert "## Book" in readme and cmd in readme
+    assert "as a book" in readme and cmd in readme
     assert cmd in (DOCS / "README.md").read_text(encoding="utf-8")
 
 
@@ -446,3 +477,74 @@ def test_an_unknown_paper_label_fails_the_build(tmp_path):
     (src / "index.md").write_text("# T\n\nSee `eqn:no_such_label`.\n", encoding="utf-8")
     bad = run()
     assert bad.returncode != 0 and "eqn:no_such_label" in bad.stderr, bad.stderr
+
+
+# ----------------------------------------------------------------- the course site
+LESSONS = [nb for nb in NOTEBOOKS if nb.parent.name == "notebooks"]
+
+
+@needs_sphinx
+def test_lesson_pages_have_launch_buttons_and_a_download(book):
+    import tomllib
+
+    url = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]["Repository"]
+    repo = url.removeprefix("https://github.com/")
+    for nb in LESSONS:
+        page = _page(book, nb)
+        text = page.read_text(encoding="utf-8")
+        rel = nb.relative_to(ROOT).as_posix()
+        assert f'href="https://colab.research.google.com/github/{repo}/blob/main/{rel}"' in text
+        assert f'href="https://mybinder.org/v2/gh/{repo}/main?labpath={rel}"' in text
+        m = re.search(r'<a class="toptwo-launch-download" href="([^"]+)" download>', text)
+        assert m, f"{page.name}: no download link"
+        assert (page.parent / m[1]).read_bytes() == nb.read_bytes()
+    for page in ("index.html", "library.html", "measurements.html"):
+        assert f'href="https://mybinder.org/v2/gh/{repo}/main?labpath=notebooks"' in \
+            (book / page).read_text(encoding="utf-8"), page
+    for nb in NOTEBOOKS:
+        if nb not in LESSONS:                     # exercise sources hold solutions
+            assert "toptwo-launch-download" not in _page(book, nb).read_text(encoding="utf-8")
+
+
+@needs_sphinx
+def test_lessons_link_each_other_and_their_exercises(book):
+    index = (book / "index.html").read_text(encoding="utf-8")
+    assert "How to run the lessons" in index and "In what order" in index
+    assert 'href="notebooks/exercises/ex01_sampling.html"' in index
+    links = sum(_page(book, nb).read_text(encoding="utf-8").count("toptwo-lesson-link")
+                for nb in LESSONS)
+    assert links >= 5, links
+    assert 'class="toptwo-launch-exercise" href="exercises/ex01_sampling.html"' in \
+        _page(book, LESSONS[0]).read_text(encoding="utf-8")
+
+
+@needs_sphinx
+def test_search_titles_have_no_raw_latex(book):
+    text = (book / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1:text.rindex(")")])
+    titles = list(index["titles"]) + list(index.get("alltitles", {}))
+    raw = [t for t in titles if re.search(r"\\[A-Za-z(]", t)]
+    assert raw == [], raw[:5]
+    assert any("estimation of p and q" in t for t in titles)
+    page_title = re.search(r"<title>([^<]*)", _page(book, ROOT / "notebooks" /
+                                                   "07_robustness.ipynb").read_text())[1]
+    assert "\\" not in page_title, page_title
+
+
+@needs_sphinx
+def test_api_reference_is_generated_from_the_docstrings(book):
+    api = (book / "api.html").read_text(encoding="utf-8")
+    for name in ("TopTwo1", "TopTwo2", "TopTwoEM", "Responses", "load_dataset"):
+        assert name in api, name
+    page = (book / "api" / "toptwo.TopTwo2.html").read_text(encoding="utf-8")
+    assert "Algorithm 2" in page or "plug-in" in page
+
+
+def test_latex_to_text():
+    sys.path.insert(0, str(DOCS / "_ext"))
+    from course_site import latex_to_text
+
+    assert latex_to_text(r"\mathbf p") == "p"
+    assert latex_to_text(r"\hat g") == "g\u0302"
+    assert latex_to_text(r"\|\hat{\mathbf q} - \mathbf q\|_\infty") == "‖q\u0302 - q‖∞"
+    assert latex_to_text("T = 3") == "T = 3"

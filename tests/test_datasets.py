@@ -308,3 +308,48 @@ def test_answer_shares_on_a_toy():
         answer_shares(R, n_top=4)
     with pytest.raises(TypeError, match=r"restrict_to_truth=True needs a Dataset"):
         answer_shares(R, restrict_to_truth=True)
+
+
+# ------------------------------------------------------------------ downloading
+def _offline_default(monkeypatch, tmp_path):
+    """No folder named, none beside the checkout: load_dataset downloads into a cache."""
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    monkeypatch.setattr(toptwo.datasets, "_default_dir", lambda: tmp_path / "absent")
+    monkeypatch.setenv("TOPTWO_CACHE", str(tmp_path / "cache"))
+
+
+def test_download_from_a_mirror_is_checked_and_cached(data_dir, tmp_path, monkeypatch):
+    _offline_default(monkeypatch, tmp_path)
+    monkeypatch.setenv("TOPTWO_DATA_URL", data_dir.as_uri())     # a file:// mirror
+    ds = load_dataset("color", duplicates="last")
+    ref = load_dataset("color", data_dir, duplicates="last")
+    np.testing.assert_array_equal(ds.triples, ref.triples)
+    np.testing.assert_array_equal(ds.confusing, ref.confusing)
+    assert ds.data_dir == tmp_path / "cache"
+    assert sorted(p.name for p in ds.data_dir.iterdir()) == [
+        "color.txt", "color_conf.txt", "color_truth.txt"]
+    # cached: a second load fetches nothing
+    monkeypatch.setattr(toptwo.datasets, "_urlopen",
+                        lambda url: pytest.fail(f"fetched {url} again"))
+    load_dataset("color", duplicates="last")
+
+
+def test_download_refuses_a_file_with_another_checksum(data_dir, tmp_path, monkeypatch):
+    _offline_default(monkeypatch, tmp_path)
+    monkeypatch.setattr(toptwo.datasets, "_urlopen", lambda url: b"0 0 0\n")
+    with pytest.raises(ChecksumError, match=r"food.txt downloaded from https://raw\."
+                                            r"githubusercontent\.com/Hyeonsu-Jeong/TopTwo/"
+                                            r".*does not match.*it was not kept"):
+        load_dataset("food")
+    assert not any((tmp_path / "cache").glob("*")) if (tmp_path / "cache").exists() else True
+
+
+def test_offline_message_says_what_to_do(tmp_path, monkeypatch):
+    _offline_default(monkeypatch, tmp_path)
+    monkeypatch.setenv("TOPTWO_DATA_URL", (tmp_path / "no-mirror").as_uri())
+    with pytest.raises(toptwo.datasets.DownloadError,
+                       match=r"could not download dog.txt from file://.*no-mirror/dog.txt .*"
+                             r"copy the folder Datasets/ .*TOPTWO_DATA=/path/to/Datasets"):
+        load_dataset("dog")
+    with pytest.raises(FileNotFoundError, match="No dataset folder"):
+        load_dataset("dog", download=False)

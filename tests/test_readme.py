@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
+#: The README's former library section, now a book page: its examples stay tested here.
+LIBRARY = (ROOT / "docs" / "library.md").read_text()
 CI = (ROOT / ".ci" / "run").read_text()
 
 
@@ -29,22 +36,82 @@ def missing_from_ci(readme: str, ci: str) -> list[str]:
     return [c for c in cmds if c not in ci_lines]
 
 
-def test_python_examples_run():
+def test_python_examples_run(monkeypatch):
+    pytest.importorskip("pandas")
+    monkeypatch.chdir(ROOT)                         # the examples read examples/tiny.csv
     blocks = _blocks(README, "python")
     assert blocks, "README has no python example"
     for code in blocks:
         exec(compile(code, "README.md", "exec"), {})
 
 
+def test_library_page_examples_run(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    blocks = _blocks(LIBRARY, "python")
+    assert blocks, "docs/library.md has no python example"
+    for code in blocks:
+        exec(compile(code, "docs/library.md", "exec"), {})
+
+
 def test_ci_runs_the_quick_start_commands():
     cmds = quick_start_commands(README)
-    assert 'pip install -e ".[test]"' in cmds and "python -m pytest" in cmds
+    assert 'pip install -e ".[test]"' in cmds and 'python -m pytest -m "not slow"' in cmds
     assert missing_from_ci(README, CI) == []
+    assert "python -m pytest -m slow" in CI.splitlines()   # the README says CI runs them
 
 
 def test_missing_command_is_detected():
     broken = README.replace("python -m pytest", "python -m pytest -x --lf", 1)
-    assert missing_from_ci(broken, CI) == ["python -m pytest -x --lf"]
+    assert missing_from_ci(broken, CI) == ['python -m pytest -x --lf -m "not slow"']
+
+
+def test_readme_is_a_front_page():
+    lines = README.splitlines()
+    assert len(lines) <= 160, len(lines)
+    prose = [ln for ln in lines if not ln.startswith(("|", "[![", "![", "http"))]
+    assert max(map(len, prose)) <= 100, max(prose, key=len)
+
+
+def test_readme_links_exist():
+    for target in re.findall(r"\]\(((?!https?:)[^)#]+)\)", README):
+        assert (ROOT / target).exists(), target
+
+
+def test_readme_figure_is_the_lessons_figure():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("readme_figure",
+                                                  ROOT / "docs" / "readme_figure.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert (ROOT / "docs" / "images" / "sample_complexity.png").read_bytes() == \
+        mod.figure_bytes(), "run python docs/readme_figure.py"
+
+
+def test_readme_badges_point_at_the_repository():
+    repo = re.search(r'^Repository = "https://github.com/([^"]+)"',
+                     (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+    urls = re.findall(r"https://(?:colab\.research\.google\.com/github|mybinder\.org/v2/gh)"
+                      r"/([^/]+/[^/]+)/", README)
+    assert urls and set(urls) == {repo}
+    for nb in re.findall(r"blob/main/(notebooks/[^)]+\.ipynb)\)", README):
+        assert (ROOT / nb).exists(), nb
+
+
+def _cli_block(readme: str) -> tuple[str, list[str]]:
+    section = readme.split("## The command line", 1)[1].split("\n## ", 1)[0]
+    command = _blocks(section, "bash")[0].strip()
+    shown = [b for b in section.split("```")[1::2] if b.startswith("\n")][0]
+    return command, [line.rstrip() for line in shown.strip().splitlines()]
+
+
+def test_readme_cli_example_prints_what_it_shows():
+    command, shown = _cli_block(README)
+    args = shlex.split(command)
+    assert args[:3] == ["python", "-m", "toptwo"]
+    out = subprocess.run([sys.executable, *args[1:]], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout.splitlines()
+    assert shown and out[:len(shown)] == shown, (shown, out)
 
 
 def _readme_demo_table(readme: str) -> list[str]:
@@ -72,7 +139,7 @@ def test_readme_error_example_is_the_real_message():
 
     import toptwo
 
-    line = [ln for ln in README.splitlines() if ln.startswith("ValueError: `A` passed to")][0]
+    line = [ln for ln in LIBRARY.splitlines() if ln.startswith("ValueError: `A` passed to")][0]
     A = np.ones((5, 20), int)
     A[3, 12] = -1
     with pytest.raises(ValueError) as info:

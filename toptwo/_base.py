@@ -83,6 +83,21 @@ class ParamsBase:
         return {name: check_parameter(getattr(self, name), constraints, name, owner=self._name)
                 for name, constraints in self._parameter_constraints.items()}
 
+    def __sklearn_tags__(self) -> Any:
+        """scikit-learn's estimator tags (read by ``sklearn.utils.validation.check_is_fitted``
+        and the HTML repr; only called when scikit-learn is installed)."""
+        from sklearn.utils import Tags, TargetTags
+
+        return Tags(estimator_type=None, target_tags=TargetTags(required=False))
+
+    def _repr_html_(self) -> str | None:
+        """The notebook display: scikit-learn's HTML diagram when it is installed."""
+        try:
+            from sklearn.utils import estimator_html_repr
+        except ImportError:
+            return None
+        return estimator_html_repr(self)
+
     def __repr__(self) -> str:
         sig = inspect.signature(type(self).__init__)
         shown = []
@@ -99,9 +114,75 @@ class BaseEstimator(FittedAttributesMixin, ParamsBase):
 
     # ------------------------------------------------------------ fitted surface
     def _record_input(self, R: Any) -> None:
-        """Record the shape of the data ``fit`` saw (one place for every estimator)."""
+        """Record the shape of the data ``fit`` saw (one place for every estimator).
+
+        The user's worker and task ids (``Responses.worker_ids`` / ``task_ids``: ids read
+        from a file or a DataFrame) are kept by reference for :meth:`to_frame`.
+        """
         self.n_workers_in_, self.n_tasks_in_, self.n_labels_in_ = (
             int(R.n_workers), int(R.n_tasks), int(R.n_labels))
+        self._ids_in = (R.worker_ids, R.task_ids)
+
+    def to_frame(self, kind: str = "tasks") -> Any:
+        """The fitted estimates as a pandas DataFrame indexed by the user's ids.
+
+        Parameters
+        ----------
+        kind : {"tasks", "workers"}, default="tasks"
+            ``"tasks"``: one row per task, indexed by the task ids of the data given to
+            ``fit`` (a DataFrame's or CSV file's ids; 0..n_tasks-1 for an array), with
+            columns ``g`` and ``h`` (the estimated top-two answers, labels 1..K,
+            missing for a task nobody answered), ``confusion`` (``confusion_``: q_hat_j
+            of eq. (4) for TopTwo1/TopTwo2, each method's own ratio otherwise) and,
+            for a method that has one, ``pair_proba`` (``pair_proba_``, the posterior
+            probability of the estimated pair). ``"workers"``: one row per worker with
+            the column ``reliability`` (``reliability_``, p_hat_i of eq. (3) for the
+            paper's estimators).
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Raises
+        ------
+        ImportError
+            Without pandas (``pip install "toptwo[pandas]"``).
+        ValueError
+            For ``kind="workers"`` when the method estimates no per-worker reliability.
+        """
+        check_is_fitted(self, "top_two_")
+        from ._validation import check_choice
+
+        check_choice(kind, "kind", ("tasks", "workers"), owner=f"{self._name}.to_frame")
+        try:
+            import pandas as pd
+        except ImportError:                              # pragma: no cover - pandas installed in CI
+            raise ImportError(f"{self._name}.to_frame needs pandas, an optional dependency: "
+                              f"pip install 'toptwo[pandas]'.") from None
+        worker_ids, task_ids = getattr(self, "_ids_in", (None, None))
+        if kind == "workers":
+            if "reliability_" not in self.__dict__ or np.ndim(self.reliability_) != 1:
+                raise ValueError(f"{self._name} estimates no per-worker reliability "
+                                 f"(no 1-D reliability_); to_frame('workers') is not "
+                                 f"available for it.")
+            index = pd.Index(np.arange(self.n_workers_in_) if worker_ids is None
+                             else worker_ids, name="worker")
+            return pd.DataFrame({"reliability": np.asarray(self.reliability_, float)},
+                                index=index)
+        top = np.asarray(self.top_two_)
+        index = pd.Index(np.arange(self.n_tasks_in_) if task_ids is None else task_ids,
+                         name="task")
+        columns: dict[str, Any] = {
+            "g": pd.array(np.where(top[:, 0] > 0, top[:, 0], 0), dtype="Int64"),
+            "h": pd.array(np.where(top[:, 1] > 0, top[:, 1], 0), dtype="Int64"),
+            "confusion": np.asarray(self.confusion_, dtype=float),
+        }
+        for name in ("g", "h"):                          # 0 = no estimate -> missing
+            col = columns[name]
+            col[col == 0] = pd.NA
+        if "pair_proba_" in self.__dict__:
+            columns["pair_proba"] = np.asarray(self.pair_proba_, dtype=float)
+        return pd.DataFrame(columns, index=index)
 
     def fit(self, A: Any, n_labels: int | None = None) -> "BaseEstimator":  # pragma: no cover
         raise NotImplementedError

@@ -24,9 +24,16 @@ web     task worker label   1          task label, 1-based, 2653 of the 2665 tas
 
 Where the data live
 -------------------
-``data_dir`` if given, else the environment variable ``TOPTWO_DATA``, else the folder
-``shared/datasets`` beside the repository checkout (``<checkout>/../shared/datasets``).
-Nothing is downloaded and nothing is copied into the package.
+As scikit-learn's ``fetch_*`` functions and pooch do: ``data_dir`` if given, else the
+environment variable ``TOPTWO_DATA``, else the folder ``shared/datasets`` beside the
+repository checkout (``<checkout>/../shared/datasets``); a folder named this way is read
+as it is (nothing is downloaded into it). When none of them is set or exists, the files
+are downloaded once from the authors' repository (:data:`DATA_URL`, a pinned commit;
+``TOPTWO_DATA_URL`` overrides the address, e.g. a ``file://`` mirror) into a cache
+(:func:`data_home`: ``TOPTWO_CACHE``, else ``$XDG_CACHE_HOME/toptwo`` or
+``~/.cache/toptwo``), each checked against its pinned SHA-256 sum before it is kept.
+Offline, the message says where to put the files instead. Nothing is copied into the
+package.
 
 Duplicated (worker, task) pairs
 -------------------------------
@@ -44,6 +51,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
+import urllib.error
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,11 +64,21 @@ from ._validation import check_bool, check_choice, check_n_top
 from .responses import DUPLICATE_POLICIES, Responses, _duplicates_error, _find_duplicates
 
 __all__ = ["DATASETS", "Dataset", "PAPER_DATA_INFO", "PAPER_ANSWER_SHARES", "at_printed_precision", "SHA256",
-           "answer_shares", "load_dataset", "resolve_data_dir"]
+           "answer_shares", "load_dataset", "resolve_data_dir", "data_home", "download_dataset",
+           "DATA_URL", "DownloadError"]
 
 DATASETS = ("adult2", "flag", "food", "plot", "color", "dog", "web")
 
 ENV_VAR = "TOPTWO_DATA"
+
+#: The authors' published files: github.com/Hyeonsu-Jeong/TopTwo, folder ``Datasets/``, at
+#: a pinned commit (raw-file addresses; the sums in :data:`SHA256` are of these files).
+DATA_URL = ("https://raw.githubusercontent.com/Hyeonsu-Jeong/TopTwo/"
+            "9b94788f44a4c766565defd753ef4bfcb3351751/Datasets/")
+#: Environment variables: another address for the files (a mirror, ``file://`` in CI) and
+#: the cache folder.
+URL_ENV_VAR = "TOPTWO_DATA_URL"
+CACHE_ENV_VAR = "TOPTWO_CACHE"
 
 # (responses file, truth file, column order, index base, K, truth repeated per response)
 _SPECS: dict[str, tuple[str, str, tuple[int, int, int], int, int, bool]] = {
@@ -251,7 +271,7 @@ def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
         path = Path(os.environ[ENV_VAR]).expanduser()
         source = f"the environment variable {ENV_VAR}={os.environ[ENV_VAR]!r}"
     else:
-        path = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+        path = _default_dir()
         source = "the default location beside the repository checkout"
     if not path.is_dir():
         raise FileNotFoundError(
@@ -260,6 +280,102 @@ def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
             f"load_dataset(name, data_dir='/path/to/datasets') or by setting the "
             f"environment variable {ENV_VAR}=/path/to/datasets.")
     return path
+
+
+def _default_dir() -> Path:
+    return Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+
+def data_home() -> Path:
+    """The cache the downloaded dataset files are kept in (created when needed).
+
+    ``$TOPTWO_CACHE`` if set, else ``$XDG_CACHE_HOME/toptwo/datasets``, else
+    ``~/.cache/toptwo/datasets``.
+    """
+    if os.environ.get(CACHE_ENV_VAR):
+        return Path(os.environ[CACHE_ENV_VAR]).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base).expanduser() / "toptwo" / "datasets"
+
+
+def _files_of(name: str) -> list[str]:
+    resp_file, truth_file = _SPECS[name][:2]
+    return [resp_file, truth_file] + (["color_conf.txt"] if name == "color" else [])
+
+
+class DownloadError(OSError):
+    """A dataset file could not be downloaded (offline, or the address is unreachable)."""
+
+
+def _urlopen(url: str) -> bytes:
+    """The bytes at ``url`` (replaced in tests; ``file://`` addresses work offline)."""
+    with urllib.request.urlopen(url, timeout=60) as response:  # noqa: S310 - fixed https/file address
+        return response.read()
+
+
+def download_dataset(name: str, data_home_dir: str | os.PathLike | None = None) -> Path:
+    """Download the files of dataset ``name`` into the cache, unless they are there already.
+
+    Each file is fetched from ``$TOPTWO_DATA_URL`` (default :data:`DATA_URL`), checked
+    against its pinned SHA-256 sum and only then moved into place, so the cache never
+    holds a partial or altered file; a file already cached is checked again when it is
+    read.
+
+    Parameters
+    ----------
+    name : {"adult2", "flag", "food", "plot", "color", "dog", "web"}
+        One of :data:`DATASETS`.
+    data_home_dir : path-like, optional
+        The cache folder (default :func:`data_home`).
+
+    Returns
+    -------
+    Path
+        The folder holding the files.
+
+    Raises
+    ------
+    DownloadError
+        When a file cannot be fetched; the message says how to get the files by hand.
+    ChecksumError
+        When a downloaded file does not match its pinned sum (nothing is kept).
+    """
+    check_choice(name, "name", DATASETS, owner="download_dataset")
+    folder = Path(data_home_dir).expanduser() if data_home_dir is not None else data_home()
+    base = os.environ.get(URL_ENV_VAR) or DATA_URL
+    if not base.endswith("/"):
+        base += "/"
+    for fname in _files_of(name):
+        target = folder / fname
+        if target.is_file():
+            continue
+        url = base + fname
+        try:
+            raw = _urlopen(url)
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise DownloadError(
+                f"Dataset {name!r}: could not download {fname} from {url} ({reason}). "
+                f"Without a network connection, copy the folder Datasets/ of "
+                f"github.com/Hyeonsu-Jeong/TopTwo to this machine and point toptwo at it: "
+                f"load_dataset({name!r}, data_dir='/path/to/Datasets') or the environment "
+                f"variable {ENV_VAR}=/path/to/Datasets.") from None
+        got = hashlib.sha256(raw).hexdigest()
+        if got != SHA256[fname]:
+            raise ChecksumError(
+                f"Dataset {name!r}: {fname} downloaded from {url} does not match its pinned "
+                f"SHA-256 sum (expected {SHA256[fname]}, got {got}); it was not kept. The "
+                f"address serves a different version of the file.")
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{fname}.")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(raw)
+            os.replace(tmp, target)              # atomic: never a partial file in place
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    return folder
 
 
 def _read(path: Path, *, verify: bool, dataset: str) -> bytes:
@@ -326,8 +442,9 @@ def _truth_vector(arr: np.ndarray, n_tasks: int, K: int, base: int, *, repeated:
     return out
 
 
-def load_dataset(name: str, data_dir: str | os.PathLike | None = None, *,
-                 duplicates: str = "error", verify: bool = True) -> Dataset:
+def load_dataset(name: str, data_dir: str | os.PathLike | None = None, *,  # noqa: C901 - one check per file field
+                 duplicates: str = "error", verify: bool = True,
+                 download: bool = True) -> Dataset:
     """Load one of the paper's seven real datasets (Appendix A.1 [`subsec:dataset`]).
 
     Parameters
@@ -336,7 +453,8 @@ def load_dataset(name: str, data_dir: str | os.PathLike | None = None, *,
         One of ``DATASETS`` (adult2, flag, food, plot, color, dog, web).
     data_dir : path-like, optional
         Folder with the files; defaults to ``$TOPTWO_DATA``, else ``shared/datasets``
-        beside the repository checkout (see :func:`resolve_data_dir`).
+        beside the repository checkout (see :func:`resolve_data_dir`), else the
+        download cache (:func:`download_dataset`).
     duplicates : {"error", "first", "last"}, default="error"
         What to do with a (worker, task) pair answered more than once: raise (naming the
         dataset and the count), or keep the first / last line in file order. The paper's
@@ -344,6 +462,10 @@ def load_dataset(name: str, data_dir: str | os.PathLike | None = None, *,
     verify : bool, default=True
         Check every file read against its pinned SHA-256 sum (:data:`SHA256`) and raise
         :class:`ChecksumError` on a mismatch.
+    download : bool, default=True
+        When no folder is named (neither ``data_dir`` nor ``$TOPTWO_DATA``) and there is
+        none beside the checkout, download the files into the cache
+        (:func:`download_dataset`); with False, raise FileNotFoundError instead.
 
     Returns
     -------
@@ -360,7 +482,12 @@ def load_dataset(name: str, data_dir: str | os.PathLike | None = None, *,
     check_choice(name, "name", DATASETS, owner=owner)
     check_choice(duplicates, "duplicates", DUPLICATE_POLICIES, owner=owner)
     check_bool(verify, "verify", owner=owner)
-    folder = resolve_data_dir(data_dir)
+    check_bool(download, "download", owner=owner)
+    if data_dir is None and not os.environ.get(ENV_VAR) and not _default_dir().is_dir() \
+            and download:
+        folder = download_dataset(name)
+    else:
+        folder = resolve_data_dir(data_dir)
     resp_file, truth_file, (cw, ct, cl), base, K, repeated = _SPECS[name]
 
     path = folder / resp_file

@@ -87,8 +87,7 @@ class ScoreOutputMixin(BaseEstimator):
             log_scores, answered)
         self.log_scores_ = np.where(answered[:, None], log_scores, np.nan)
         self.top_ = self.top_two_
-        self.n_workers_in_, self.n_tasks_in_ = R.shape
-        self.n_labels_in_ = R.n_labels
+        self._record_input(R)
 
     def fit(self, A: Any, n_labels: int | None = None):  # pragma: no cover - abstract
         raise NotImplementedError

@@ -206,8 +206,7 @@ class _DSBase(BaseEstimator):
         self.objective_history_ = np.asarray(history)
         self.n_iter_ = it
         self.converged_ = converged
-        self.n_workers_in_, self.n_tasks_in_ = R.shape
-        self.n_labels_in_ = R.n_labels
+        self._record_input(R)
         self._finalise_worker_params()
         for name in ("_R", "_P_task", "_T_of"):
             self.__dict__.pop(name, None)
@@ -236,7 +235,7 @@ class _DSBase(BaseEstimator):
         return self.fit(A, n_labels).top_two_[:, 0]
 
     def soft_labels(self) -> np.ndarray:
-        """Top-two soft labels: confusion_ on g_hat, 1 - confusion_ on h_hat (Sec. 6.3)."""
+        """Top-two soft labels: ``confusion_`` on g_hat, 1 - ``confusion_`` on h_hat (Sec. 6.3)."""
         return soft_labels(self.top_two_, self.confusion_, self.n_labels_in_)
 
 

@@ -885,7 +885,7 @@ class TopTwoEM(BaseEstimator):
         for a task with no response.
     reliability_ : ndarray of shape (n_workers,)
         :math:`p_i` (MAP) in (0, 1); NaN for a worker with no response.
-    log_likelihood_ : ndarray of shape (n_iter_ + 1,)
+    log_likelihood_ : ndarray of shape (``n_iter_`` + 1,)
         Log-posterior (log-likelihood of eq. (1) given the observed pattern plus the log
         priors, up to a constant) at the start and after every iteration.
     n_iter_ : int
@@ -1085,7 +1085,7 @@ class TopTwoEM(BaseEstimator):
         self.n_iter_ = n_iter
         self.converged_ = converged
         self.observed_rate_ = R.observed_rate
-        self.n_workers_in_, self.n_tasks_in_, self.n_labels_in_ = R.n_workers, R.n_tasks, R.n_labels
+        self._record_input(R)
 
     def _fit_grid(self, R: Responses, p: np.ndarray, t_init: np.ndarray, max_iter: int,
                   tol: float, a_p: float, b_p: float, post_tol: float) -> dict:
