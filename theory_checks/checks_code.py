@@ -525,8 +525,13 @@ def check_code_algorithm1_sparse_path(Ks: tuple[int, ...] = (3, 4, 5)):
         n, m = 30, 120
         pvec = np.concatenate([[1.0, 1.0], gen.uniform(0.0, 0.3, n - 2)])
         top = np.array([gen.choice(np.arange(1, K + 1), 2, replace=False) for _ in range(m)])
-        model = tt.TopTwoModel(pvec, gen.uniform(0.6, 0.9, m), top, K)
-        A = model.sample(0.6, rng=gen).toarray()
+        qvec = gen.uniform(0.6, 0.9, m)
+        # eq. (1) drawn here (not by the package's sampler, which the mutants may change)
+        observed = gen.random((n, m)) < 0.6
+        reliable = gen.random((n, m)) < pvec[:, None]
+        first = gen.random((n, m)) < qvec[None, :]
+        noise = gen.integers(1, K + 1, size=(n, m))
+        A = np.where(observed, np.where(reliable, np.where(first, top[:, 0], top[:, 1]), noise), 0)
         split = gen.random(A.shape) < 0.5
         for A_B, A_C in ((np.where(split, A, 0), np.where(split, 0, A)), (A, A)):
             ref = algorithm1_as_printed(A_B, A_C, K, eta=1.0)
