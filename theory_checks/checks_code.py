@@ -167,7 +167,8 @@ def _population_matrices(tt: Any, K: int, pv: list[sp.Expr], prs: list[tuple[int
         "at the population level (X^(k) = Y^(k) = E[X^(k)] - s'(K-2k)/K = 2 s' p r^T) the package's Algorithm 1 "
         "(spectral_from_matrices: SVD, sign rule, trimming u_i > 2/(eta sqrt n), v = Y^T u~/(2s'), steps 4-6, eq. (4)) "
         "returns (g,h) exactly, l = ||p~||^2/||p|| (p~ = p with the trimmed entries zeroed; = ||p|| without trimming) "
-        "and q_hat = q; top_from_projections(v = ||p|| r) returns (g,h), l_j = ||p||, q_hat = q for every pair"
+        "and q_hat = q; top_from_projections(v = ||p|| r) returns (g,h), l_j = ||p||, q_hat = q for every pair, and at "
+        "q = 1 (h ties with every other label) the smallest label other than g"
     ),
     reference="Alg. 1 [alg:top_two] steps 1-6, eq. (3), eq. (4) [eqn:est_q]; toptwo.spectral",
     method="code on exact population inputs vs exact labels and SymPy values (rel. error <= 1e-9 after the SVD)",
@@ -210,6 +211,12 @@ def check_code_algorithm1_population(Ks: range = range(3, 7)):
                 _close(res.norm_p, l_exact, f"l (estimate of ||p||) at K={K}, eta={eta}, s'={s_prime}", SVD_TOL)
                 for j in range(len(prs)):
                     _close(res.confusion_raw[j, 0], qv, f"q_hat at K={K}, task {j}, eta={eta}", SVD_TOL)
+        # q = 1: Delta r^(h) = 1/K = Delta r^(c), an exact tie of eq. (3) that goes to the smallest label
+        # other than g (the documented tie rule); tie_tol bounds the round-off of v
+        v = np.array([[_f(norm * symbolic_r(K, g, h, k, q=sp.Integer(1))) for k in range(1, K)] for g, h in prs])
+        top = tt.spectral.top_from_projections(v, 2, tie_tol=1e-12)[0]
+        want = [[g, min(c for c in range(1, K + 1) if c != g)] for g, _ in prs]
+        require(top.tolist() == want, f"tie rule of eq. (3) at q=1, K={K}: {top.tolist()} instead of {want}")
 
 
 def _responses_fixture(rng: random.Random, n: int, m: int, K: int, rate: float) -> np.ndarray:
