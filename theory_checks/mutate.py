@@ -114,7 +114,7 @@ SOURCE_MUTANTS: tuple[SourceMutant, ...] = (
     _M("sign rule removed", "removed step",
        "return u if pos > neg else -u", "return u", "Alg. 1 step 2 (sign rule)", ("04", "05")),
     _M("step 3: 2s' -> s' (sparse path)", "dropped factor",
-       "v /= 2.0 * sy", "v /= sy", "Alg. 1 step 3", ("04", "05")),
+       "v /= 2.0 * s_prime", "v /= s_prime", "Alg. 1 step 3", ("04", "05")),
     _M("step 3: 2s' -> s' (dense path)", "dropped factor",
        "V.append(np.asarray(Yk, float).T @ ut / (2.0 * s_prime))", "V.append(np.asarray(Yk, float).T @ ut / s_prime)",
        "Alg. 1 step 3", ("09",)),
