@@ -1,11 +1,16 @@
-"""Exact symbolic checks of the theory in Jeong & Chung (ICML 2023).
+"""Exact symbolic checks of the theory in Jeong & Chung (ICML 2023), bound to the code.
 
 Every check raises :class:`ClaimFailed` when its claim fails and returns a
 :class:`CheckRecord` when it holds. :data:`CHECKS` maps names to checks in
-run order; :func:`run_all` runs them all. Every check takes its *claimed* expressions as
+run order; :func:`run_all` runs them all. Every claim check takes its *claimed* expressions as
 parameters; :mod:`theory_checks.mutants` lists wrong claims (mutants) each check must reject
-(``python -m theory_checks --mutants``). This package alone imports SymPy; ``toptwo`` never
-imports it.
+(``python -m theory_checks --mutants``). The ``code_*`` checks (:mod:`theory_checks.checks_code`)
+evaluate ``toptwo``'s functions at exact rational points against the same SymPy expressions, and
+:mod:`theory_checks.mutate` (``python -m theory_checks.mutate``) shows that they fail when the
+package's source is changed. :mod:`theory_checks.checks_statements` checks the paper's numbered
+statements as stated, and :mod:`theory_checks.status` generates the theory status page
+(``python -m theory_checks --status-page docs/theory_status.md``). This package alone imports
+SymPy; ``toptwo`` never imports it.
 """
 
 from __future__ import annotations

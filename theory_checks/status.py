@@ -76,7 +76,7 @@ STATEMENTS: tuple[Statement, ...] = (
               ("lemma1_bernstein", "lemma1_exact_tail", "mc_lemma1_sampler", "eq5_unbiased_and_variance",
                "eq5_variance_symbolic_m", "code_eq5_reliability"),
               "the proof's two-sided Bernstein step lacks the factor 2 and its exponent is Theta(d2^2), not Theta(d2) "
-              "(l. 1287); the bound is loose by >= 5.8x wherever it lies in [1e-3, 0.5]"),
+              "(l. 1287); the bound is loose by more than 5x wherever it lies in [1e-3, 0.5]"),
     Statement("Theorem 2", "thm:plugmin_mle", "plug-in MLE recovers all pairs given ||p_hat - p||, ||q_hat - q|| <= "
               "delta if s = Omega((log(1/rho) log(mK^2/eps) + log(m/eps))/(n Dbar))",
               "symbolic (proof constants, KL forms, eq. (6)) + exact counterexample + code; Omega: untestable as stated",
@@ -247,7 +247,7 @@ SHORT = {
     "Remark 1": ("symbolic, code", "printed top-T model is not a distribution"),
     "Theorem 1": ("symbolic step (every K), code", "needs d1 < gap(q)/4: rate hides 16/gap(q)^2"),
     "Corollary 1": ("symbolic step; Omega untestable", "as Theorem 1"),
-    "Lemma 1": ("symbolic, exact, Monte Carlo, code", "missing factor 2; bound loose >= 5.8x"),
+    "Lemma 1": ("symbolic, exact, Monte Carlo, code", "missing factor 2; bound loose > 5x"),
     "Theorem 2": ("symbolic, exact, code", "eqn:Aij_cont missing factor 2; 33 -> 104/3"),
     "Corollary 2": ("symbolic argument", "first term dominates; minimax only for fixed rho, Dbar"),
     "Theorem 3": ("symbolic, exact, certified counterexample, code", "(a) s <= s* = 0.7968; (b) 3/8 wrong, fails for mixed q"),
