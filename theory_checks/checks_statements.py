@@ -455,3 +455,39 @@ def check_theorem2_aij_cont_factor2(prefactor: sp.Expr = sp.Integer(2), exponent
         f"probability is {counter[2]} > exp(-3ns/28). The union bound m exp(-3ns/28) becomes 2m exp(-3ns/28); the "
         "Omega(.) rate of Theorem 2 is unaffected."
     )}
+
+
+@check(
+    "eq6_kl_symbolic_K",
+    statement=(
+        "for symbolic K: eq. (1)'s answer probabilities divided by eq. (6)'s weights (Kpq/(1-p)+1 at a, "
+        "Kp(1-q)/(1-p)+1 at b, 1 elsewhere) are s(1-p)/K for every answer; KL(mu_(g,h), mu_(a,b)) equals the closed "
+        "form of its class for every K, because the K - |{g,h,a,b}| other labels have mu = nu = (1-p)/K and add 0"
+    ),
+    reference="eq. (6) [eqn:plug-in-mle], Sec. 5 D-bar, Thm. 2 [thm:plugmin_mle], Thm. 3(b) [thm:converse]",
+    method="cancel(lhs-rhs)==0 with symbolic K; KL by coefficients of log x, log y, log e with e = (1-p)/K, K symbolic",
+    scope="symbolic K, p, q, s; one representative placement per class of (a,b)",
+)
+def check_eq6_kl_symbolic_K(
+    closed_forms: Callable[[], dict[str, sp.Expr]] | None = None,
+    weights: Callable[[sp.Expr], tuple[sp.Expr, sp.Expr]] | None = None,
+):
+    """Eq. (6)'s decomposition and the KL closed forms for symbolic K."""
+    from .checks_algorithm import paper_mle_weights
+    from .checks_divergence import E, X, Y, _atoms_subs, _equal_as_functions_of_pq, paper_closed_forms
+    from .model import p, s
+
+    forms = (closed_forms or paper_closed_forms)()
+    K = sp.Symbol("K", positive=True, integer=True)
+    sub = _atoms_subs(K)
+    w_a, w_b = (weights or paper_mle_weights)(K)
+    for atom, w, where in ((X, w_a, "the first label a"), (Y, w_b, "the second label b"), (E, sp.Integer(1), "another label")):
+        require_zero(s * atom.subs(sub) / w - s * (1 - p) / K, f"P(A = {where} | (a,b)) / weight - s(1-p)/K")
+    reps = {"swap (h,g)": (2, 1), "(g,c)": (1, 3), "(c,h)": (3, 2), "(c,d)": (3, 4), "(h,c)": (2, 3), "(c,g)": (3, 1)}
+    for cls, (a, b) in reps.items():
+        labels = sorted({1, 2, a, b})
+        mu = {c: X if c == 1 else Y if c == 2 else E for c in labels}
+        nu = {c: X if c == a else Y if c == b else E for c in labels}
+        direct = sum(mu[c] * sp.log(mu[c] / nu[c]) for c in labels)
+        # the K - len(labels) remaining labels: E log(E/E) = 0 each
+        _equal_as_functions_of_pq(direct, forms[cls], K, f"KL class {cls} for symbolic K")

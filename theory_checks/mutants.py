@@ -342,6 +342,12 @@ _M += [
     Mutant("theorem2_aij_cont_factor2", "prefactor 1 (as printed)", "dropped factor", lambda: {"prefactor": sp.Integer(1)}),
     Mutant("theorem2_aij_cont_factor2", "prefactor 1/2", "wrong constant", lambda: {"prefactor": sp.Rational(1, 2)}),
     Mutant("theorem2_aij_cont_factor2", "prefactor -2", "wrong sign", lambda: {"prefactor": sp.Integer(-2)}),
+    Mutant("eq6_kl_symbolic_K", "weight K p q/(1-p) (no +1)", "dropped factor",
+           lambda: {"weights": lambda K: (K * p * q / (1 - p), K * p * (1 - q) / (1 - p) + 1)}),
+    Mutant("eq6_kl_symbolic_K", "weights with q and 1-q swapped", "q <-> 1-q",
+           lambda: {"weights": lambda K: (K * p * (1 - q) / (1 - p) + 1, K * p * q / (1 - p) + 1)}),
+    Mutant("eq6_kl_symbolic_K", "(c,d) closed form without the (1-q) term", "dropped factor",
+           _kl_forms("(c,d)", lambda: p * q * sp.log(_XYE()[0] / _XYE()[2]))),
 ]
 
 MUTANTS: dict[str, list[Mutant]] = {}
