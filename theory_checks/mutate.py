@@ -306,6 +306,22 @@ def run(mutants: Sequence[SourceMutant], layers: Sequence[str], *, all_layers: b
     return rows
 
 
+def merge_rows(stored: dict[str, Any], rows: list[dict[str, Any]], layers: Sequence[str]
+               ) -> tuple[list[dict[str, Any]], list[str]]:
+    """Add this run's layer results to a stored run (same mutants); ``killed_by`` is the first killing
+    layer in :data:`LAYERS` order, ``reason`` the mutant's reason if none kills it."""
+    reasons = {m.name: m.reason for m in SOURCE_MUTANTS}
+    new = {r["name"]: r for r in rows}
+    out = []
+    for r in stored["rows"]:
+        merged = {**r, "layers": {**r["layers"], **new.get(r["name"], {}).get("layers", {})}}
+        merged["killed_by"] = next((la for la in LAYERS if merged["layers"].get(la, {}).get("killed")), None)
+        merged["reason"] = reasons.get(r["name"], "") if merged["killed_by"] is None else ""
+        out.append(merged)
+    all_layers = [la for la in LAYERS if la in set(stored["layers"]) | set(layers)]
+    return out, all_layers
+
+
 def format_table(rows: list[dict[str, Any]], layers: Sequence[str]) -> str:
     """Markdown table: mutant | kind | paper | one column per layer | verdict."""
     def cell(r: dict[str, Any], layer: str) -> str:
@@ -331,6 +347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--only", action="append", default=[], help="run only the mutant with this name (repeatable)")
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
     ap.add_argument("--write", metavar="JSON", help="store the rows as JSON (for the status page)")
+    ap.add_argument("--merge", metavar="JSON", help="merge this run's layers into a stored run's rows (per mutant)")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per layer run")
     ap.add_argument("--run-code-checks", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
@@ -355,6 +372,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     t0 = time.perf_counter()
     rows = run(mutants, layers, all_layers=args.all_layers, timeout=args.timeout,
                log=lambda s: print(s, file=sys.stderr, flush=True))
+    if args.merge:
+        rows, layers = merge_rows(json.loads(Path(args.merge).read_text(encoding="utf-8")), rows, layers)
     print(format_table(rows, layers))
     killed = sum(r["killed_by"] is not None for r in rows)
     explained = sum(r["killed_by"] is None and bool(r["reason"]) for r in rows)
