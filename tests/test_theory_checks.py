@@ -82,6 +82,7 @@ NEGATIVE_TWINS = {
     "theorem5_wedin_instances": dict(constant=0.5),
     "theorem4_unspecified_constant": dict(constant=lambda n, m: n * m),
     "theorem2_aij_cont_factor2": dict(prefactor=1),  # eqn:Aij_cont as printed
+    "eq6_kl_symbolic_K": dict(weights=lambda K: (K * p * q / (1 - p), K * p * (1 - q) / (1 - p) + 1)),
 }
 
 
