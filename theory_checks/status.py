@@ -231,7 +231,11 @@ def status_page(root: Path) -> str:
             "`python -m theory_checks.mutate` changes one formula of `toptwo`'s source in a temporary copy and runs "
             "the layers in order: the code checks of `theory_checks` (*symbolic*), a fast test subset (*tests*) and, "
             "with `--notebooks`, the lessons that call the changed code; a mutant stops at the first layer that "
-            "kills it. CI runs `--fast` (a subset, symbolic layer). Survivors carry a written reason.", ""]
+            "kills it. CI runs `--fast` (a subset, symbolic layer). Survivors carry a written reason. The stored "
+            "table comes from `python -m theory_checks.mutate --notebooks --write docs/_generated/source_mutants.json` "
+            "(every mutant, first killing layer), with the tests layer then run on a subset of mutants that the "
+            "symbolic layer kills (`--layers tests --all-layers --merge docs/_generated/source_mutants.json --only ...`); "
+            "`-` marks a layer that was not run for that mutant.", ""]
     if src:
         from .mutate import format_table
 
