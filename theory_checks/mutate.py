@@ -332,8 +332,9 @@ def format_table(rows: list[dict[str, Any]], layers: Sequence[str]) -> str:
              "|---|---|---|" + "---|" * len(layers) + "---|"]
     for r in rows:
         verdict = f"killed by {r['killed_by']}" if r["killed_by"] else f"survived: {r['reason'] or 'NO REASON GIVEN'}"
-        lines.append(f"| {r['name']} | {r['kind']} | {r['paper']} | " + " | ".join(cell(r, la) for la in layers)
-                     + f" | {verdict} |")
+        esc = [str(x).replace("|", "\\|") for x in (r["name"], r["kind"], r["paper"], verdict)]
+        lines.append(f"| {esc[0]} | {esc[1]} | {esc[2]} | " + " | ".join(cell(r, la) for la in layers)
+                     + f" | {esc[3]} |")
     return "\n".join(lines)
 
 
