@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import sympy as sp
 from hypothesis import given, settings
@@ -21,8 +22,10 @@ from theory_checks.model import p, paper_delta_r, q, s, symbolic_delta_r, symbol
 @pytest.mark.theory_cli          # `python -m theory_checks` runs these (see tests/conftest.py)
 @pytest.mark.parametrize("name", list(tc.CHECKS))
 def test_check_passes(name: str) -> None:
-    rec = tc.CHECKS[name]()
-    assert isinstance(rec, tc.CheckRecord)
+    from theory_checks.status import check_record
+
+    rec = check_record(name)           # run once per process (the status page reuses it)
+    assert isinstance(rec, tc.CheckRecord), rec
     assert rec.name == name and rec.reference and rec.method and rec.scope and rec.seconds >= 0
 
 
@@ -68,11 +71,81 @@ NEGATIVE_TWINS = {
         p_terms=lambda K: {**em_p_term_derivatives(K), "o": (-1 / (1 - p), 1 / (1 - p) ** 2)}),
     "em_grid_weights_update": dict(  # the pseudo-count left out of the denominator
         update=lambda N, d: [(Nk + d) / sum(N) for Nk in N]),
+    # the numbered statements (checks_statements)
+    "theorem1_ordering_every_K": dict(slack=3),  # 2 d1 per Delta v understated
+    "eq5_variance_symbolic_m": dict(variance=lambda K, m, sg: paper_p_hat_variance(K, m, sg) * m),  # no 1/m
+    "lemma1_exact_tail": dict(half=1.0),  # Bernstein's 1/2 dropped
+    "mc_lemma1_sampler": dict(half=1.0),  # Bernstein's 1/2 dropped: the frequency exceeds it
+    "lemma4_trimming_instances": dict(sin_const=0.5),
+    "lemma6_second_moment": dict(constant=lambda rho: 2 / (1 - rho)),  # log(1/rho) dropped
+    "textbook_concentration_exact": dict(hoeffding_const=4.0),
+    "theorem5_wedin_instances": dict(constant=0.5),
+    "theorem4_unspecified_constant": dict(constant=lambda n, m: n * m),
+    "theorem2_aij_cont_factor2": dict(prefactor=1),  # eqn:Aij_cont as printed
+    "eq6_kl_symbolic_K": dict(weights=lambda K: (K * p * q / (1 - p), K * p * (1 - q) / (1 - p) + 1)),
 }
 
 
 def test_every_check_has_a_negative_twin() -> None:
-    assert set(NEGATIVE_TWINS) == set(tc.CHECKS)
+    from theory_checks.checks_code import CODE_CHECKS
+
+    assert set(NEGATIVE_TWINS) | set(CODE_TWINS) == set(tc.CHECKS)
+    assert set(CODE_TWINS) == set(CODE_CHECKS)
+
+
+# ---------------------------------------------------------------- the checks bind to the code
+# Negative twins of the code checks: the package's function is replaced by a wrong one (the
+# same kinds of change the source mutants of theory_checks.mutate make) and the check must fail.
+def _wrap(obj, name, make):
+    orig = getattr(obj, name)
+    return obj, name, make(orig)
+
+
+def _code_twins():
+    import toptwo
+    from toptwo import model as tmodel
+
+    return {
+        # q and 1 - q swapped in eq. (1)
+        "code_eq1_answer_distribution": [_wrap(toptwo, "label_distribution",
+                                               lambda f: lambda p, q, a, b, K: f(p, 1 - np.asarray(q), a, b, K))],
+        # the conversion's case boundary moved: A^(k) = +1 for A >= k
+        "code_prop1_binary_and_r": [_wrap(toptwo.binary, "binary_sign",
+                                          lambda f: lambda labels, k: f(np.asarray(labels) + 1, k))],
+        # step 5 without the K/(K-2) factor
+        "code_algorithm1_population": [_wrap(toptwo.spectral, "top_from_projections",
+                                             lambda f: lambda v, n_top=2, **kw: (lambda r: (r[0], r[1], r[2], r[3] * 2, r[4]) + r[5:])(f(v, n_top, **kw)))],
+        # the two normalisations exchanged
+        "code_eq5_reliability": [_wrap(toptwo, "estimate_reliability",
+                                       lambda f: lambda R, top, normalization="paper", **kw: f(
+                                           R, top, normalization={"paper": "per_worker", "per_worker": "paper"}[normalization], **kw))],
+        # (g, h) reported as (h, g)
+        "code_eq6_plugin_mle": [_wrap(toptwo, "plugin_mle", lambda f: lambda A, p, q: f(A, p, q)[:, ::-1])],
+        # top-T Delta r with the weights in reverse order
+        "code_top_t_model": [_wrap(toptwo.TopTwoModel, "delta_r",
+                                   lambda f: lambda self: 1.0 / self.n_labels - self.label_weights()[:, ::-1])],
+        # KL in bits (KL in the reverse direction is an equivalent mutant here: every alternative
+        # mu_(a,b) is a label permutation of mu_(g,h) and the inverse permutation is another alternative)
+        "code_kl_divergence": [_wrap(tmodel, "_kl", lambda f: lambda P, Q: f(P, Q) / np.log(2))],
+        # Bernstein's 1/2 dropped: the bound squared
+        "code_theory_bounds": [_wrap(toptwo.theory, "lemma1_bound", lambda f: lambda *a, **kw: f(*a, **kw) ** 2)],
+        # step 3 divided by s' instead of 2 s': l and v doubled
+        "code_algorithm1_sparse_path": [_wrap(toptwo, "spectral_estimate",
+                                              lambda f: lambda *a, **kw: (lambda r: setattr(r, "norm_p", 2 * r.norm_p) or r)(f(*a, **kw)))],
+    }
+
+
+CODE_TWINS = ("code_eq1_answer_distribution", "code_prop1_binary_and_r", "code_algorithm1_population",
+              "code_eq5_reliability", "code_eq6_plugin_mle", "code_top_t_model", "code_kl_divergence",
+              "code_theory_bounds", "code_algorithm1_sparse_path")
+
+
+@pytest.mark.parametrize("name", CODE_TWINS)
+def test_code_check_rejects_wrong_code(name: str, monkeypatch) -> None:
+    for obj, attr, repl in _code_twins()[name]:
+        monkeypatch.setattr(obj, attr, repl)
+    with pytest.raises(ClaimFailed):
+        tc.CHECKS[name]()
 
 
 @pytest.mark.parametrize("name", list(NEGATIVE_TWINS))
@@ -111,8 +184,23 @@ def test_more_negative_twins(fn, kwargs) -> None:
 from theory_checks.mutants import KINDS, MUTANTS, _M, format_kill_table, kill_rates, run_mutant  # noqa: E402
 
 
+@pytest.mark.slow
+def test_mc_lemma1_sampler_other_seeds() -> None:
+    # each seed fails with probability <= 6e-3 (Bonferroni over its 6 tests): P(any of 20 fails) <= 0.12;
+    # the assertion allows one failure, P(>= 2 of 20) <= 190 * 6e-3**2 < 0.007
+    fails = 0
+    for sd in range(2, 22):
+        try:
+            tc.CHECKS["mc_lemma1_sampler"](seed=sd)
+        except ClaimFailed:
+            fails += 1
+    assert fails <= 1, f"{fails} of 20 seeds fail the Monte-Carlo check of Lemma 1"
+
+
 def test_every_check_has_mutants_of_several_kinds() -> None:
-    assert set(MUTANTS) == set(tc.CHECKS)
+    from theory_checks.checks_code import CODE_CHECKS
+
+    assert set(MUTANTS) == set(tc.CHECKS) - set(CODE_CHECKS)
     for name, muts in MUTANTS.items():
         assert len(muts) >= 3, name
         assert len({m.kind for m in muts}) >= 2, name
@@ -123,8 +211,9 @@ def test_every_check_has_mutants_of_several_kinds() -> None:
 
 @pytest.mark.parametrize("mutant", _M, ids=[f"{m.check}/{m.name}" for m in _M])
 def test_every_mutant_is_killed(mutant) -> None:
-    killed, msg = run_mutant(mutant)
-    assert killed, msg
+    from theory_checks.status import claim_mutant_killed
+
+    assert claim_mutant_killed(mutant.check, mutant.name), run_mutant(mutant)[1]
 
 
 def test_run_mutant_reports_a_survivor() -> None:

@@ -30,7 +30,27 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--mutants", action="store_true",
                         help="run every check's mutants instead and print the kill rates "
                              "(exit 1 if a mutant survives)")
+    parser.add_argument("--status-page", metavar="PATH",
+                        help="write the theory status page (Markdown) generated from the checks")
+    parser.add_argument("--readme-table", metavar="PATH",
+                        help="write the README's short theory table (same source as the status page)")
     return parser
+
+
+def main_status(page: str | None, table: str | None) -> int:
+    """Write the status page and/or the README table; exit 1 if a check failed."""
+    from pathlib import Path
+
+    from .status import counts, readme_table, status_page
+
+    root = Path(__file__).resolve().parent.parent
+    for path, make in ((page, status_page), (table, readme_table)):
+        if path:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_text(make(root), encoding="utf-8")
+            print(f"wrote {path}")
+    c = counts(root)
+    return 0 if c["passed"] == c["checks"] else 1
 
 
 def main_mutants() -> int:
@@ -64,6 +84,8 @@ def main(argv: Sequence[str] = ()) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     if args.mutants:
         return main_mutants()
+    if args.status_page or args.readme_table:
+        return main_status(args.status_page, args.readme_table)
     rows: list[tuple[str, str, str, str, str]] = []
     records: list[CheckRecord] = []
     failures: list[tuple[str, str]] = []

@@ -287,6 +287,69 @@ def _em_q(K):
 
 
 #: check name -> its mutants, in registry order.
+
+
+def _pp():
+    return sp.Symbol("p", positive=True)
+
+
+def _var(scale=1, plus=False, with_m=True, squared=True):
+    def v(K, m, sg):
+        pi = sg * ((K - 2) * _pp() + 2) / K
+        f = (K / (K - 2)) ** (2 if squared else 1)
+        return scale * f * pi * ((1 + pi) if plus else (1 - pi)) / ((m if with_m else 1) * sg**2)
+    return lambda: {"variance": v}
+
+
+def _mp_log(x):
+    import mpmath
+
+    return mpmath.log(x)
+
+
+_M += [
+    # ---------------------------------------------------------------- numbered statements (checks_statements)
+    Mutant("theorem1_ordering_every_K", "slack 3 (2 d1 per Delta v understated)", "wrong constant", lambda: {"slack": 3}),
+    Mutant("theorem1_ordering_every_K", "gaps (1-q, 2q-1)", "q <-> 1-q", lambda: {"gaps": (1 - q, 2 * q - 1)}),
+    Mutant("theorem1_ordering_every_K", "gap 2q+1", "wrong sign", lambda: {"gaps": (2 * q + 1, 1 - q)}),
+    Mutant("eq5_variance_symbolic_m", "no 1/m", "dropped factor", _var(with_m=False)),
+    Mutant("eq5_variance_symbolic_m", "K/(K-2) not squared", "wrong constant", _var(squared=False)),
+    Mutant("eq5_variance_symbolic_m", "pi(1+pi)", "wrong sign", _var(plus=True)),
+    Mutant("lemma1_exact_tail", "Bernstein's 1/2 dropped", "dropped factor", lambda: {"half": 1.0}),
+    Mutant("lemma1_exact_tail", "3/4 for 1/2", "wrong constant", lambda: {"half": 0.75}),
+    Mutant("lemma1_exact_tail", "bound 10x tighter than it is", "wrong constant", lambda: {"max_ratio": 0.1}),
+    Mutant("mc_lemma1_sampler", "Bernstein's 1/2 dropped", "dropped factor", lambda: {"half": 1.0}),
+    Mutant("mc_lemma1_sampler", "exponent x4", "wrong constant", lambda: {"half": 2.0}),
+    Mutant("mc_lemma1_sampler", "exponent x3", "wrong constant", lambda: {"half": 1.5}),
+    Mutant("lemma4_trimming_instances", "sin factor 1/2", "wrong constant", lambda: {"sin_const": 0.5}),
+    Mutant("lemma4_trimming_instances", "norm factor 1 (50 dropped)", "dropped factor", lambda: {"norm_const": 1.0}),
+    Mutant("lemma4_trimming_instances", "sin factor -6 sqrt 2", "wrong sign", lambda: {"sin_const": -6 * 2**0.5}),
+    Mutant("lemma6_second_moment", "constant without the 2", "dropped factor",
+           lambda: {"constant": lambda r: _mp_log(1 / r) / (1 - r)}),
+    Mutant("lemma6_second_moment", "constant without log(1/rho)", "dropped factor", lambda: {"constant": lambda r: 2 / (1 - r)}),
+    Mutant("lemma6_second_moment", "negative constant", "wrong sign",
+           lambda: {"constant": lambda r: -2 * _mp_log(1 / r) / (1 - r)}),
+    Mutant("textbook_concentration_exact", "Hoeffding 4t^2", "wrong constant", lambda: {"hoeffding_const": 4.0}),
+    Mutant("textbook_concentration_exact", "Bernstein's 1/2 dropped", "dropped factor", lambda: {"bernstein_half": 1.0}),
+    Mutant("textbook_concentration_exact", "Bernstein 2t^2", "wrong constant", lambda: {"bernstein_half": 2.0}),
+    Mutant("theorem5_wedin_instances", "constant 1/2", "wrong constant", lambda: {"constant": 0.5}),
+    Mutant("theorem5_wedin_instances", "1/sqrt 2 for sqrt 2", "wrong model", lambda: {"constant": 2**-0.5}),
+    Mutant("theorem5_wedin_instances", "constant 1/4", "wrong constant", lambda: {"constant": 0.25}),
+    Mutant("theorem4_unspecified_constant", "c = nm", "dropped factor", lambda: {"constant": lambda n, m: n * m}),
+    Mutant("theorem4_unspecified_constant", "c = (n+m)/log(n+m)", "wrong model",
+           lambda: {"constant": lambda n, m: (n + m) / sp.log(n + m)}),
+    Mutant("theorem4_unspecified_constant", "c = nm/log n", "wrong constant", lambda: {"constant": lambda n, m: n * m / sp.log(n)}),
+    Mutant("theorem2_aij_cont_factor2", "prefactor 1 (as printed)", "dropped factor", lambda: {"prefactor": sp.Integer(1)}),
+    Mutant("theorem2_aij_cont_factor2", "prefactor 1/2", "wrong constant", lambda: {"prefactor": sp.Rational(1, 2)}),
+    Mutant("theorem2_aij_cont_factor2", "prefactor -2", "wrong sign", lambda: {"prefactor": sp.Integer(-2)}),
+    Mutant("eq6_kl_symbolic_K", "weight K p q/(1-p) (no +1)", "dropped factor",
+           lambda: {"weights": lambda K: (K * p * q / (1 - p), K * p * (1 - q) / (1 - p) + 1)}),
+    Mutant("eq6_kl_symbolic_K", "weights with q and 1-q swapped", "q <-> 1-q",
+           lambda: {"weights": lambda K: (K * p * (1 - q) / (1 - p) + 1, K * p * q / (1 - p) + 1)}),
+    Mutant("eq6_kl_symbolic_K", "(c,d) closed form without the (1-q) term", "dropped factor",
+           _kl_forms("(c,d)", lambda: p * q * sp.log(_XYE()[0] / _XYE()[2]))),
+]
+
 MUTANTS: dict[str, list[Mutant]] = {}
 for _m in _M:
     MUTANTS.setdefault(_m.check, []).append(_m)
@@ -309,8 +372,11 @@ def kill_rates(names: list[str] | None = None) -> list[dict[str, Any]]:
     Each row: ``check``, ``mutants``, ``killed``, ``rate``, ``kinds`` (sorted kinds covered),
     ``survivors`` (list of (mutant name, message)), ``seconds``.
     """
+    from .checks_code import CODE_CHECKS
+
     rows = []
-    for name in names or list(CHECKS):
+    # the code checks' mutants are changes to the package's source: theory_checks.mutate
+    for name in names or [n for n in CHECKS if n not in CODE_CHECKS]:
         muts = MUTANTS.get(name, [])
         t0 = time.perf_counter()
         survivors = []

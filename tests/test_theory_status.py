@@ -1,0 +1,77 @@
+"""The theory status page and the README's theory table are generated from the checks: the
+committed files must equal a fresh generation (so they cannot go stale)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from theory_checks import CHECKS
+from theory_checks.status import STATEMENTS, readme_table, status_page
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_statement_has_a_registered_check_that_can_fail() -> None:
+    from theory_checks.checks_code import CODE_CHECKS
+    from theory_checks.mutants import MUTANTS
+
+    assert len(STATEMENTS) == 18
+    for st in STATEMENTS:
+        assert st.checks and set(st.checks) <= set(CHECKS), st.number
+        # every check can fail: it has claim mutants, or (code checks) source mutants and a pytest twin
+        assert all(c in MUTANTS or c in CODE_CHECKS for c in st.checks), st.number
+
+
+@pytest.mark.parametrize("path, make", [("docs/theory_status.md", status_page),
+                                        ("docs/_generated/theory_table.md", readme_table)])
+def test_committed_page_is_generated(path: str, make) -> None:
+    fresh = make(ROOT)
+    committed = (ROOT / path).read_text(encoding="utf-8")
+    assert committed == fresh, (f"{path} is stale: regenerate with python -m theory_checks --status-page "
+                                "docs/theory_status.md --readme-table docs/_generated/theory_table.md")
+
+
+def test_status_cli_writes_both(tmp_path, capsys) -> None:
+    from theory_checks.__main__ import main
+
+    page, table = tmp_path / "s.md", tmp_path / "t.md"
+    assert main(["--status-page", str(page), "--readme-table", str(table)]) == 0
+    assert page.read_text(encoding="utf-8") == status_page(ROOT)
+    assert "| Lemma 1 |" in table.read_text(encoding="utf-8")
+
+
+def test_source_mutants_are_found_once_and_survivors_have_reasons() -> None:
+    import json
+
+    from theory_checks.mutate import FAST_SUBSET, SOURCE_MUTANTS, find_snippet
+    from theory_checks.status import SOURCE_MUTANTS_JSON
+
+    kinds = {m.kind for m in SOURCE_MUTANTS}
+    assert len(SOURCE_MUTANTS) >= 30 and len(kinds) >= 10
+    for m in SOURCE_MUTANTS:       # the snippets follow the source (a restructure must keep them unique)
+        assert len(find_snippet(ROOT, m.old)) == 1, m.name
+    assert set(FAST_SUBSET) <= {m.name for m in SOURCE_MUTANTS}
+    stored = json.loads((ROOT / SOURCE_MUTANTS_JSON).read_text(encoding="utf-8"))
+    assert {r["name"] for r in stored["rows"]} == {m.name for m in SOURCE_MUTANTS}
+    for r in stored["rows"]:
+        assert r["killed_by"] or r["reason"], f"{r['name']} survived without a written reason"
+
+
+def test_mutate_applies_and_restores(tmp_path) -> None:
+    import shutil
+
+    from theory_checks.mutate import SOURCE_MUTANTS, apply_mutant, format_table, main
+
+    shutil.copytree(ROOT / "toptwo", tmp_path / "toptwo")
+    mt = SOURCE_MUTANTS[0]
+    path, text = apply_mutant(tmp_path, mt)
+    assert mt.new in path.read_text(encoding="utf-8") and mt.old not in path.read_text(encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
+    row = {"name": "x", "kind": "k", "paper": "eq. (1)", "layers": {"symbolic": {"killed": True}}, "killed_by": "symbolic",
+           "reason": ""}
+    assert "killed by symbolic" in format_table([row], ["symbolic"])
+    assert main(["--list"]) == 0
+    with pytest.raises(SystemExit):
+        main(["--only", "no such mutant"])
