@@ -1,4 +1,4 @@
-"""Reading response triples from CSV and writing results as CSV (csv module + numpy only).
+"""Reading response triples from CSV and writing results as CSV.
 
 The file format is the one of the command line (``python -m toptwo infer FILE.csv``)::
 
@@ -55,8 +55,9 @@ def _fail(path: str, line: int | None, message: str) -> ValueError:
     return ValueError(f"{where}: {message}")
 
 
-def read_triples_csv(path: str | os.PathLike, *, n_labels: int | None = None,  # noqa: C901 - one pass over the file with a check per field
-                     duplicates: str = "error", label_base: int = 1) -> Responses:
+def read_triples_csv(path: str | os.PathLike, *, n_labels: int | None = None,
+                     duplicates: str = "error", label_base: int = 1,
+                     engine: str = "auto") -> Responses:
     """Read ``worker,task,label`` triples from a CSV file with a header row.
 
     Parameters
@@ -77,6 +78,15 @@ def read_triples_csv(path: str | os.PathLike, *, n_labels: int | None = None,  #
         paper's), 0 for files numbering choices ``0..K-1``. Labels are shifted to
         ``1..K`` inside :class:`~toptwo.Responses`; add ``label_base - 1`` to get the
         file's numbering back (:func:`write_results_csv` does so).
+    engine : {"auto", "pyarrow", "pandas", "python"}, default="auto"
+        Which parser reads the rows. ``"python"`` is the strict reader (the ``csv``
+        module, one check per field, every error located). ``"pyarrow"`` and
+        ``"pandas"`` parse with the library's C/C++ reader (10-50x faster) and check
+        the result column-wise; whenever they meet anything unusual (a quote, a blank
+        id, a bad label, a repeated pair, a parse error) they hand the file to the
+        strict reader, so the result and every message are the same for every engine.
+        ``"auto"`` uses pyarrow if it is installed (``pip install toptwo[fast]``), else
+        pandas, else the strict reader.
 
     Returns
     -------
@@ -99,53 +109,132 @@ def read_triples_csv(path: str | os.PathLike, *, n_labels: int | None = None,  #
     base = check_int(label_base, "label_base", owner=_OWNER, minimum=0)
     K_given = None if n_labels is None else check_int(n_labels, "n_labels", owner=_OWNER,
                                                       minimum=2)
+    check_choice(engine, "engine", ENGINES, owner=_OWNER)
     name = os.fspath(path)
+    if engine != "python":
+        R = _read_fast(name, engine, base, K_given, duplicates)
+        if R is not None:
+            return R
+    return _read_strict(name, base, K_given, duplicates)
+
+
+#: The parsers of :func:`read_triples_csv`.
+ENGINES = ("auto", "pyarrow", "pandas", "python")
+
+
+class _Labels:
+    """The checks of one label field, shared by the strict and the fast readers."""
+
+    def __init__(self, base: int, K_given: int | None):
+        self.base, self.K_given = base, K_given
+        self.hi = hi = base + K_given - 1 if K_given is not None else None
+        self.allowed = (f"an integer in {base}..{hi} (n_labels={K_given})" if hi is not None
+                        else f"an integer >= {base}")
+        # Largest label accepted on a line: K is stored as int32, and without n_labels a
+        # label beyond MAX_INFERRED_LABELS is a stray value (K would be that large).
+        self.top_ok = (min(hi, base + INT32_MAX - 1) if hi is not None
+                       else base + MAX_INFERRED_LABELS - 1)
+
+    def problem(self, lab: str, w: str, t: str) -> str | None:
+        """The message for label field ``lab`` (stripped) of worker w, task t, or None."""
+        if not lab:
+            return (f"the label must be {self.allowed}; got a blank label (worker {_show(w)}, "
+                    f"task {_show(t)}). Every row is an answer: leave unanswered pairs out of "
+                    f"the file.")
+        if not _INT_RE.fullmatch(lab):     # int() would accept "1_0" and "+3"
+            what = _UTF8_MSG if _not_utf8(lab) else f"the label must be {self.allowed}"
+            return f"{what}; got {_show(lab)} (worker {_show(w)}, task {_show(t)})."
+        value = _label_value(lab)
+        if self.base <= value <= self.top_ok:
+            return None
+        if value > self.top_ok and self.hi is None:
+            K = value - self.base + 1
+            K_text = str(K) if len(lab) <= 40 else f"a number of {len(str(K))} digits"
+            return (f"n_labels was not given and the label {_show_int(lab)} (worker {_show(w)}, "
+                    f"task {_show(t)}) would make K = {K_text} > {MAX_INFERRED_LABELS}, which "
+                    f"is almost always a stray value; pass n_labels=K (CLI: --n-labels K) if "
+                    f"K is really that large.")
+        hint = ""
+        if value == self.base - 1:
+            hint = " Every row is an answer: leave unanswered pairs out of the file."
+            if value == 0:
+                hint += (" If the file numbers the choices from 0 (0..K-1), pass "
+                         "label_base=0 (CLI: --label-base 0).")
+        return (f"the label must be {self.allowed}; got {_show(lab)} (worker {_show(w)}, "
+                f"task {_show(t)}).{hint}")
+
+
+def _label_value(lab: str) -> int:
+    """The value of a label matching ``-?[0-9]+``, whatever its number of digits.
+
+    Leading zeros are dropped first (``000...0002`` is 2). A value of more than 40
+    digits is out of every allowed range; it is returned as +-10**40 so that no
+    conversion (Python refuses to convert strings of more than 4300 digits) is needed.
+    """
+    negative = lab.startswith("-")
+    digits = (lab[1:] if negative else lab).lstrip("0") or "0"
+    value = int(digits) if len(digits) <= 40 else 10 ** 40
+    return -value if negative else value
+
+
+def _show_int(lab: str) -> str:
+    """A label field as text, shortened past 40 characters."""
+    return lab if len(lab) <= 40 else f"{lab[:20]}...({len(lab)} characters)"
+
+
+def _header(reader: Any, name: str) -> tuple[list[str], list[str], int]:
+    """Read and check the header row: (raw fields, stripped names, line number)."""
+    header = None
+    for row in reader:
+        if not row or all(not f.strip() for f in row):
+            continue
+        header = [f.strip() for f in row]
+        header_line = reader.line_num
+        break
+    if header is None:
+        raise _fail(name, None, "the file is empty; expected a header row "
+                    "'worker,task,label' followed by one row per answer.")
+    if any(_not_utf8(h) for h in header):
+        raise _fail(name, header_line, f"{_UTF8_MSG} (header {_show(row)}).")
+    extra = [h for h in header if h not in REQUIRED_COLUMNS]
+    if extra:
+        raise _fail(name, header_line,
+                    f"the header must name exactly the columns worker, task and "
+                    f"label (any order); found unexpected column(s) "
+                    f"{', '.join(repr(h) for h in extra)} in header {row!r}. Remove "
+                    f"the extra columns (only worker, task and label are read).")
+    missing = [c for c in REQUIRED_COLUMNS if c not in header]
+    repeated = sorted({h for h in header if header.count(h) > 1})
+    if missing or repeated:
+        what = (f"missing column(s) {', '.join(repr(c) for c in missing)}" if missing
+                else f"repeated column(s) {', '.join(repr(c) for c in repeated)}")
+        raise _fail(name, header_line,
+                    f"the header must name exactly the columns worker, task and label "
+                    f"(any order), each once; got {row!r} ({what}).")
+    return row, header, header_line
+
+
+def _open_text(name: str) -> IO[str]:
+    # surrogateescape: undecodable bytes survive as lone surrogates and are reported
+    # with their line, instead of a UnicodeDecodeError without a location.
+    return open(name, newline="", encoding="utf-8-sig", errors="surrogateescape")
+
+
+def _read_strict(name: str, base: int, K_given: int | None,  # noqa: C901 - one pass over the file with a check per field
+                 duplicates: str) -> Responses:
+    """The strict reader: the csv module, one check per field, every error located."""
     worker_index: dict[str, int] = {}
     task_index: dict[str, int] = {}
     w_list: list[int] = []
     t_list: list[int] = []
     lab_list: list[int] = []
     line_list: list[int] = []
-    hi = base + K_given - 1 if K_given is not None else None
-    allowed = (f"an integer in {base}..{hi} (n_labels={K_given})" if hi is not None
-               else f"an integer >= {base}")
-    # Largest label accepted on a line: K is stored as int32, and without n_labels a
-    # label beyond MAX_INFERRED_LABELS is a stray value (K would be that large).
-    top_ok = (min(hi, base + INT32_MAX - 1) if hi is not None
-              else base + MAX_INFERRED_LABELS - 1)
-    line = None
-    # surrogateescape: undecodable bytes survive as lone surrogates and are reported
-    # with their line below, instead of a UnicodeDecodeError without a location.
-    with open(name, newline="", encoding="utf-8-sig", errors="surrogateescape") as fh:
+    check = _Labels(base, K_given)
+    base_m1 = base - 1
+    with _open_text(name) as fh:
         reader = csv.reader(fh)
         try:
-            header = None
-            for row in reader:
-                if not row or all(not f.strip() for f in row):
-                    continue
-                header = [f.strip() for f in row]
-                header_line = reader.line_num
-                break
-            if header is None:
-                raise _fail(name, None, "the file is empty; expected a header row "
-                            "'worker,task,label' followed by one row per answer.")
-            if any(_not_utf8(h) for h in header):
-                raise _fail(name, header_line, f"{_UTF8_MSG} (header {_show(row)}).")
-            extra = [h for h in header if h not in REQUIRED_COLUMNS]
-            if extra:
-                raise _fail(name, header_line,
-                            f"the header must name exactly the columns worker, task and "
-                            f"label (any order); found unexpected column(s) "
-                            f"{', '.join(repr(h) for h in extra)} in header {row!r}. Remove "
-                            f"the extra columns (only worker, task and label are read).")
-            missing = [c for c in REQUIRED_COLUMNS if c not in header]
-            repeated = sorted({h for h in header if header.count(h) > 1})
-            if missing or repeated:
-                what = (f"missing column(s) {', '.join(repr(c) for c in missing)}" if missing
-                        else f"repeated column(s) {', '.join(repr(c) for c in repeated)}")
-                raise _fail(name, header_line,
-                            f"the header must name exactly the columns worker, task and label "
-                            f"(any order), each once; got {row!r} ({what}).")
+            _, header, _ = _header(reader, name)
             iw, it, il = (header.index(c) for c in REQUIRED_COLUMNS)
             n_fields = len(header)
             for row in reader:
@@ -160,29 +249,12 @@ def read_triples_csv(path: str | os.PathLike, *, n_labels: int | None = None,  #
                     col = "worker" if not w else "task"
                     raise _fail(name, line, f"the {col} id must be a non-empty string; got "
                                 f"{row[iw if col == 'worker' else it]!r} in row {_show(row)}.")
-                if not lab:
-                    raise _fail(name, line, f"the label must be {allowed}; got a blank label "
-                                f"(worker {_show(w)}, task {_show(t)}). Every row is an "
-                                f"answer: leave unanswered pairs out of the file.")
-                if not _INT_RE.fullmatch(lab):     # int() would accept "1_0" and "+3"
-                    what = _UTF8_MSG if _not_utf8(lab) else f"the label must be {allowed}"
-                    raise _fail(name, line, f"{what}; got {_show(lab)} (worker {_show(w)}, "
-                                f"task {_show(t)}).")
-                value = int(lab)
-                if value < base or value > top_ok:
-                    if value > top_ok and hi is None:
-                        raise _fail(name, line, f"n_labels was not given and the label "
-                                    f"{lab} (worker {_show(w)}, task {_show(t)}) would make "
-                                    f"K = {value - base + 1} > {MAX_INFERRED_LABELS}, which is "
-                                    f"almost always a stray value; pass n_labels=K (CLI: "
-                                    f"--n-labels K) if K is really that large.")
-                    hint = (" Every row is an answer: leave unanswered pairs out of the file."
-                            if value == base - 1 else "")
-                    raise _fail(name, line, f"the label must be {allowed}; got {lab!r} "
-                                f"(worker {_show(w)}, task {_show(t)}).{hint}")
+                problem = check.problem(lab, w, t)
+                if problem is not None:
+                    raise _fail(name, line, problem)
                 w_list.append(worker_index.setdefault(w, len(worker_index)))
                 t_list.append(task_index.setdefault(t, len(task_index)))
-                lab_list.append(value - base + 1)
+                lab_list.append(_label_value(lab) - base_m1)
                 line_list.append(line)
         except csv.Error as exc:
             raise _fail(name, reader.line_num or None, f"not a readable CSV row ({exc}).") \
@@ -197,10 +269,42 @@ def read_triples_csv(path: str | os.PathLike, *, n_labels: int | None = None,  #
             e = col_list.index(index[bad])
             raise _fail(name, line_list[e], f"{_UTF8_MSG} (the {kind} id {_show(bad)}).")
     labels = np.asarray(lab_list, dtype=np.int64)
+    del lab_list
+    workers = np.asarray(w_list, dtype=np.int64)
+    tasks = np.asarray(t_list, dtype=np.int64)
+    del w_list, t_list
+    worker_ids = _object_array(list(worker_index))
+    task_ids = _object_array(list(task_index))
+    lines = np.asarray(line_list, dtype=np.int64)
+    del line_list
+    return _finish(name, workers, tasks, labels, worker_ids, task_ids, base, K_given,
+                   duplicates, lines)
+
+
+def _object_array(items: list[Any]) -> np.ndarray:
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out
+
+
+class _Fallback(Exception):
+    """Raised inside the fast reader: hand the file to the strict reader."""
+
+
+def _finish(name: str, workers: np.ndarray, tasks: np.ndarray, labels: np.ndarray,
+            worker_ids: np.ndarray, task_ids: np.ndarray, base: int, K_given: int | None,
+            duplicates: str, lines: np.ndarray | None) -> Responses:
+    """The checks that need the whole file, then the :class:`Responses`.
+
+    ``lines`` gives the line of every row (the strict reader); without it (the fast
+    reader), a check that needs a line raises :class:`_Fallback` instead.
+    """
     top = int(labels.max())
     if K_given is None and top < 2:
+        if lines is None:
+            raise _Fallback
         e = int(np.argmax(labels))
-        raise _fail(name, line_list[e], f"n_labels was not given and the largest label in "
+        raise _fail(name, int(lines[e]), f"n_labels was not given and the largest label in "
                     f"the file is {base + top - 1}, so K would be "
                     f"{top} < 2; pass n_labels=K (CLI: --n-labels K).")
     if K_given is not None and exceeds_label_bound(K_given, top):
@@ -209,27 +313,190 @@ def read_triples_csv(path: str | os.PathLike, *, n_labels: int | None = None,  #
                     f"{MAX_INFERRED_LABELS} is accepted only when the file contains a "
                     f"label that large (the estimators allocate n_tasks x K arrays). "
                     f"Pass the real number of choices.")
-    workers = np.asarray(w_list, dtype=np.int64)
-    tasks = np.asarray(t_list, dtype=np.int64)
-    del w_list, t_list, lab_list
-    worker_ids = np.empty(len(worker_index), dtype=object)
-    worker_ids[:] = list(worker_index)
-    task_ids = np.empty(len(task_index), dtype=object)
-    task_ids[:] = list(task_index)
-    if duplicates == "error":
+    if duplicates == "error" and lines is not None:
         dups = _find_duplicates(workers, tasks, len(task_ids))
         if dups.n_pairs:
             raise _duplicates_error(
-                dups, source=name, unit="rows", where=lambda e: f"on line {line_list[e]}",
+                dups, source=name, unit="rows", where=lambda e: f"on line {lines[e]}",
                 show=lambda e: (_show(worker_ids[workers[e]]), _show(task_ids[tasks[e]]),
                                 int(labels[e]) + base - 1),
                 fix="Pass duplicates='first' or duplicates='last' (CLI: --duplicates "
                     "first|last) to keep one answer per pair.")
-    # Every check that needs a line number was made above, so nothing below can fail.
-    return Responses.from_triples(workers, tasks, labels, n_workers=len(worker_index),
-                                  n_tasks=len(task_index), n_labels=K_given,
-                                  duplicates=duplicates,  # type: ignore[arg-type]
-                                  worker_ids=worker_ids, task_ids=task_ids)
+    # Every check that needs a line number was made above, so nothing below can fail
+    # (the fast reader lets from_triples find repeated pairs, and falls back if it does).
+    try:
+        return Responses.from_triples(workers, tasks, labels, n_workers=len(worker_ids),
+                                      n_tasks=len(task_ids), n_labels=K_given,
+                                      duplicates=duplicates,  # type: ignore[arg-type]
+                                      worker_ids=worker_ids, task_ids=task_ids)
+    except ValueError:
+        if lines is None:
+            raise _Fallback from None
+        raise
+
+
+# ------------------------------------------------------------------ the fast reader
+def _read_fast(name: str, engine: str, base: int, K_given: int | None,
+               duplicates: str) -> Responses | None:
+    """Parse with pyarrow or pandas and check column-wise; None: use the strict reader.
+
+    The parse is accepted only where it provably gives the strict reader's rows: the
+    library reads with quoting off and the strict reader's dialect otherwise (comma,
+    CR/LF/CRLF line ends, empty lines skipped), and every distinct raw field (a few per
+    worker, task and label) is checked in Python as the strict reader would check it.
+    A quote, NUL, a field over the csv module's limit, a blank id, a bad label, a row
+    of the wrong width, undecodable bytes or a repeated pair -> None.
+    """
+    with _open_text(name) as fh:                  # the header's errors, as in the strict reader
+        try:
+            row, header, header_line = _header(csv.reader(fh), name)
+        except csv.Error:
+            return None
+    with _open_text(name) as fh:                  # the header line as the library sees it
+        for _ in range(header_line):
+            text = fh.readline()
+    raw_header = text.rstrip("\r\n").split(",")
+    try:
+        if [_unquote(f) for f in raw_header] != row:
+            return None
+        columns = _parse_columns(name, engine, raw_header)
+    except _Fallback:
+        return None
+    if columns is None:
+        return None
+    try:
+        parts = dict(zip(header, columns))
+        w_codes, w_raw = parts["worker"]
+        t_codes, t_raw = parts["task"]
+        l_codes, l_raw = parts["label"]
+        if len(l_codes) == 0:
+            return None
+        limit = csv.field_size_limit()
+        worker_map, worker_ids = _clean_ids(w_raw, limit)
+        task_map, task_ids = _clean_ids(t_raw, limit)
+        check = _Labels(base, K_given)
+        value = np.empty(len(l_raw), dtype=np.int64)
+        for k, raw in enumerate(l_raw):
+            lab = _unquote(raw).strip()
+            if len(raw) > limit or check.problem(lab, "", "") is not None:
+                raise _Fallback
+            value[k] = _label_value(lab) - (base - 1)
+        workers = w_codes if worker_map is None else worker_map[w_codes]
+        tasks = t_codes if task_map is None else task_map[t_codes]
+        labels = value[l_codes]
+        del w_codes, t_codes, l_codes
+        return _finish(name, workers, tasks, labels, worker_ids, task_ids, base, K_given,
+                       duplicates, None)
+    except _Fallback:
+        return None
+
+
+def _unquote(raw: str) -> str:
+    """A raw field of the quote-blind parse as the csv module reads it, or _Fallback.
+
+    With quoting off, a field is split exactly as the csv module splits it when it has
+    no quote, or when it is one quoted string ``"..."`` without quotes inside (the
+    module then reads the inside); anything else (escaped quotes, a quoted comma, text
+    around the quotes) goes to the strict reader, as do NUL, CR and LF.
+    """
+    if "\x00" in raw or "\r" in raw or "\n" in raw:
+        raise _Fallback
+    if '"' not in raw:
+        return raw
+    if len(raw) >= 2 and raw[0] == raw[-1] == '"' and '"' not in raw[1:-1]:
+        return raw[1:-1]
+    raise _Fallback
+
+
+def _clean_ids(raw: list[str], limit: int) -> tuple[np.ndarray | None, np.ndarray]:
+    """Strip the distinct raw ids (in order of first appearance) and merge equal ones.
+
+    Returns (map from raw code to id index, or None if it is the identity; the ids).
+    """
+    index: dict[str, int] = {}
+    codes = []
+    for r in raw:
+        s = _unquote(r).strip()
+        if not s or len(r) > limit or _not_utf8(s):
+            raise _Fallback
+        codes.append(index.setdefault(s, len(index)))
+    ids = _object_array(list(index))
+    if len(index) == len(raw):
+        return None, ids
+    return np.asarray(codes, dtype=np.int64), ids
+
+
+def _parse_columns(name: str, engine: str, raw_header: list[str]
+                   ) -> list[tuple[np.ndarray, list[str]]] | None:
+    """Each column (in header order) as (codes, distinct raw values in order of first
+    appearance), parsed by pyarrow or pandas; None if neither is available."""
+    if engine in ("auto", "pyarrow"):
+        try:
+            import pyarrow as pa
+            import pyarrow.csv as pacsv
+        except ImportError:
+            if engine == "pyarrow":
+                raise ImportError("read_triples_csv(engine='pyarrow') needs pyarrow "
+                                  "(pip install pyarrow, or toptwo[fast]).") from None
+        else:
+            return _parse_pyarrow(name, raw_header, pa, pacsv)
+    try:
+        import pandas as pd
+    except ImportError:
+        if engine == "pandas":
+            raise ImportError("read_triples_csv(engine='pandas') needs pandas.") from None
+        return None
+    return _parse_pandas(name, raw_header, pd)
+
+
+def _parse_pyarrow(name: str, raw_header: list[str], pa: Any, pacsv: Any
+                   ) -> list[tuple[np.ndarray, list[str]]]:
+    as_dict = pa.dictionary(pa.int32(), pa.string())
+    try:
+        table = pacsv.read_csv(
+            name, read_options=pacsv.ReadOptions(use_threads=True),
+            parse_options=pacsv.ParseOptions(quote_char=False, escape_char=False,
+                                              newlines_in_values=False,
+                                              ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(
+                column_types={c: as_dict for c in raw_header}, strings_can_be_null=False,
+                quoted_strings_can_be_null=False, check_utf8=True,
+                include_columns=list(raw_header)))
+    except (pa.ArrowException, ValueError):
+        raise _Fallback from None
+    if table.column_names != list(raw_header):
+        raise _Fallback
+    table = table.unify_dictionaries()
+    out = []
+    for c in raw_header:
+        col = table.column(c)
+        if col.null_count or col.num_chunks == 0:
+            raise _Fallback
+        codes = np.concatenate([ch.indices.to_numpy() for ch in col.chunks])
+        out.append((codes, col.chunk(0).dictionary.to_pylist()))
+        del col
+    return out
+
+
+def _parse_pandas(name: str, raw_header: list[str], pd: Any
+                  ) -> list[tuple[np.ndarray, list[str]]]:
+    try:
+        frame = pd.read_csv(name, dtype=str, quoting=csv.QUOTE_NONE, na_filter=False,
+                            keep_default_na=False, skip_blank_lines=True, engine="c",
+                            encoding="utf-8-sig", encoding_errors="strict", header=0)
+    except (ValueError, UnicodeDecodeError, pd.errors.ParserError):
+        raise _Fallback from None
+    # a RangeIndex: pandas did not take a first column as the index (rows one field
+    # longer than the header), which would shift the columns silently
+    if list(frame.columns) != list(raw_header) or not isinstance(frame.index, pd.RangeIndex):
+        raise _Fallback
+    out = []
+    for c in raw_header:
+        codes, uniques = pd.factorize(frame[c].to_numpy(dtype=object), sort=False)
+        if (codes < 0).any():
+            raise _Fallback
+        out.append((codes, list(uniques)))
+    return out
 
 
 _UTF8_MSG = ("the file is not valid UTF-8 (save it as UTF-8; undecodable bytes are shown "
