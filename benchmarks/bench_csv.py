@@ -17,8 +17,8 @@ scenario of Table 1). Then, interleaved, each repeat runs two child processes:
 Reported: the median wall time of each (and the spread, min-max), the ratio of the
 medians (target: <= 1.5 at 1e7 rows), and the peak RSS of each child
 (``os.wait4``'s ``ru_maxrss``; target for ``infer``: <= 1 GiB at 1e7 rows). The
-``infer`` child also prints how long its parts took (``--timings``-like breakdown
-measured in a third child: read, fit, write). Results are printed as a markdown
+parts of ``infer`` (import, read, fit, write) are timed once more in a third child
+for each engine of ``--parts``. Results are printed as a markdown
 table and merged into ``benchmarks/results/csv.json``.
 """
 
@@ -113,6 +113,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", default="1e6,1e7")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--parts", default="pyarrow,python",
+                        help="engines whose read/fit/write times are broken down (one run "
+                             "each; 'python', the strict reader, takes minutes at 1e7 rows)")
     args = parser.parse_args()
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     table = []
@@ -120,7 +123,13 @@ def main() -> None:
         for size in args.rows.split(","):
             rows = int(float(size))
             path = Path(tmp) / f"answers_{rows}.csv"
-            write_file(path, rows)
+            # in a child: a parent grown by the data would pass its peak RSS on to every
+            # child it forks (Linux copies the high-water mark at fork)
+            subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+                            "from bench_csv import write_file; from pathlib import Path; "
+                            "write_file(Path(sys.argv[2]), int(sys.argv[3]))",
+                            str(ROOT / "benchmarks"), str(path), str(rows)], check=True,
+                           env=dict(os.environ, PYTHONPATH=str(ROOT)))
             out = Path(tmp) / "out.csv"
             infer, ref = [], []
             for _ in range(args.repeats):
@@ -130,7 +139,7 @@ def main() -> None:
                                   "-o", str(out)]))
                 ref.append(run([sys.executable, "-c", REFERENCE, str(path)]))
             parts = [run([sys.executable, "-c", PARTS, str(path), engine])[2]
-                     for engine in ("pyarrow", "python")]
+                     for engine in args.parts.split(",") if engine]
             ti = np.median([r[0] for r in infer])
             tr = np.median([r[0] for r in ref])
             row = {

@@ -183,3 +183,13 @@ def test_clean_files_do_not_fall_back(tmp_path, monkeypatch, engine):
     expected = _outcome(path, "python")
     monkeypatch.setattr(toptwo.io, "_read_strict", strict)
     assert _outcome(path, engine) == expected
+
+
+def test_space_list_is_str_isspace():
+    import re
+    import sys
+
+    from toptwo.io import _SPACE
+    spaces = {chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()}
+    listed = {chr(c) for c in range(sys.maxunicode + 1) if re.fullmatch(f"[{_SPACE}]", chr(c))}
+    assert listed == spaces - {"\n"}

@@ -408,16 +408,36 @@ def _unquote(raw: str) -> str:
     raise _Fallback
 
 
+# The characters str.strip() removes (str.isspace(); tests/test_io_engines.py checks the
+# list against Python's), without LF, which cannot occur inside a field of a parsed row.
+_SPACE = "\t\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+# In the distinct values joined by LF: one that needs the careful path (empty, space at
+# either end, a quote, NUL or CR).
+_UNUSUAL = re.compile(f"(?m)^[{_SPACE}]|[{_SPACE}]$|^$|[\"\x00\r]")
+_ALL_QUOTED = re.compile(r'"[^"\n]*"(?:\n"[^"\n]*")*')
+
+
 def _clean_ids(raw: list[str], limit: int) -> tuple[np.ndarray | None, np.ndarray]:
     """Strip the distinct raw ids (in order of first appearance) and merge equal ones.
 
     Returns (map from raw code to id index, or None if it is the identity; the ids).
+    One regular-expression scan finds whether any id needs more than a copy (the usual
+    case: none does); only then are the ids stripped one by one.
     """
+    if max(map(len, raw)) > limit:
+        raise _Fallback
+    joined = "\n".join(raw)
+    if _ALL_QUOTED.fullmatch(joined):             # every id quoted, as R writes them
+        raw = [r[1:-1] for r in raw]
+        joined = "\n".join(raw)
+    if not _UNUSUAL.search(joined) and joined.count("\n") == len(raw) - 1:
+        return None, _object_array(raw)
+    del joined
     index: dict[str, int] = {}
     codes = []
     for r in raw:
         s = _unquote(r).strip()
-        if not s or len(r) > limit or _not_utf8(s):
+        if not s or _not_utf8(s):
             raise _Fallback
         codes.append(index.setdefault(s, len(index)))
     ids = _object_array(list(index))
