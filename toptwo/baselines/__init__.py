@@ -18,15 +18,38 @@ Grouped as crowd-kit groups its aggregators: every class here has the estimator 
 ========================  ==============================================================
 """
 
-from .dawid_skene import DawidSkene, OneCoinDawidSkene
-from .ebcc import EBCC
-from .glad import GLAD
-from .mace import MACE
-from .majority import MajorityVote
-from .mmsr import MMSR
-from .multispa import MultiSPA
-from .opt_ds import OptDawidSkene
-from .pgd import PGD
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .dawid_skene import DawidSkene, OneCoinDawidSkene
+    from .ebcc import EBCC
+    from .glad import GLAD
+    from .mace import MACE
+    from .majority import MajorityVote
+    from .mmsr import MMSR
+    from .multispa import MultiSPA
+    from .opt_ds import OptDawidSkene
+    from .pgd import PGD
+
+#: Each class's module, imported on first use (GLAD and MultiSPA need scipy.optimize,
+#: 0.2-0.5 s, which ``python -m toptwo --help`` and majority vote do not).
+_MODULES = {"DawidSkene": "dawid_skene", "OneCoinDawidSkene": "dawid_skene", "EBCC": "ebcc",
+            "GLAD": "glad", "MACE": "mace", "MajorityVote": "majority", "MMSR": "mmsr",
+            "MultiSPA": "multispa", "OptDawidSkene": "opt_ds", "PGD": "pgd"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        return getattr(importlib.import_module(f".{_MODULES[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_MODULES))
+
 
 __all__ = ["MajorityVote", "DawidSkene", "OneCoinDawidSkene", "OptDawidSkene", "MultiSPA",
            "MMSR", "PGD", "MACE", "GLAD", "EBCC"]
