@@ -22,7 +22,13 @@ The file format is the one of the command line (``python -m toptwo infer FILE.cs
 
 Every error message names the file, the line number, the offending value and what is
 allowed. Empty lines (or lines of spaces only) are skipped; a line of empty
-fields such as ``,,`` is refused.
+fields such as ``,,`` is refused. Labels may have any number of digits (``0002`` is 2).
+
+Speed: the rows are parsed by pyarrow's CSV reader when pyarrow is installed (the
+``fast`` extra), else by pandas' C parser, else by the ``csv`` module; the library
+parsers' output is checked column-wise and any file with something unusual goes to the
+strict ``csv``-module reader, so results and messages do not depend on the parser
+(``engine`` of :func:`read_triples_csv`; ``benchmarks/bench_csv.py`` measures it).
 """
 
 from __future__ import annotations
