@@ -106,13 +106,16 @@ def _cell(r: dict) -> tuple[str, str]:
 
 
 def _markdown(rows: list[dict]) -> str:
-    lines = ["| method | toptwo time | toptwo peak RSS | crowd-kit time | crowd-kit peak RSS | crowd-kit / toptwo |",
-             "|---|---:|---:|---:|---:|---:|"]
+    lines = ["| method | toptwo time | toptwo peak RSS | crowd-kit time | crowd-kit peak RSS | crowd-kit / toptwo "
+             "| iterations toptwo / crowd-kit |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         a, b = r["toptwo"], r["crowdkit"]
         ratio = (f"{b['time_s'] / a['time_s']:.1f}×" if "time_s" in a and "time_s" in b else
                  f"> {b['timeout_s'] / a['time_s']:.0f}×" if "time_s" in a and "timeout_s" in b else "—")
-        lines.append(f"| {r['method']} | {' | '.join(_cell(a))} | {' | '.join(_cell(b))} | {ratio} |")
+        its = " / ".join("—" if x.get("n_iter") is None else str(x["n_iter"]) for x in (a, b))
+        lines.append(f"| {r['method']} | {' | '.join(_cell(a))} | {' | '.join(_cell(b))} | {ratio} "
+                     f"| {its} |")
     return "\n".join(lines)
 
 
