@@ -208,11 +208,18 @@ def _norm(ref: str) -> str:
 def printed_references(labels: dict[str, str]) -> set[str]:
     """Every reference the paper prints, normalised: the labelled ones, every equation
     number up to the largest labelled one (some equations have no label, e.g. App. B.4's
-    eq. (25)), and each figure's number alone ("Fig. 2" for "Fig. 2(a)")."""
+    eq. (25)), likewise theorems, lemmas and corollaries, and each figure's number alone
+    ("Fig. 2" for "Fig. 2(a)")."""
     out = {_norm(v) for v in labels.values()}
     eqs = [int(v[5:-1]) for v in labels.values() if v.startswith("eq. (")]
     out |= {_norm(f"eq. ({k})") for k in range(1, max(eqs) + 1)}
     out |= {_norm(v.split("(")[0]) for v in labels.values() if v.startswith("Fig.")}
+    # numbered environments without a label (App. K's Hoeffding is Theorem 6, between the
+    # labelled Theorems 5 and 7): every number up to the largest labelled one exists
+    for kind in ("Theorem", "Lemma", "Corollary", "Proposition", "Remark"):
+        nums = [int(v.split()[1]) for v in labels.values()
+                if v.startswith(kind + " ") and v.split()[1].isdigit()]
+        out |= {_norm(f"{kind} {k}") for k in range(1, max(nums, default=0) + 1)}
     return out
 
 
@@ -287,7 +294,10 @@ def inconsistent_references(texts: dict[str, str], words: int = 3) -> list[str]:
             for m in REFERENCE.finditer(line):
                 if _WORD[m["kind"]] != "eq.":
                     continue
-                prefix = re.sub(r":math:`[^`]*`|\$[^$]*\$|\\[A-Za-z]+", " ", line[:m.start()])
+                # the phrase is the clause the reference ends: cut at a table cell or list
+                # separator ("changed tie rule | eq. (3) ..." is not a phrase)
+                clause = re.split(r"[|,;]", line[:m.start()])[-1]
+                prefix = re.sub(r":math:`[^`]*`|\$[^$]*\$|\\[A-Za-z]+", " ", clause)
                 before = [w for w in re.findall(r"[a-z0-9]+", prefix.lower())
                           if w not in _STOP and not w.isdigit() and len(w) > 1][-words:]
                 if len(before) < words:
