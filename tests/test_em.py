@@ -360,7 +360,7 @@ def test_grid_node_terms_match_all_pairs_including_extreme_tasks():
     tasks whose scores favour one label by hundreds in both slots (the shifted terms
     would underflow; those tasks take the exact path). A version that forgets to exclude
     the diagonal (a = b) is far off."""
-    from toptwo.extensions.em import _exclusive_sums, _grid_node_terms
+    from toptwo.extensions._em_grid import _exclusive_sums, _grid_node_terms
 
     rng = np.random.default_rng(0)
     K, m, G = 5, 400, 10
@@ -386,7 +386,7 @@ def test_pi_newton_reaches_the_constrained_optimum_monotonely():
     """F(pi) = sum_j log(Z_j . pi) + delta sum log pi on the simplex: at the returned pi
     the gradient is constant across nodes (Lagrange condition), F is not below the start,
     and the plain EM update from the start is further from the optimum than one call."""
-    from toptwo.extensions.em import _pi_newton
+    from toptwo.extensions._em_grid import _pi_newton
 
     rng = np.random.default_rng(1)
     Z = rng.gamma(0.5, 1.0, (3000, 10))
@@ -424,7 +424,7 @@ def test_grid_stopping_on_the_posterior_and_acceleration_history():
 def _grid_brute(A, p, pi, nu_p):
     """Log-posterior, pair posterior (m, K, K) and posterior mean of q of the grid model
     at (p, pi), by enumerating every (node, a, b) of every task."""
-    from toptwo.extensions.em import GRID_NODES, GRID_PSEUDO
+    from toptwo.extensions._em_grid import GRID_NODES, GRID_PSEUDO
 
     K, X = A.n_labels, A.toarray()
     G = GRID_NODES
@@ -482,11 +482,11 @@ def test_grid_gain_rule_stops_near_the_maximum(name, seed, s, monkeypatch):
     run to EM_GAIN_TOL = 1e-10: within 0.02 of the maximum (measured 0.002-0.008) and
     the same pair on at least 98% of the tasks, while the starting point is more than
     10 below it (so a rule that stopped early would show)."""
-    from toptwo.extensions import em as em_module
+    from toptwo.extensions import _em_grid
 
     _, A = _scenario(name, seed, s=s)
     a = toptwo.TopTwoEM().fit(A)
-    monkeypatch.setattr(em_module, "EM_GAIN_TOL", 1e-10)
+    monkeypatch.setattr(_em_grid, "EM_GAIN_TOL", 1e-10)
     b = toptwo.TopTwoEM(max_iter=2000, tol=1e-14).fit(A)
     assert a.converged_ and b.converged_ and a.n_iter_ < b.n_iter_
     top = b.log_likelihood_[-1]
@@ -502,7 +502,8 @@ def test_grid_blocks_do_not_change_the_fit(monkeypatch):
 
     _, A = _scenario("hard", 15, s=0.1)
     a = toptwo.TopTwoEM().fit(A)
-    monkeypatch.setattr(em_module, "_GRID_CHUNK", 3 * 5 * em_module.GRID_NODES)
+    from toptwo.extensions import _em_grid
+    monkeypatch.setattr(_em_grid, "_GRID_CHUNK", 3 * 5 * em_module.GRID_NODES)
     b = toptwo.TopTwoEM().fit(A)
     assert a.n_iter_ == b.n_iter_
     np.testing.assert_array_equal(a.top_two_, b.top_two_)

@@ -3,7 +3,7 @@
 The E-step writes each answer's log-probability as a constant plus per-label weights,
 and the expected complete-data log-likelihood through the pair-posterior marginals G, H;
 the M-step solves concave 1-D problems in p_i and q_j by Newton's method, whose
-first and second derivatives are stated in ``toptwo/em.py`` and checked here.
+first and second derivatives are stated in ``toptwo/extensions/em.py`` and checked here.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def _prob(K: int, c: int, a: int, b: int) -> sp.Expr:
 
 
 def em_p_term_derivatives(K: sp.Expr) -> dict[str, tuple[sp.Expr, sp.Expr]]:
-    """(d/dp, d2/dp2) of each term of Q in p_i, as used by ``TopTwoEM`` (toptwo/em.py).
+    """(d/dp, d2/dp2) of each term of Q in p_i, as used by ``TopTwoEM`` (toptwo/extensions/em.py).
 
     Terms: log(p q + (1-p)/K) (c = g), log(p (1-q) + (1-p)/K) (c = h), log((1-p)/K).
     """
@@ -80,7 +80,7 @@ def em_prior_derivatives() -> dict[str, tuple[sp.Expr, sp.Expr, sp.Expr]]:
         "sum_{a!=b} r(a,b) log P(A=c | (a,b)) = G(c) log(pq+(1-p)/K) + H(c) log(p(1-q)+(1-p)/K) "
         "+ (1-G(c)-H(c)) log((1-p)/K) with G(c) = sum_b r(c,b), H(c) = sum_a r(a,c), sum r = 1"
     ),
-    reference="eq. (1) [eqn:A_dist], eq. (6) [eqn:plug-in-mle]; toptwo/em.py E-step",
+    reference="eq. (1) [eqn:A_dist], eq. (6) [eqn:plug-in-mle]; toptwo/extensions/em.py E-step",
     method="cancel(P/(weights) - (1-p)/K)==0; expand(lhs-rhs)==0 with exp/log of the factors kept as symbols",
     scope="exhaustive K=3..5, all (a,b), all answers c; symbolic p, q and posterior r(a,b)",
 )
@@ -131,7 +131,7 @@ def check_em_estep_decomposition(
         "stated derivatives, are concave, and their derivatives tend to +inf at the lower and -inf at the "
         "upper end (the root of the M-step derivative is interior and unique)"
     ),
-    reference="eq. (1) [eqn:A_dist]; toptwo/em.py M-step (beyond the paper)",
+    reference="eq. (1) [eqn:A_dist]; toptwo/extensions/em.py M-step (beyond the paper)",
     method="cancel(diff(term) - claimed)==0; second derivative + first^2 == 0; sympy.limit at the ends",
     scope="symbolic p, q, K; priors with symbolic exponents > 0",
 )
@@ -145,7 +145,7 @@ def check_em_mstep_derivatives(
     Parameters
     ----------
     p_terms, q_terms, priors
-        Claimed derivative formulas (defaults: those coded in ``toptwo/em.py``).
+        Claimed derivative formulas (defaults: those coded in ``toptwo/extensions/em.py``).
     """
     K = sp.Symbol("K", positive=True)
     base = (1 - p) / K
@@ -190,7 +190,7 @@ def em_grid_weights(N: list[sp.Expr], delta: sp.Expr) -> list[sp.Expr]:
         "(expected node counts N_k plus a Dirichlet(1 + delta) prior): the Lagrange conditions "
         "(N_k + delta)/pi_k = lambda hold with one lambda, the weights sum to 1, and the Hessian is negative"
     ),
-    reference=("toptwo/em.py, confusion='grid' (beyond the paper): the EM update of the grid "
+    reference=("toptwo/extensions/_em_grid.py, confusion='grid' (beyond the paper): the EM update of the grid "
                "weights; the code maximises the observed log-posterior in pi by Newton steps "
                "(_pi_newton), whose optimum is the fixed point of this update with N_k the "
                "posterior node counts (tests/test_em.py checks its Lagrange condition)"),

@@ -250,7 +250,7 @@ _M: list[Mutant] = [
     Mutant("top_t_delta_r_and_algorithm", "1/K + lam/(K-T)", "wrong sign", _top_t_dr(lambda K, T, lam: 1 / sp.Integer(K) + lam / (K - T))),
     Mutant("top_t_delta_r_and_algorithm", "1/K - lam/(K-T+1)", "wrong constant",
            _top_t_dr(lambda K, T, lam: 1 / sp.Integer(K) - lam / (K - T + 1))),
-    # ---------------------------------------------------------------- TopTwoEM (toptwo/em.py)
+    # ---------------------------------------------------------------- TopTwoEM (toptwo/extensions/em.py)
     Mutant("em_estep_decomposition", "gamma^o = 1 - G (H forgotten)", "dropped factor",
            lambda: {"other_weight": lambda K: 1 - sp.Symbol("G")}),
     Mutant("em_estep_decomposition", "q and 1-q swapped in the weights", "q <-> 1-q",
