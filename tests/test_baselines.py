@@ -70,12 +70,49 @@ def test_tie_break_uniform_across_seeds():
 
 
 def test_tie_break_uniform_across_tasks():
+    # tasks with ids (a CSV file, from_triples) break their ties independently
     m = 4000
-    A = np.tile(np.array([[1], [2], [3], [3]]), (1, m))    # label 3 wins, h ties among 1, 2
-    h = MajorityVote(rng=0).fit(A, n_labels=4).top_two_[:, 1]
-    assert (MajorityVote(rng=0).fit(A, n_labels=4).top_two_[:, 0] == 3).all()
-    counts = np.bincount(h, minlength=5)[1:3]
+    workers = np.tile([0, 1, 2, 3], m)
+    tasks = np.repeat(np.arange(m) * 7 + 3, 4)              # ids, kept in task_ids
+    labels = np.tile([1, 2, 3, 3], m)                 # label 3 wins, h ties among 1, 2
+    R = toptwo.Responses.from_triples(workers, tasks, labels, n_labels=4)
+    est = MajorityVote(rng=0).fit(R)
+    assert (est.top_two_[:, 0] == 3).all()
+    counts = np.bincount(est.top_two_[:, 1], minlength=5)[1:3]
     assert counts.sum() == m and uniform_choice(counts, 2, m)
+
+
+def test_tie_break_uniform_across_seeds():
+    # without ids a task's tie-break is a function of (seed, its counts): uniform over seeds
+    n_seeds = 2000
+    A = np.array([[1], [2], [3], [3]])
+    h = [MajorityVote(rng=s).fit(A, n_labels=4).top_two_[0, 1] for s in range(n_seeds)]
+    counts = np.bincount(h, minlength=5)[1:3]
+    assert counts.sum() == n_seeds and uniform_choice(counts, 2, n_seeds)
+
+
+def test_majority_vote_ignores_input_order():
+    # issue 27 bug 1: the tie-break followed each task's position (a shuffled file or
+    # permuted columns changed the answers of tied tasks)
+    model = toptwo.TopTwoModel.random(30, 200, 5, rng=0)
+    A = model.sample(0.1, rng=1).toarray()
+    ref = MajorityVote(rng=0).fit(A)
+    for s in range(10):
+        gen = np.random.default_rng(s)
+        pw, pt = gen.permutation(30), gen.permutation(200)
+        est = MajorityVote(rng=0).fit(A[pw][:, pt])
+        np.testing.assert_array_equal(est.top_two_, ref.top_two_[pt])
+        np.testing.assert_array_equal(est.confusion_, ref.confusion_[pt])
+    # rows of triples in any order, ids kept: the same answer per task id
+    w, t = np.nonzero(A)
+    tid = 1000 + 3 * t
+
+    def by_id(order):
+        R = toptwo.Responses.from_triples(w[order], tid[order], A[w, t][order], n_labels=5)
+        return dict(zip(R.task_ids, MajorityVote(rng=0).fit(R).top_two_.tolist()))
+    want = by_id(np.arange(w.size))
+    for s in range(5):
+        assert by_id(np.random.default_rng(s).permutation(w.size)) == want
 
 
 def test_uniform_checker_rejects_smallest_label_rule():

@@ -15,15 +15,70 @@ from .._base import BaseEstimator
 from .._validation import Interval, check_n_top_bound
 from ..responses import as_responses
 
-__all__ = ["MajorityVote"]
+__all__ = ["MajorityVote", "tie_jitter", "id_hashes"]
+
+_M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def _splitmix64(x: np.ndarray) -> np.ndarray:
+    """The splitmix64 finaliser (Steele et al. 2014), elementwise on uint64 (wrapping)."""
+    with np.errstate(over="ignore"):
+        x = x + np.uint64(0x9E3779B97F4A7C15)
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))
+
+
+def id_hashes(ids: Any) -> np.ndarray | None:
+    """A 64-bit hash of each id's text (CRC-32 of its UTF-8 ``str``), or None without ids.
+
+    Deterministic across processes and machines (unlike Python's ``hash``); one pass of
+    O(total id length).
+    """
+    if ids is None:
+        return None
+    from zlib import crc32
+    return np.fromiter((crc32(str(t).encode("utf-8", "surrogatepass")) for t in ids),
+                       dtype=np.uint64, count=len(ids))
+
+
+def tie_jitter(counts: np.ndarray, rng: np.random.Generator,
+               ids: np.ndarray | None = None) -> np.ndarray:
+    """Jitter in [0, 1) per (task, label) from the task's label counts, not its position.
+
+    One draw from ``rng`` (K odd 64-bit multipliers and a salt) defines a hash
+    h_j = sum_c counts[j, c] z_c (mod 2^64) of each task's count vector; the jitter of
+    label c is splitmix64(h_j + salt + c * golden) scaled to [0, 1). Equal count
+    vectors get equal jitters, so the ranking is a function of (seed, counts) only:
+    invariant under permutations of workers and rows, equivariant under permutations
+    of tasks. ``ids`` (uint64 per task, from :func:`id_hashes`) are mixed into h_j, so
+    tasks with different ids break ties independently. O(m K) time and memory, like
+    ``counts``.
+    """
+    m, K = counts.shape
+    z = rng.integers(0, 2**63, size=K, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    salt = rng.integers(0, 2**63, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        h = (counts.astype(np.uint64) * z[None, :]).sum(axis=1, dtype=np.uint64)
+        if ids is not None:
+            h = h ^ _splitmix64(np.asarray(ids, dtype=np.uint64))
+        lab = np.arange(1, K + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        key = _splitmix64(_splitmix64(h + salt)[:, None] ^ lab[None, :])
+    return (key >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
 
 
 class MajorityVote(BaseEstimator):
     """Majority vote: the T most frequent answers of each task (T = 2: the top two).
 
-    Ties are broken uniformly at random with the estimator's ``rng`` (a random jitter in
-    [0, 1/2) is added to every count before ranking, so the result is reproducible for
-    a fixed seed and unbiased among tied labels). Sec. 5 of the paper: majority vote
+    Ties are broken at random with the estimator's ``rng``, by a rule that depends on
+    the task's answers, never on its position: a jitter in [0, 1/2) is added to every
+    count before ranking, and the jitter of label c in a task is a hash of (the draw of
+    ``rng``, the task's id when the responses carry ids (a CSV file, ``from_triples``),
+    the task's label counts, c) (:func:`tie_jitter`). So the result is reproducible for
+    a fixed seed, unbiased among tied labels over seeds, and equivariant under any
+    permutation of workers, tasks or input rows (a shuffled CSV file gives the same row
+    for every task). Without ids (a matrix), two tasks with the same label counts break
+    their ties the same way. Sec. 5 of the paper: majority vote
     needs n s = Theta((sum_i p_i / n)^-2 log(1/eps)) queries per task. With ``n_top=T``
     it is the top-T baseline of Appendix `subsec:top_T`; the ranking, and so
     ``top_two_``, does not depend on T.
@@ -67,7 +122,8 @@ class MajorityVote(BaseEstimator):
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
         check_n_top_bound(T, R.n_labels, owner=owner)          # T <= K: needs the data
         counts = R.task_label_counts()
-        order = np.argsort(-(counts + 0.5 * gen.random(counts.shape)), axis=1)[:, :T]
+        jitter = tie_jitter(counts, gen, id_hashes(R.task_ids))
+        order = np.argsort(-(counts + 0.5 * jitter), axis=1, kind="stable")[:, :T]
         tot = counts.sum(axis=1)
         answered = tot > 0
         top = (order + 1).astype(np.int64)

@@ -176,11 +176,21 @@ class MMSR(ScoreOutputMixin):
         converged = False
         it = 0
         for it in range(1, max_iter + 1):  # noqa: B007 - its last value is read after the loop
-            with np.errstate(divide="ignore", invalid="ignore"):
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 v = _trimmed_means(X / u[:, None], obs, v, F, m_ans)
                 u = _trimmed_means(X.T / v[:, None], obs.T, u, F, m_ans)
-            k = np.sqrt(np.linalg.norm(u) / np.linalg.norm(v))
-            x = np.where(active, u / k, 0.0)
+                nu, nv = np.linalg.norm(u), np.linalg.norm(v)
+                k = np.sqrt(nu / nv)
+                x = np.where(active, u / k, 0.0)
+            if not (nu > 0 and nv > 0 and np.isfinite(x).all()):
+                # |C| is not close to rank one and the best rank-one fit is not attained
+                # (e.g. x_0 -> inf, x_1 -> 0 with x_0 x_1 fixed): the iteration diverges
+                # until over/underflow. Keep the last finite estimate (clipped below),
+                # or x = 0 (every worker random) if there is none.
+                x = x_prev
+                break
+            # (u, v) -> (u / k, v k) leaves x unchanged: rebalance so |u| = |v|
+            u, v = u / k, v * k
             if np.max(np.abs(x - x_prev)) <= tol:
                 converged = True
                 break

@@ -30,7 +30,8 @@ the permutation of each worker's SPA columns is resolved by maximising the diago
 (Hungarian assignment, scipy's ``linear_sum_assignment``): confusion matrices are
 taken as diagonally dominant, instead of the paper's alignment through the
 co-occurrences. A worker with fewer than K non-zero co-occurrence columns gets the
-uninformative uniform matrix. SPA columns are floored at 1e-6 and renormalised.
+uninformative uniform matrix, and a class SPA cannot resolve (the columns span fewer
+than K directions) the uniform column. SPA columns are floored at 1e-6 and renormalised.
 The EM of MultiSPA-EM is :class:`toptwo.baselines.DawidSkene` with the same ``confusion`` choices.
 
 Cost: the co-occurrence counts are one sparse product of the (worker, label) x task
@@ -117,8 +118,10 @@ def _multispa_matrices(N: np.ndarray, common: np.ndarray, K: int) -> np.ndarray:
         sel = Z[:, spa(Z, K)]
         sel = np.maximum(sel, _FLOOR)
         sel /= sel.sum(axis=0, keepdims=True)
-        rows, cols_ = linear_sum_assignment(-sel)        # maximise the diagonal
-        Ai = np.empty((K, K))
+        # maximise the diagonal; SPA stops early when the columns span fewer than K
+        # directions, and the classes it did not resolve keep the uniform column
+        rows, cols_ = linear_sum_assignment(-sel)
+        Ai = np.full((K, K), 1.0 / K)
         Ai[:, rows] = sel[:, cols_]
         A[i] = Ai
     return A
