@@ -138,7 +138,8 @@ def test_failed_write_leaves_no_partial_file(tmp_path, monkeypatch, capsys, good
     monkeypatch.setattr(toptwo.__main__, "write_reliability_csv", boom)
     cap = _run(capsys, ["infer", good, "-o", str(out), "--workers-output", str(wout),
                         "--force"])
-    assert "error: disk full" in cap.err
+    assert f"error: --workers-output {wout} could not be written: disk full; no output " \
+        f"was changed." in cap.err
     assert out.read_text() == "old\n" and not wout.exists()
     assert sorted(os.listdir(tmp_path)) == ["in.csv", "res.csv"]
 

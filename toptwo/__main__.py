@@ -15,11 +15,16 @@ traceback).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
+import io
 import os
+import secrets
+import signal
+import stat
 import sys
-import tempfile
-from collections.abc import Callable, Sequence
-from typing import IO
+from collections.abc import Callable, Iterator, Sequence
+from typing import IO, Any, NoReturn
 
 import numpy as np
 
@@ -70,9 +75,22 @@ def _seed(text: str) -> int:
     return value
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``PROG: error: MESSAGE (see PROG --help)``."""
+
+    def error(self, message: str) -> NoReturn:
+        if sys.stderr is not None:
+            try:
+                print(f"{self.prog}: error: {_one_line(message)} (see '{self.prog} --help')",
+                      file=sys.stderr)
+            except (OSError, ValueError):
+                pass
+        raise SystemExit(2)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of ``python -m toptwo`` (sub-commands demo and infer)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m toptwo",
         description="Top-two answers and confusion probabilities in multi-choice "
                     "crowdsourcing (Jeong & Chung, ICML 2023).",
@@ -199,63 +217,265 @@ _ESTIMATORS = {"toptwo2": ("TopTwo2", lambda seed: TopTwo2(rng=seed)),
 _RELIABILITY_METHODS = ("toptwo2", "onecoin", "em")
 
 
-def _check_output(path: str, flag: str, force: bool, others: dict[str, str]) -> str:
-    """Refuse an output path that cannot be written, before anything is written."""
-    real = os.path.realpath(path)
-    for other_flag, other in others.items():
-        if real == os.path.realpath(other):
-            raise _UsageError(f"{flag} {path} is the same file as {other_flag} {other}; "
-                              f"choose another name.")
-    if os.path.isdir(real):
-        raise _UsageError(f"{flag} {path} is a directory; give a file name.")
-    parent = os.path.dirname(real) or "."
-    if not os.path.isdir(parent):
-        raise _UsageError(f"{flag} {path}: the folder {os.path.dirname(path) or '.'} does not "
-                          f"exist (it is not created).")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise _UsageError(f"{flag} {path}: the folder {os.path.dirname(path) or '.'} is not "
-                          f"writable.")
-    if os.path.lexists(path) and _is_regular(path) and not force:
-        raise _UsageError(f"{flag} {path} already exists; pass --force to overwrite it.")
+def _show(path: str) -> str:
+    """A file name as it goes into a one-line message: control characters escaped."""
+    path = os.fspath(path)
+    if any(not ch.isprintable() for ch in path):
+        return repr(path)[1:-1]
     return path
 
 
-def _is_regular(path: str) -> bool:
-    """True for a regular file (or a dangling link); False for /dev/stdout, a FIFO, ..."""
-    return os.path.isfile(path) or not os.path.exists(path)
+class _Output:
+    """One output file: checked before the run, written to a temporary file, committed.
 
-
-def _write_atomically(outputs: list[tuple[str, Callable[[IO[str]], None]]]) -> None:
-    """Write every output to a temporary file next to it, then rename them all.
-
-    A failure while writing leaves the existing files untouched and removes the
-    temporary files; the renames (os.replace) happen only once every file is complete.
+    ``path`` is the name given; ``target`` the file really written: a symbolic link is
+    followed (``--force`` writes through it to its target, as ``>`` in a shell does).
     """
-    temps: list[tuple[str, str]] = []
+
+    def __init__(self, path: str, flag: str):
+        self.path, self.flag = path, flag
+        self.target = os.path.realpath(path)
+        self.special = False          # a device or pipe: written directly, no rename
+        self.existing: os.stat_result | None = None
+        self.tmp: str | None = None
+        self.backup: str | None = None
+        self.committed = False
+
+    def name(self) -> str:
+        return f"{self.flag} {_show(self.path)}"
+
+
+def _check_output(out: _Output, force: bool, others: dict[str, str]) -> None:  # noqa: C901 - every check in one place
+    """Refuse an output that cannot be written, before anything is read or written."""
+    path, flag = out.path, out.flag
+    if path == "":
+        raise _UsageError(f"{flag} needs a file name; got an empty one.")
+    if path.endswith(os.sep) or (os.altsep and path.endswith(os.altsep)):
+        raise _UsageError(f"{out.name()} ends with '{os.sep}', which names a folder; give a "
+                          f"file name.")
+    real = out.target
+    for other_flag, other in others.items():
+        if real == os.path.realpath(other):
+            raise _UsageError(f"{out.name()} is the same file as {other_flag} "
+                              f"{_show(other)}; choose another name.")
+    if os.path.isdir(real):
+        raise _UsageError(f"{out.name()} is a directory; give a file name.")
+    folder = os.path.dirname(real) or "."
+    shown_folder = _show(os.path.dirname(path) or ".")
+    if not os.path.isdir(folder):
+        raise _UsageError(f"{out.name()}: the folder {shown_folder} does not exist (it is not "
+                          f"created).")
     try:
-        for path, write in outputs:
-            if not _is_regular(path):          # a device or pipe: no rename possible
-                with open(path, "w", newline="", encoding="utf-8") as fh:
-                    write(fh)
+        name_max = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):   # pragma: no cover - not POSIX
+        name_max = 255
+    base = os.path.basename(real)
+    if name_max and len(os.fsencode(base)) > name_max:
+        raise _UsageError(f"{out.name()}: the file name is {len(os.fsencode(base))} bytes "
+                          f"long; this file system allows at most {name_max}.")
+    try:
+        st = os.stat(path)           # follows links, as open() would
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise _UsageError(f"{out.name()}: {exc.strerror or exc}.") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        out.special = True            # /dev/stdout, a FIFO: opened and written directly
+        out.target = path             # by the name given (/proc/self/fd/1 is no path)
+        if not os.access(path, os.W_OK):
+            raise _UsageError(f"{out.name()} is not writable.")
+        return
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise _UsageError(f"{out.name()}: the folder {shown_folder} is not writable.")
+    if st is not None:
+        if not force:
+            raise _UsageError(f"{out.name()} already exists; pass --force to overwrite it.")
+        fst = os.stat(folder)
+        uid = os.geteuid() if hasattr(os, "geteuid") else None
+        if (fst.st_mode & stat.S_ISVTX and uid not in (None, 0)
+                and st.st_uid != uid and fst.st_uid != uid):
+            raise _UsageError(f"{out.name()} belongs to another user in a folder with the "
+                              f"sticky bit set ({shown_folder}), so it cannot be replaced.")
+        out.existing = st
+
+
+def _os_error(out: _Output, exc: OSError) -> _UsageError:
+    """An OSError while writing an output, as a message naming the output."""
+    what = exc.strerror or str(exc) or type(exc).__name__
+    code = f" [Errno {exc.errno}]" if exc.errno else ""
+    return _UsageError(f"{out.name()} could not be written: {what}{code}; no output was "
+                       f"changed.")
+
+
+def _temp_in(folder: str, mode: int = 0o666) -> tuple[int, str]:
+    """Create a new hidden temporary file in ``folder``, with ``mode`` minus the umask.
+
+    The name is short whatever the output's name (the output's own length was checked).
+    """
+    for _ in range(100):
+        tmp = os.path.join(folder, f".toptwo-{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC, mode), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", folder)
+
+
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+def _write_atomically(outputs: list[tuple[_Output, Callable[[IO[str]], None]]],  # noqa: C901 - write, commit, undo
+                      force: bool) -> None:
+    """Write every output to a temporary file next to it, then commit them all or none.
+
+    * A new file gets the mode 0666 minus the umask (as ``>`` in a shell); with
+      ``--force`` an existing file keeps its mode (and owner and group where allowed).
+    * Commit: without ``--force`` by a hard link (fails if the name appeared during the
+      run: never overwritten), else ``os.replace``. An existing file is first linked to
+      a hidden backup, so a failure in a later commit restores every earlier one: both
+      outputs or neither.
+    * Temporary files are removed on any failure, and on SIGINT/SIGTERM/SIGHUP (the
+      handlers of :func:`main` raise).
+    """
+    try:
+        for out, write in outputs:
+            if out.special:
                 continue
-            folder = os.path.dirname(os.path.abspath(path))
-            fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
-                                       dir=folder)
-            temps.append((tmp, path))
-            with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
-                write(fh)
-        for tmp, path in temps:
-            os.replace(tmp, path)
-        temps = []
-    finally:
-        for tmp, _ in temps:
+            folder = os.path.dirname(out.target) or "."
             try:
-                os.unlink(tmp)
+                fd, out.tmp = _temp_in(folder)
+                if out.existing is not None:
+                    os.fchmod(fd, stat.S_IMODE(out.existing.st_mode))
+                    try:
+                        os.fchown(fd, out.existing.st_uid, out.existing.st_gid)
+                    except OSError:
+                        pass                  # not allowed: keep ours, as cp does
+                with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
+                    write(fh)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+            except OSError as exc:
+                raise _os_error(out, exc) from None
+        for out, _ in outputs:          # devices and pipes last: nothing to undo there
+            if not out.special:
+                _commit(out, force)
+        for out, write in outputs:
+            if out.special:
+                try:
+                    with open(out.target, "w", newline="", encoding="utf-8") as fh:
+                        write(fh)
+                except OSError as exc:
+                    raise _os_error(out, exc) from None
+    except BaseException:
+        for out, _ in reversed(outputs):
+            _rollback(out)
+        raise
+    finally:
+        for out, _ in outputs:
+            for name in (out.tmp, out.backup):
+                if name is not None:
+                    try:
+                        os.unlink(name)
+                    except OSError:
+                        pass
+            out.tmp = out.backup = None
+
+
+def _commit(out: _Output, force: bool) -> None:
+    assert out.tmp is not None
+    created = ("was created by someone else during the run; it is left as it is (pass "
+               "--force to overwrite it).")
+    try:
+        if not force:
+            try:
+                os.link(out.tmp, out.target)          # fails if the name exists now
+            except FileExistsError:
+                raise _UsageError(f"{out.name()} {created}") from None
+            except OSError as exc:
+                if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP,
+                                     errno.EMLINK, errno.ENOSYS):
+                    raise
+                # no hard links on this file system: reserve the name exclusively
+                try:
+                    os.close(os.open(out.target, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+                except FileExistsError:
+                    raise _UsageError(f"{out.name()} {created}") from None
+                out.committed = True
+                os.replace(out.tmp, out.target)
+                out.tmp = None
+                return
+            out.committed = True
+            return
+        if os.path.lexists(out.target):
+            fd, backup = _temp_in(os.path.dirname(out.target) or ".")
+            os.close(fd)
+            os.unlink(backup)
+            try:
+                os.link(out.target, backup)
+                out.backup = backup
             except OSError:
-                pass
+                out.backup = None                 # best effort: no undo for this one
+        os.replace(out.tmp, out.target)
+        out.tmp = None
+        out.committed = True
+    except OSError as exc:
+        raise _os_error(out, exc) from None
 
 
-def _run_infer(args: argparse.Namespace) -> None:
+def _rollback(out: _Output) -> None:
+    """Undo a commit: restore the backup of a replaced file, or remove a new one."""
+    if not out.committed:
+        return
+    try:
+        if out.backup is not None:
+            os.replace(out.backup, out.target)
+            out.backup = None
+        elif out.existing is None:
+            os.unlink(out.target)
+    except OSError:
+        pass
+    out.committed = False
+
+
+def _check_stdout() -> None:
+    """Refuse to start when there is no standard output (started with ``>&-``)."""
+    if sys.stdout is None:
+        raise _UsageError("standard output is closed; write the results to a file with "
+                          "--output FILE.")
+
+
+@contextlib.contextmanager
+def _utf8_stdout() -> Iterator[IO[str]]:
+    """Standard output as UTF-8 text (like the output files), whatever the locale."""
+    _check_stdout()
+    stream = sys.stdout
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        yield stream
+        return
+    stream.flush()
+    wrapper = io.TextIOWrapper(buffer, encoding="utf-8", newline="")
+    try:
+        yield wrapper
+        wrapper.flush()
+    finally:
+        try:
+            wrapper.detach()                # leave sys.stdout's buffer open
+        except (ValueError, OSError):
+            pass
+
+
+#: Inputs with more answers than this report their progress on standard error (when it
+#: is a terminal): reading, fitting and writing each take seconds from here on.
+PROGRESS_ROWS = 10**6
+
+
+def _progress(R_nnz: int, text: str) -> None:
+    if R_nnz > PROGRESS_ROWS and sys.stderr is not None and sys.stderr.isatty():
+        print(f"toptwo: {text}", file=sys.stderr, flush=True)
+
+
+def _run_infer(args: argparse.Namespace) -> None:  # noqa: C901 - the command's steps in order
     if args.workers_output is not None and args.method not in _RELIABILITY_METHODS:
         raise _UsageError(f"--workers-output needs --method toptwo2, em or onecoin "
                           f"(only TopTwo2, eq. (5), TopTwoEM and one-coin Dawid-Skene "
@@ -265,14 +485,24 @@ def _run_infer(args: argparse.Namespace) -> None:
                           f"from TopTwoEM); got --method {args.method}.")
     # Every output is checked before the (possibly long) run and before any is written.
     others = {"FILE.csv": args.file}
-    if args.output is not None:
-        _check_output(args.output, "--output", args.force, others)
-        others["--output"] = args.output
-    if args.workers_output is not None:
-        _check_output(args.workers_output, "--workers-output", args.force, others)
+    outputs: list[_Output] = []
+    for path, flag in ((args.output, "--output"), (args.workers_output, "--workers-output")):
+        if path is None:
+            continue
+        out = _Output(path, flag)
+        _check_output(out, args.force, others)
+        others[flag] = path
+        outputs.append(out)
+    if args.output is None:
+        _check_stdout()
     R = read_triples_csv(args.file, n_labels=args.n_labels, duplicates=args.duplicates,
                          label_base=args.label_base)
+    if args.uncertain is not None and args.uncertain > R.n_tasks:
+        raise _UsageError(f"--uncertain {args.uncertain} is more than the {R.n_tasks} "
+                          f"task(s) in {_show(args.file)}; give at most {R.n_tasks}.")
     name, make = _ESTIMATORS[args.method]
+    _progress(R.nnz, f"read {R.nnz} answers ({R.n_workers} workers, {R.n_tasks} tasks, "
+                     f"K={R.n_labels}); fitting {name}...")
     try:
         if args.method in ("toptwo1", "toptwo2", "em"):
             if R.n_labels == 2:
@@ -281,10 +511,12 @@ def _run_infer(args: argparse.Namespace) -> None:
         est = make(args.seed)
         est.fit(R)
     except ValueError as exc:
-        raise ValueError(f"{args.file}: {exc}") from None
+        raise ValueError(f"{_show(args.file)}: {exc}") from None
     # the CSV reader always keeps the ids as written
     task_ids = R.task_ids if R.task_ids is not None else np.arange(R.n_tasks)
     worker_ids = R.worker_ids if R.worker_ids is not None else np.arange(R.n_workers)
+    # everything that can fail is computed before anything is written
+    order = est.uncertain_tasks(args.uncertain) if args.uncertain is not None else None
 
     def results(fh: IO[str]) -> None:
         write_results_csv(fh, task_ids, est.top_two_, est.confusion_,
@@ -293,28 +525,60 @@ def _run_infer(args: argparse.Namespace) -> None:
     def reliabilities(fh: IO[str]) -> None:
         write_reliability_csv(fh, worker_ids, est.reliability_, decimals=DECIMALS)
 
-    files: list[tuple[str, Callable[[IO[str]], None]]] = []
-    if args.output is not None:
-        files.append((args.output, results))
-    if args.workers_output is not None:
-        files.append((args.workers_output, reliabilities))
-    _write_atomically(files)
+    _progress(R.nnz, "writing the results...")
+    writers = {"--output": results, "--workers-output": reliabilities}
+    _write_atomically([(out, writers[out.flag]) for out in outputs], args.force)
     if args.output is None:
-        results(sys.stdout)
-        sys.stdout.flush()
-    if args.uncertain is not None:
-        order = est.uncertain_tasks(args.uncertain)
-        ids = R.task_ids if R.task_ids is not None else np.arange(R.n_tasks)
+        with _utf8_stdout() as stdout:
+            results(stdout)
+    if order is not None:
         print("task,pair_probability", file=sys.stderr)
         for j in order:
-            print(f"{ids[j]},{round(float(est.pair_proba_[j]), DECIMALS)}", file=sys.stderr)
+            print(f"{task_ids[j]},{round(float(est.pair_proba_[j]), DECIMALS)}",
+                  file=sys.stderr)
+
+
+class _Signalled(BaseException):
+    """SIGTERM or SIGHUP arrived: unwind (removing temporary files) and exit 128 + n."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_signalled(signum: int, frame: Any) -> None:
+    raise _Signalled(signum)
+
+
+def _install_signal_handlers() -> dict[int, Any]:
+    """SIGTERM/SIGHUP raise :class:`_Signalled` (as SIGINT raises KeyboardInterrupt)."""
+    old: dict[int, Any] = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        if signum is None:
+            continue
+        try:
+            if signal.getsignal(signum) is signal.SIG_IGN:
+                continue                        # e.g. under nohup: keep ignoring it
+            old[signum] = signal.signal(signum, _raise_signalled)
+        except (ValueError, OSError):           # not the main thread
+            pass
+    return old
+
+
+def _one_line(text: str) -> str:
+    """A message on one line: newlines and other control characters escaped."""
+    if all(ch.isprintable() for ch in text):
+        return text
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m toptwo`` and of the ``toptwo`` console script.
 
     Returns the exit status: 0 on success, 2 on bad arguments or bad input (the
-    message goes to stderr, without a traceback).
+    message goes to stderr, on one line, without a traceback); 128 + n on signal n
+    (SIGINT: 130), after removing temporary files.
     """
     parser = build_parser()
     try:
@@ -324,10 +588,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    old_handlers = _install_signal_handlers()
     try:
         if args.command == "demo":
+            _check_stdout()
             _, text = run_demo(args.scenario, args.queries_per_task, args.seed)
-            print(text)
+            with _utf8_stdout() as stdout:
+                stdout.write(text + "\n")
         else:
             _run_infer(args)
     except BrokenPipeError:
@@ -340,13 +607,31 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
         return 0
     except KeyboardInterrupt:
-        print(f"{parser.prog} {args.command}: interrupted", file=sys.stderr)
+        _error(f"{parser.prog} {args.command}: interrupted")
         return 130
+    except _Signalled as exc:
+        _error(f"{parser.prog} {args.command}: terminated by signal {exc.signum}; no output "
+               f"was written")
+        return 128 + exc.signum
     except (_UsageError, ValueError, TypeError, OSError, OverflowError, MemoryError) as exc:
-        print(f"{parser.prog} {args.command}: error: {str(exc) or type(exc).__name__}",
-              file=sys.stderr)
+        _error(f"{parser.prog} {args.command}: error: "
+               f"{_one_line(str(exc) or type(exc).__name__)}")
         return 2
+    finally:
+        for signum, handler in old_handlers.items():
+            try:
+                signal.signal(signum, handler)
+            except (ValueError, OSError, TypeError):
+                pass
     return 0
+
+
+def _error(text: str) -> None:
+    if sys.stderr is not None:
+        try:
+            print(text, file=sys.stderr)
+        except (OSError, ValueError):
+            pass
 
 
 if __name__ == "__main__":
