@@ -13,7 +13,6 @@ import stat
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 import toptwo
