@@ -255,8 +255,13 @@ def test_toptwo2_unanswered_task_and_silent_worker(small_responses, split):
     assert (np.delete(est.top_two_, 7, axis=0) > 0).all()
     # q_hat comes from stage 1: finite exactly where stage 1 had data for v^(k)
     seen = est.stage1_.top[:, 0] > 0
-    assert np.isfinite(est.confusion_[seen]).all()
-    assert np.isnan(est.confusion_[~seen]).all()
+    assert np.isfinite(est.confusion_raw_[seen]).all()
+    assert np.isnan(est.confusion_raw_[~seen]).all()
+    # issue 27: an answered task is never NaN: the q eq. (6) used where eq. (4) is undefined
+    answered = np.arange(R.n_tasks) != 7
+    assert np.isfinite(est.confusion_[answered]).all()
+    np.testing.assert_array_equal(est.confusion_[answered & ~seen],
+                                  est._q_mle[answered & ~seen])
     if not split:
         assert seen.sum() == R.n_tasks - 1
 
@@ -398,7 +403,8 @@ def test_soft_labels_with_splitting_have_nan_rows_only_for_unanswered_tasks():
     est = toptwo.TopTwo2(sample_splitting=True, rng=0).fit(A)
     S = est.soft_labels()
     answered = A.task_counts() > 0
-    assert np.isnan(est.confusion_[answered]).any()      # stage 1 missed some tasks
+    assert np.isnan(est.confusion_raw_[answered]).any()  # stage 1 missed some tasks
+    assert np.isfinite(est.confusion_[answered]).all()   # never NaN when answered
     assert np.isfinite(S[answered]).all() and np.isnan(S[~answered]).all()
     np.testing.assert_allclose(S[answered].sum(axis=1), 1.0)
 

@@ -490,7 +490,7 @@ def test_components_with_responses_only_in_c_get_no_stage1_estimate():
 
 def test_split_tasks_of_c_only_components_toptwo1_unresolved_toptwo2_ranked():
     # the estimator-level behaviour: TopTwo1 leaves them unresolved (0, NaN); TopTwo2's
-    # eq. (6) ranks every answered task, with the median q and a NaN confusion_
+    # eq. (6) ranks every answered task, with the median q and a NaN confusion_raw_
     model = TopTwoModel.spammer_hammer(50, 300, 5, hammer_fraction=0.5, rng=0)
     R = model.sample(0.01, rng=100)
     B, C = toptwo.split_entries(R, 0.5, np.random.default_rng(1))
@@ -504,7 +504,9 @@ def test_split_tasks_of_c_only_components_toptwo1_unresolved_toptwo2_ranked():
     assert (t1.top_two_[tasks] == 0).all() and np.isnan(t1.confusion_[tasks]).all()
     assert (t1.top_two_[C.task_counts() > 0] > 0).sum() > 0
     t2 = toptwo.TopTwo2(sample_splitting=True, rng=1).fit(R)
-    assert (t2.top_two_[tasks] > 0).all() and np.isnan(t2.confusion_[tasks]).all()
+    assert (t2.top_two_[tasks] > 0).all() and np.isnan(t2.confusion_raw_[tasks]).all()
+    # issue 27: never NaN for an answered task: the q eq. (6) used (the median q_hat)
+    assert np.isfinite(t2.confusion_[tasks]).all()
 
 
 def test_tolerant_smallest_refuses_nan():

@@ -40,6 +40,7 @@ from .responses import Responses, as_responses
 from ._chunks import _select_rows, _task_chunks
 from ._ties import _EPS, _first_true
 from .spectral import (TopTwo1, check_enough_labels, check_spectral_labels, clip_confusion,
+                       undetermined_confusion,
                        confusion_at, spectral_estimate, split_entries)
 
 __all__ = ["TopTwo2", "OracleMLE", "estimate_reliability", "plugin_mle", "best_pairs",
@@ -445,11 +446,15 @@ class TopTwo2(BaseEstimator):
     top_ : ndarray of shape (n_tasks, T)
     confusion_ : ndarray of shape (n_tasks,)
         Eq. (4) of stage 1 at the final :math:`\hat g_j`, clipped to [1/2, 1]; NaN for a
-        task with no response, or (with ``sample_splitting=True``) none in stage 1's C.
-        Eq. (6) uses :math:`\hat q` clipped to ``CONFUSION_CLIP`` = (0.51, 0.99), and the
-        median :math:`\hat q` for a task stage 1 could not see.
+        task with no response. For an answered task where eq. (4) is undefined -- its
+        component shows no signal (:math:`l \le 0`, the model cannot separate the
+        labels), or (with ``sample_splitting=True``) stage 1 cannot see it (none of its
+        responses in C) although eq. (6) ranks it -- the :math:`\hat q` that eq. (6)
+        used for it: the median :math:`\hat q` of the other tasks (0.75 if there is
+        none); ``confusion_raw_`` is NaN there. Eq. (6) uses :math:`\hat q` clipped to
+        ``CONFUSION_CLIP`` = (0.51, 0.99).
     confusion_raw_ : ndarray of shape (n_tasks,)
-        The same before clipping.
+        The same before clipping (NaN where eq. (4) is undefined).
     reliability_ : ndarray of shape (n_workers,)
         :math:`\hat p_i` from eq. (5), unclipped; NaN for a worker with no answers.
         Eq. (6) uses it clipped to [``MIN_RELIABILITY``, ``MAX_RELIABILITY``] =
@@ -559,9 +564,12 @@ class TopTwo2(BaseEstimator):
         self._q_mle = q_mle if q_mle.ndim == 1 else q_mle[:, 0]
         self.top_ = top
         self.top_two_ = top[:, :2]
-        self.confusions_ = clip_confusion(q_final, T) if T > 2 else None
+        self.confusions_ = (undetermined_confusion(clip_confusion(q_final, T), answered, T)
+                            if T > 2 else None)
         self.confusion_raw_ = q_final[:, 0]
-        self.confusion_ = clip_confusion(q_final[:, 0], T)
+        q_used = q_mle if q_mle.ndim == 1 else q_mle[:, 0]
+        self.confusion_ = np.where(answered & np.isnan(q_final[:, 0]), q_used,
+                                   clip_confusion(q_final[:, 0], T))
         self.reliability_ = p_hat
         self.norm_p_ = res.norm_p
         self.observed_rate_ = R.observed_rate

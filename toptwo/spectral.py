@@ -519,7 +519,9 @@ class TopTwo1(BaseEstimator):
         All T estimated plausible answers (equals ``top_two_`` for T = 2).
     confusion_ : ndarray of shape (n_tasks,)
         :math:`\hat q_j` by eq. (4), clipped to [1/2, 1] ([1/T, 1] for T > 2); NaN for a
-        task with no response. For T > 2, ``confusions_`` holds all T weights.
+        task with no response; 1/2 (1/T) for an answered task the model cannot separate
+        (its component shows no signal, :math:`l \le 0`, so eq. (4) is undefined; see
+        :func:`undetermined_confusion`). For T > 2, ``confusions_`` holds all T weights.
     confusion_raw_ : ndarray of shape (n_tasks,)
         :math:`\hat q_j` by eq. (4) before clipping.
     norm_p_ : float
@@ -592,9 +594,11 @@ class TopTwo1(BaseEstimator):
         self.top_ = res.top
         self.top_two_ = res.top[:, :2]
         q_raw = np.where(answered[:, None], res.confusion_raw, np.nan)
-        self.confusions_ = clip_confusion(q_raw, T) if T > 2 else None
+        ranked = answered & (res.top[:, 0] > 0)     # (0, 0): unresolved, left NaN
+        self.confusions_ = (undetermined_confusion(clip_confusion(q_raw, T), ranked, T)
+                            if T > 2 else None)
         self.confusion_raw_ = q_raw[:, 0]
-        self.confusion_ = clip_confusion(q_raw[:, 0], T)
+        self.confusion_ = undetermined_confusion(clip_confusion(q_raw[:, 0], T), ranked, T)
         self.norm_p_ = res.norm_p
         self.observed_rate_ = R.observed_rate
         self._record_input(R)
@@ -619,6 +623,20 @@ def confusion_at(res: SpectralResult, top: np.ndarray) -> np.ndarray:
             flat = idx[:, t] + base                         # of (j, idx[j, t]) in delta_v
             np.subtract(1.0 / K, dv.take(flat) / l_task, out=q[:, t])
     return np.where((top > 0) & (l_task > 0)[:, None], q, np.nan)
+
+
+def undetermined_confusion(q: np.ndarray, answered: np.ndarray, n_top: int) -> np.ndarray:
+    """q with 1/T (1/2 for the top two) on answered tasks where eq. (4) is undefined.
+
+    Eq. (4) divides by l, the estimate of ||p||_2 of the task's component; where the
+    component's answers show no signal (l <= 0, e.g. a Latin square: every label equally
+    often from every worker) the model cannot separate the labels, and the confusion is
+    reported as equal shares: q = 1/2 (g and h equally plausible; 1/T on each of the T
+    labels for top-T). ``confusion_raw_`` keeps NaN there. Unanswered tasks stay NaN.
+    """
+    q = np.array(q, dtype=float)
+    fill = answered if q.ndim == 1 else answered[:, None]
+    return np.where(fill & np.isnan(q), 1.0 / n_top, q)
 
 
 def clip_confusion(q: np.ndarray, n_top: int) -> np.ndarray:

@@ -9,8 +9,10 @@ surface the rest of ``toptwo`` uses (``top_two_``, ``posteriors_``, ``confusion_
 Ties. Scores are sums of floating-point terms, so two labels with mathematically equal
 scores (e.g. the same number of votes from workers of the same weight) can differ by
 round-off. Labels whose score is within ``TIE_RTOL * max(1, |best|)`` of the best are
-treated as tied and the smallest label wins; likewise for the second label among the
-remaining ones.
+treated as tied; among tied labels the one with the most votes wins (so a model that
+cannot tell the labels apart -- a lone worker, one answer per task, all weights zero --
+still returns the answers given, issue 27), then the smallest label; likewise for the
+second label among the remaining ones.
 """
 
 from __future__ import annotations
@@ -30,12 +32,17 @@ __all__ = ["TIE_RTOL", "top_two_with_ties", "ScoreOutputMixin"]
 TIE_RTOL = 1e-9
 
 
-def _first_within(scores: np.ndarray, best: np.ndarray) -> np.ndarray:
+def _first_within(scores: np.ndarray, best: np.ndarray,
+                  votes: np.ndarray | None = None) -> np.ndarray:
     tol = TIE_RTOL * np.maximum(1.0, np.abs(best))
-    return np.argmax(scores >= (best - tol)[:, None], axis=1)
+    tied = scores >= (best - tol)[:, None]
+    if votes is None:
+        return np.argmax(tied, axis=1)
+    return np.argmax(np.where(tied, votes, -1.0), axis=1)   # most votes, then smallest
 
 
-def top_two_with_ties(log_scores: np.ndarray, answered: np.ndarray
+def top_two_with_ties(log_scores: np.ndarray, answered: np.ndarray,
+                      votes: np.ndarray | None = None
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Posteriors, top two and confusion from (n_tasks, K) log scores.
 
@@ -46,6 +53,9 @@ def top_two_with_ties(log_scores: np.ndarray, answered: np.ndarray
         answered rows; other rows are ignored.
     answered : ndarray of bool, shape (n_tasks,)
         Bool array of shape (n_tasks,): tasks with at least one response.
+    votes : ndarray of shape (n_tasks, K), optional
+        Answers per (task, label): among tied labels the most voted wins (then the
+        smallest label).
 
     Returns
     -------
@@ -62,13 +72,15 @@ def top_two_with_ties(log_scores: np.ndarray, answered: np.ndarray
     if not answered.any():
         return post, top, conf
     Sa = S[answered]
+    Va = None if votes is None else np.asarray(votes, dtype=float)[answered]
     rows = np.arange(Sa.shape[0])
     b1 = Sa.max(axis=1)
-    g = _first_within(Sa, b1)
+    g = _first_within(Sa, b1, Va)
     rest = Sa.copy()
     rest[rows, g] = -np.inf
     b2 = rest.max(axis=1)
-    h = _first_within(rest, np.where(np.isfinite(b2), b2, b1))
+    h = _first_within(rest, np.where(np.isfinite(b2), b2, b1),
+                      None if Va is None else np.where(np.isfinite(rest), Va, -1.0))
     h = np.where(h == g, (g + 1) % K, h)            # all others -inf: any other label
     top[answered, 0] = g + 1
     top[answered, 1] = h + 1
@@ -84,7 +96,7 @@ class ScoreOutputMixin(BaseEstimator):
     def _store(self, R: Responses, log_scores: np.ndarray) -> None:
         answered = R.task_counts() > 0
         self.posteriors_, self.top_two_, self.confusion_ = top_two_with_ties(
-            log_scores, answered)
+            log_scores, answered, R.task_label_counts())
         self.log_scores_ = np.where(answered[:, None], log_scores, np.nan)
         self.top_ = self.top_two_
         self._record_input(R)

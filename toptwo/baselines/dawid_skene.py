@@ -84,8 +84,8 @@ MAX_CONFUSION_ENTRIES = 2**28
 
 
 def top_two_from_log_scores(log_scores: np.ndarray,
-                            answered: np.ndarray) -> tuple[np.ndarray, np.ndarray,
-                                                           np.ndarray]:
+                            answered: np.ndarray, votes: np.ndarray | None = None
+                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Posteriors, top two and confusion from unnormalised log posteriors.
 
     Parameters
@@ -94,18 +94,25 @@ def top_two_from_log_scores(log_scores: np.ndarray,
         ``log pi_k + sum_e log P(A_e | true label k)``, finite on answered rows.
     answered : ndarray of bool, shape (n_tasks,)
         Bool array of shape (n_tasks,): tasks with at least one response.
+    votes : ndarray (n_tasks, K), optional
+        Answers per (task, label): among labels with equal log scores the most voted
+        comes first (so a model that cannot separate the labels, e.g. one answer per
+        task, still returns the answer given; issue 27).
 
     Returns
     -------
     posteriors : ndarray (n_tasks, K), NaN rows where not answered
     top_two : ndarray of int (n_tasks, 2), labels 1..K, (0, 0) where not answered.
-        Ties (equal log scores) go to the smaller label (stable sort of the negated
-        scores).
+        Ties (equal log scores) go to the most voted label, then the smaller label
+        (stable sort of the negated scores).
     confusion : ndarray (n_tasks,), ``post(g) / (post(g) + post(h))``, NaN where not
         answered.
     """
     m, K = log_scores.shape
-    order = np.argsort(-log_scores, axis=1, kind="stable")[:, :2]
+    if votes is None:
+        order = np.argsort(-log_scores, axis=1, kind="stable")[:, :2]
+    else:                       # primary key: the score; then votes; then the label
+        order = np.lexsort((-np.asarray(votes, float), -log_scores), axis=1)[:, :2]
     rows = np.arange(m)
     lg = log_scores[rows, order[:, 0]]
     lh = log_scores[rows, order[:, 1]]
@@ -200,7 +207,7 @@ class _DSBase(BaseEstimator):
                 converged = True
                 break
         self.posteriors_, self.top_two_, self.confusion_ = top_two_from_log_scores(
-            S, self._answered)
+            S, self._answered, R.task_label_counts())
         self.log_scores_ = np.where(self._answered[:, None], S, np.nan)
         self.top_ = self.top_two_
         self.objective_history_ = np.asarray(history)
