@@ -70,20 +70,21 @@ def test_tie_break_uniform_across_seeds():
 
 
 def test_tie_break_uniform_across_tasks():
-    # tasks with ids (a CSV file, from_triples) break their ties independently
-    m = 4000
-    workers = np.tile([0, 1, 2, 3], m)
-    tasks = np.repeat(np.arange(m) * 7 + 3, 4)              # ids, kept in task_ids
-    labels = np.tile([1, 2, 3, 3], m)                 # label 3 wins, h ties among 1, 2
-    R = toptwo.Responses.from_triples(workers, tasks, labels, n_labels=4)
-    est = MajorityVote(rng=0).fit(R)
-    assert (est.top_two_[:, 0] == 3).all()
-    counts = np.bincount(est.top_two_[:, 1], minlength=5)[1:3]
+    # tasks with different content break their ties independently: on random data, a
+    # two-way tie for h goes to the smaller label about half the time
+    gen = np.random.default_rng(0)
+    n, m, K = 40, 6000, 4
+    A = np.zeros((n, m), dtype=np.int64)
+    for j in range(m):
+        who = gen.choice(n, 4, replace=False)
+        A[who, j] = [1, 2, 3, 3]                       # g = 3; h tied between 1 and 2
+    h = MajorityVote(rng=0).fit(A, n_labels=K).top_two_[:, 1]
+    counts = np.bincount(h, minlength=K + 1)[1:3]
     assert counts.sum() == m and uniform_choice(counts, 2, m)
 
 
-def test_tie_break_uniform_across_seeds():
-    # without ids a task's tie-break is a function of (seed, its counts): uniform over seeds
+def test_tie_break_uniform_across_seeds_single_task():
+    # a task's tie-break is a function of (seed, its content): uniform over seeds
     n_seeds = 2000
     A = np.array([[1], [2], [3], [3]])
     h = [MajorityVote(rng=s).fit(A, n_labels=4).top_two_[0, 1] for s in range(n_seeds)]
@@ -103,14 +104,17 @@ def test_majority_vote_ignores_input_order():
         est = MajorityVote(rng=0).fit(A[pw][:, pt])
         np.testing.assert_array_equal(est.top_two_, ref.top_two_[pt])
         np.testing.assert_array_equal(est.confusion_, ref.confusion_[pt])
-    # rows of triples in any order, ids kept: the same answer per task id
+    # rows of triples in any order, ids kept: the same answer per task id, and the same
+    # as the matrix (the tie rule does not look at ids either)
     w, t = np.nonzero(A)
     tid = 1000 + 3 * t
+    from_matrix = {1000 + 3 * j: ref.top_two_[j].tolist() for j in np.unique(t)}
 
     def by_id(order):
         R = toptwo.Responses.from_triples(w[order], tid[order], A[w, t][order], n_labels=5)
         return dict(zip(R.task_ids, MajorityVote(rng=0).fit(R).top_two_.tolist()))
     want = by_id(np.arange(w.size))
+    assert want == from_matrix
     for s in range(5):
         assert by_id(np.random.default_rng(s).permutation(w.size)) == want
 

@@ -10,6 +10,7 @@ the constraint objects at the end of the module (``Interval``, ``StrOptions``,
 
 from __future__ import annotations
 
+import decimal
 import math
 import numbers
 from typing import Any
@@ -141,7 +142,8 @@ def as_float_array(x: Any, name: str, *, owner: str) -> np.ndarray:
     arr = _rectangular(x, f"`{name}` of {owner}", "real numbers")
     if arr.dtype == object:
         bads = [v for v in arr.reshape(-1).tolist()
-                if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real)]
+                if isinstance(v, (bool, np.bool_))
+                or not isinstance(v, (numbers.Real, decimal.Decimal))]
         if bads:
             bad = bads[0]
             raise TypeError(f"`{name}` of {owner} must be an array of real numbers; found "
@@ -254,6 +256,22 @@ def as_int_array(x: Any, name: str, *, owner: str, where=None, masked: str = "re
                     f"{arr.dtype} instead.")
 
 
+def _exact_whole(v: Any) -> bool:
+    """True for a finite real number that is exactly a whole number.
+
+    ``fractions.Fraction`` and ``decimal.Decimal`` are treated alike (issue 27: Decimal
+    was refused while Fraction was accepted), and exactly: Fraction(2**60 + 1, 2) is
+    not whole even though its float is.
+    """
+    if isinstance(v, numbers.Rational):
+        return v.denominator == 1
+    if isinstance(v, decimal.Decimal):
+        return v.is_finite() and v == v.to_integral_value()
+    if isinstance(v, numbers.Real):
+        return math.isfinite(v) and float(v).is_integer()
+    return False
+
+
 def _object_to_int(arr: np.ndarray, name: str, *, owner: str, where, nan_hint: str) -> np.ndarray:
     """Object array (pandas nullable Int64, lists of Python ints) to int64, element-wise."""
     out = np.empty(arr.shape, dtype=np.int64)
@@ -269,8 +287,8 @@ def _object_to_int(arr: np.ndarray, name: str, *, owner: str, where, nan_hint: s
                             f"at {where(pos)}.")
         if isinstance(v, numbers.Integral):
             iv = int(v)
-        elif isinstance(v, numbers.Real) and math.isfinite(v) and float(v).is_integer():
-            iv = int(float(v))
+        elif _exact_whole(v):
+            iv = int(v)                     # exact: Fraction, Decimal and float alike
         else:
             kind = "number" if isinstance(v, numbers.Number) else type(v).__name__
             exc = ValueError if isinstance(v, numbers.Number) else TypeError

@@ -83,13 +83,30 @@ class Responses:
     def __init__(self, workers: np.ndarray, tasks: np.ndarray, labels: np.ndarray, *,
                  shape: tuple[int, int], n_labels: int,
                  worker_ids: np.ndarray | None = None, task_ids: np.ndarray | None = None):
-        self.workers = workers
-        self.tasks = tasks
-        self.labels = labels
-        self.n_workers, self.n_tasks = int(shape[0]), int(shape[1])
-        self.n_labels = int(n_labels)
-        self.worker_ids = worker_ids
-        self.task_ids = task_ids
+        # Immutable (issue 27): the arrays are made read-only and the attributes cannot
+        # be rebound, so what passed the gate (as_responses, from_triples) stays valid.
+        # Arrays that are views of someone else's writeable memory are copied first.
+        init = object.__setattr__
+        init(self, "workers", _frozen(workers))
+        init(self, "tasks", _frozen(tasks))
+        init(self, "labels", _frozen(labels))
+        init(self, "n_workers", int(shape[0]))
+        init(self, "n_tasks", int(shape[1]))
+        init(self, "n_labels", int(n_labels))
+        init(self, "worker_ids", None if worker_ids is None else _frozen(worker_ids))
+        init(self, "task_ids", None if task_ids is None else _frozen(task_ids))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Responses are immutable: '{name}' cannot be set (build new "
+                             f"responses with Responses.from_triples or as_responses).")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Responses are immutable: '{name}' cannot be deleted.")
+
+    def __reduce__(self):
+        return (_rebuild, (type(self) if type(self) is Responses else Responses,
+                           self.workers, self.tasks, self.labels, self.shape, self.n_labels,
+                           self.worker_ids, self.task_ids))
 
     def _memo(self, key: str, compute: Callable[[], Any]) -> Any:
         """``compute()``; a :class:`_FitView` keeps the result for the rest of the fit."""
@@ -556,7 +573,7 @@ class _FitView(Responses):
     def __init__(self, R: Responses):
         super().__init__(R.workers, R.tasks, R.labels, shape=R.shape, n_labels=R.n_labels,
                          worker_ids=R.worker_ids, task_ids=R.task_ids)
-        self._cache: dict[str, Any] = {}
+        object.__setattr__(self, "_cache", {})
 
     def _memo(self, key: str, compute: Callable[[], Any]) -> Any:
         if key not in self._cache:
@@ -570,6 +587,38 @@ class _FitView(Responses):
 def _read_only(a: np.ndarray) -> np.ndarray:
     a.flags.writeable = False
     return a
+
+
+def _frozen(a: Any) -> np.ndarray:
+    """``a`` as a read-only array: in place if it owns its memory, else a read-only copy.
+
+    A view (of a user's array, or a slice) cannot be protected by clearing its own flag,
+    since its base stays writeable; it is copied once.
+    """
+    a = np.asarray(a)
+    if not a.flags.writeable:
+        if a.base is None or not _writeable_base(a):
+            return a
+    elif a.base is None:
+        a.flags.writeable = False
+        return a
+    a = a.copy()
+    a.flags.writeable = False
+    return a
+
+
+def _writeable_base(a: np.ndarray) -> bool:
+    base = a.base
+    while isinstance(base, np.ndarray):
+        if base.flags.writeable:
+            return True
+        base = base.base
+    return base is not None and not isinstance(base, (bytes,))
+
+
+def _rebuild(cls, workers, tasks, labels, shape, n_labels, worker_ids, task_ids):
+    return cls(workers, tasks, labels, shape=shape, n_labels=n_labels,
+               worker_ids=worker_ids, task_ids=task_ids)
 
 
 class _DuplicatePairs(NamedTuple):
@@ -627,38 +676,41 @@ def _duplicates_error(dups: _DuplicatePairs, *, source: str, unit: str, where, s
         f"task {t} {where(e1)} (label {l1}) and {where(e2)} (label {l2}). {fix}")
 
 
-def _resolve_n_labels(labels: np.ndarray, n_labels: Any, *, owner: str, where) -> int:
+def _resolve_n_labels(labels: np.ndarray, n_labels: Any, *, owner: str, where,
+                      subject: str | None = None) -> int:
     """Check labels >= 1 and <= K; infer K as the largest label when not given.
 
     An explicit K above :data:`MAX_INFERRED_LABELS` is accepted only when a label that
-    large occurs in the data (see :func:`check_n_labels_bound`).
+    large occurs in the data (see :func:`check_n_labels_bound`). ``subject`` (e.g.
+    "`A` passed to TopTwo2.fit") starts every message.
     """
+    lead = f"{subject}: " if subject else ""
     neg = labels < 0
     if neg.any():
         e = int(np.argmax(neg))
-        raise ValueError(f"labels must be in 1..n_labels with 0 for 'not answered'; found "
+        raise ValueError(f"{lead}labels must be in 1..n_labels with 0 for 'not answered'; found "
                          f"{int(labels[e])} at {where(e)}.")
     top = int(labels.max())
     if top > INT32_MAX:
         e = int(np.argmax(labels > INT32_MAX))
-        raise ValueError(f"labels must be in 1..n_labels with n_labels <= {INT32_MAX} "
+        raise ValueError(f"{lead}labels must be in 1..n_labels with n_labels <= {INT32_MAX} "
                          f"(stored as int32); found {int(labels[e])} at {where(e)}.")
     if n_labels is None:
         if top > MAX_INFERRED_LABELS:
             e = int(np.argmax(labels))
-            raise ValueError(f"n_labels was not given and the largest label in the data is "
+            raise ValueError(f"{lead}n_labels was not given and the largest label in the data is "
                              f"{top} (at {where(e)}), so K would be {top} > "
                              f"{MAX_INFERRED_LABELS}, which is almost always a stray value; "
                              f"pass n_labels=K explicitly if K is really that large.")
         if top < 2:
-            raise ValueError(f"n_labels was not given and the largest label in the data is "
+            raise ValueError(f"{lead}n_labels was not given and the largest label in the data is "
                              f"{top}, so K would be {top} < 2; pass n_labels=K explicitly.")
         return top
     K = check_int(n_labels, "n_labels", owner=owner, minimum=2)
     check_n_labels_bound(K, top, owner=owner)
     if top > K:
         e = int(np.argmax(labels > K))
-        raise ValueError(f"labels must be in 1..n_labels with 0 for 'not answered'; found "
+        raise ValueError(f"{lead}labels must be in 1..n_labels with 0 for 'not answered'; found "
                          f"{int(labels[e])} at {where(e)} with n_labels={K}.")
     return K
 
@@ -735,6 +787,47 @@ def binary_labels_message(owner: str, *, cli: bool = False) -> str:
             f"for binary tasks use {alt}.")
 
 
+def _check_consistent(R: Responses, owner: str) -> None:
+    """Re-check a :class:`Responses` at the gate: O(nnz), a few vectorised passes.
+
+    Its arrays are read-only, but the constructor trusts its arguments, so responses
+    built directly (not through :func:`as_responses` / ``from_triples``) are checked
+    here: equal-length 1-D integer arrays, indices inside the shape, labels in 1..K,
+    sorted by (worker, task) with no pair twice.
+    """
+    subject = f"`A` passed to {owner} (a Responses)"
+    arrays = {"workers": R.workers, "tasks": R.tasks, "labels": R.labels}
+    for name, a in arrays.items():
+        if not isinstance(a, np.ndarray) or a.ndim != 1 or a.dtype.kind not in "iu":
+            raise TypeError(f"{subject} must hold 1-D integer arrays; its {name} is "
+                            f"{type(a).__name__} with dtype "
+                            f"{getattr(a, 'dtype', None)} and shape {getattr(a, 'shape', None)}.")
+    if not R.workers.size == R.tasks.size == R.labels.size:
+        raise ValueError(f"{subject} has workers, tasks and labels of different lengths "
+                         f"({R.workers.size}, {R.tasks.size}, {R.labels.size}).")
+    if R.n_labels < 2 or min(R.shape) < 1:
+        raise ValueError(f"{subject} has n_labels={R.n_labels} and shape {R.shape}; it "
+                         f"needs n_labels >= 2 and at least one worker and one task.")
+    if R.nnz == 0:
+        raise ValueError(f"{subject} holds no responses; nothing to estimate from.")
+    for name, a, hi in (("worker", R.workers, R.n_workers), ("task", R.tasks, R.n_tasks),
+                        ("label", R.labels - 1, R.n_labels)):
+        bad = (a < 0) | (a >= hi)
+        if bad.any():
+            e = int(np.argmax(bad))
+            shown = int(a[e]) + (1 if name == "label" else 0)
+            allowed = f"1..{hi}" if name == "label" else f"0..{hi - 1}"
+            raise ValueError(f"{subject} holds {name} {shown} at entry {e} (worker "
+                             f"{int(R.workers[e])}, task {int(R.tasks[e])}); allowed: "
+                             f"{allowed}.")
+    key = R.workers.astype(np.int64) * R.n_tasks + R.tasks
+    if R.nnz > 1 and not (key[1:] > key[:-1]).all():
+        e = int(np.argmax(key[1:] <= key[:-1])) + 1
+        raise ValueError(f"{subject} is not sorted by (worker, task) with each pair once "
+                         f"(entry {e}: worker {int(R.workers[e])}, task {int(R.tasks[e])}); "
+                         f"build it with Responses.from_triples.")
+
+
 def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> Responses:  # noqa: C901 - every accepted input kind in one gate
     """Validate a response matrix and return it as :class:`Responses`.
 
@@ -771,6 +864,8 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
     if _is_dataframe(A):
         return _frame_responses(A, n_labels, owner)
     if isinstance(A, Responses):
+        if not isinstance(A, _FitView):
+            _check_consistent(A, owner)
         K = A.n_labels if n_labels is None else check_int(n_labels, "n_labels", owner=owner,
                                                            minimum=2)
         if K == A.n_labels:
@@ -779,9 +874,9 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
         check_n_labels_bound(K, top, owner=owner)
         if A.nnz and top > K:
             e = int(np.argmax(A.labels > K))
-            raise ValueError(f"labels must be in 1..n_labels with 0 for 'not answered'; found "
-                             f"{int(A.labels[e])} at worker {int(A.workers[e])}, task "
-                             f"{int(A.tasks[e])} with n_labels={K}.")
+            raise ValueError(f"`A` passed to {owner}: labels must be in 1..n_labels with 0 "
+                             f"for 'not answered'; found {int(A.labels[e])} at worker "
+                             f"{int(A.workers[e])}, task {int(A.tasks[e])} with n_labels={K}.")
         return _FitView(A.with_n_labels(K))
     if sp.issparse(A):
         coo = sp.coo_array(A)
@@ -842,7 +937,8 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
         raise ValueError(f"`A` passed to {owner} holds no responses (every entry is 0, "
                          f"'not answered'); nothing to estimate from.")
     K = _resolve_n_labels(data, n_labels, owner=owner,
-                          where=lambda e: f"worker {int(rows[e])}, task {int(cols[e])}")
+                          where=lambda e: f"worker {int(rows[e])}, task {int(cols[e])}",
+                          subject=f"`A` passed to {owner}")
     return _FitView(Responses(rows.astype(np.int32), cols.astype(np.int32),
                               data.astype(np.int32), shape=(int(shape[0]), int(shape[1])),
                               n_labels=K))

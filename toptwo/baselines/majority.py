@@ -15,9 +15,8 @@ from .._base import BaseEstimator
 from .._validation import Interval, check_n_top_bound
 from ..responses import as_responses
 
-__all__ = ["MajorityVote", "tie_jitter", "id_hashes"]
+__all__ = ["MajorityVote", "task_keys", "tie_jitter"]
 
-_M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 def _splitmix64(x: np.ndarray) -> np.ndarray:
@@ -29,41 +28,49 @@ def _splitmix64(x: np.ndarray) -> np.ndarray:
         return x ^ (x >> np.uint64(31))
 
 
-def id_hashes(ids: Any) -> np.ndarray | None:
-    """A 64-bit hash of each id's text (CRC-32 of its UTF-8 ``str``), or None without ids.
-
-    Deterministic across processes and machines (unlike Python's ``hash``); one pass of
-    O(total id length).
-    """
-    if ids is None:
-        return None
-    from zlib import crc32
-    return np.fromiter((crc32(str(t).encode("utf-8", "surrogatepass")) for t in ids),
-                       dtype=np.uint64, count=len(ids))
+def _uint_hash(counts: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """sum_c counts[:, c] z_c (mod 2^64), mixed: a hash of each row of counts."""
+    with np.errstate(over="ignore"):
+        return _splitmix64((counts.astype(np.uint64) * z[None, :]).sum(axis=1,
+                                                                      dtype=np.uint64))
 
 
-def tie_jitter(counts: np.ndarray, rng: np.random.Generator,
-               ids: np.ndarray | None = None) -> np.ndarray:
-    """Jitter in [0, 1) per (task, label) from the task's label counts, not its position.
+def task_keys(R: Any, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A 64-bit identity of each task from its content, not its position or id.
 
-    One draw from ``rng`` (K odd 64-bit multipliers and a salt) defines a hash
-    h_j = sum_c counts[j, c] z_c (mod 2^64) of each task's count vector; the jitter of
-    label c is splitmix64(h_j + salt + c * golden) scaled to [0, 1). Equal count
-    vectors get equal jitters, so the ranking is a function of (seed, counts) only:
-    invariant under permutations of workers and rows, equivariant under permutations
-    of tasks. ``ids`` (uint64 per task, from :func:`id_hashes`) are mixed into h_j, so
-    tasks with different ids break ties independently. O(m K) time and memory, like
-    ``counts``.
+    The key of task j mixes (a) its label counts and (b) the sum over its answers of a
+    hash of (the answering worker's label profile, the label given); a worker's profile
+    is its own label counts. Both are invariant under permutations of workers, tasks and
+    rows and the same for every input form (matrix, sparse, triples, CSV with ids).
+    Two tasks get the same key only if equally-profiled workers gave them the same
+    labels. O(nnz + (n + m) K) time and memory.
     """
     m, K = counts.shape
-    z = rng.integers(0, 2**63, size=K, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    z = rng.integers(0, 2**63, size=(2, K), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
     salt = rng.integers(0, 2**63, dtype=np.uint64)
+    index = R.workers.astype(np.int64) * K + (R.labels - 1)
+    profile = np.bincount(index, minlength=R.n_workers * K).reshape(R.n_workers, K)
+    hw = _uint_hash(profile, z[1])                              # per worker
+    indptr, workers, labels = R.task_major()
     with np.errstate(over="ignore"):
-        h = (counts.astype(np.uint64) * z[None, :]).sum(axis=1, dtype=np.uint64)
-        if ids is not None:
-            h = h ^ _splitmix64(np.asarray(ids, dtype=np.uint64))
+        he = _splitmix64(hw[workers] ^ (labels.astype(np.uint64)
+                                         * np.uint64(0x9E3779B97F4A7C15)))
+        answered = np.diff(indptr) > 0
+        per_task = np.zeros(m, dtype=np.uint64)
+        if he.size:
+            per_task[answered] = np.add.reduceat(he, indptr[:-1][answered])
+        return _splitmix64(_uint_hash(counts, z[0]) ^ per_task ^ salt)
+
+
+def tie_jitter(keys: np.ndarray, K: int) -> np.ndarray:
+    """Jitter in [0, 1) per (task, label): splitmix64 of (task key, label), scaled.
+
+    With ``keys`` from :func:`task_keys` the ranking of a task's labels is a function of
+    (seed, the task's content) only. O(m K).
+    """
+    with np.errstate(over="ignore"):
         lab = np.arange(1, K + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-        key = _splitmix64(_splitmix64(h + salt)[:, None] ^ lab[None, :])
+        key = _splitmix64(keys[:, None] ^ lab[None, :])
     return (key >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
 
 
@@ -73,12 +80,13 @@ class MajorityVote(BaseEstimator):
     Ties are broken at random with the estimator's ``rng``, by a rule that depends on
     the task's answers, never on its position: a jitter in [0, 1/2) is added to every
     count before ranking, and the jitter of label c in a task is a hash of (the draw of
-    ``rng``, the task's id when the responses carry ids (a CSV file, ``from_triples``),
-    the task's label counts, c) (:func:`tie_jitter`). So the result is reproducible for
-    a fixed seed, unbiased among tied labels over seeds, and equivariant under any
-    permutation of workers, tasks or input rows (a shuffled CSV file gives the same row
-    for every task). Without ids (a matrix), two tasks with the same label counts break
-    their ties the same way. Sec. 5 of the paper: majority vote
+    ``rng``, the task's content, c) (:func:`task_keys`, :func:`tie_jitter`); the
+    content is the task's label counts and the label profiles of the workers who
+    answered it, never its position or id. So the result is reproducible for a fixed
+    seed, unbiased among tied labels over seeds, the same for every input form, and
+    equivariant under any permutation of workers, tasks or input rows (a shuffled CSV
+    file gives the same row for every task). Two tasks to which equally-profiled workers
+    gave the same labels break their ties the same way. Sec. 5 of the paper: majority vote
     needs n s = Theta((sum_i p_i / n)^-2 log(1/eps)) queries per task. With ``n_top=T``
     it is the top-T baseline of Appendix `subsec:top_T`; the ranking, and so
     ``top_two_``, does not depend on T.
@@ -122,7 +130,7 @@ class MajorityVote(BaseEstimator):
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
         check_n_top_bound(T, R.n_labels, owner=owner)          # T <= K: needs the data
         counts = R.task_label_counts()
-        jitter = tie_jitter(counts, gen, id_hashes(R.task_ids))
+        jitter = tie_jitter(task_keys(R, counts, gen), R.n_labels)
         order = np.argsort(-(counts + 0.5 * jitter), axis=1, kind="stable")[:, :T]
         tot = counts.sum(axis=1)
         answered = tot > 0
