@@ -125,6 +125,17 @@ def _binary_csr(R: Responses, k: int, offset: float = 0.0, *,
     return sp.csr_array((data, indices, indptr), shape=shape)
 
 
+#: Elements (8 bytes each) a label-block product may allocate before LabelBlocks
+#: switches to entry-by-entry products (32 MiB).
+BLOCK_BUDGET = 2**22
+
+
+def _use_per_entry(n: int, m: int, K: int, nnz: int) -> bool:
+    """True when the label-block arrays, (K n) x (K - 1), would exceed both
+    :data:`BLOCK_BUDGET` and a few times the data's own size, nnz + (n + m) K."""
+    return K * n * (K - 1) > max(BLOCK_BUDGET, 4 * (nnz + (n + m) * K))
+
+
 class LabelBlocks:
     """All K - 1 binary matrices of one set of responses, for joint products.
 
@@ -140,6 +151,17 @@ class LabelBlocks:
     so one pass over the nnz responses serves all K - 1 binary matrices. ``offsets``
     (length K - 1) gives A^(k) - offsets[k] on the observed entries instead (the
     "observed" centring of Algorithm 1).
+
+    Memory. The label-block products build (K n) x (K - 1) arrays, O(n K^2): fine for
+    the usual K <= 20, but 800 MB at K = 1000 with 100 workers whatever the number of
+    answers. Above :data:`BLOCK_BUDGET` elements (and above ``nnz + (n + m) K``) the
+    products are taken entry by entry instead: column k of the result sums
+    sign_k(c_e) x[i_e, k] over the answers e (task-major for ``backward``, worker-major
+    for ``forward``), the K - 1 columns in chunks of at most ``BLOCK_BUDGET`` / nnz, so
+    memory is O(nnz + (n + m) K) and time O(nnz K) per product. The path is chosen from
+    (n, m, K, nnz) only, so a given data set always takes the same one; the two paths
+    agree to round-off (different summation order), and every column is the same
+    whatever the chunking.
     """
 
     def __init__(self, R: Responses, offsets: np.ndarray | None = None):
@@ -161,6 +183,32 @@ class LabelBlocks:
         self.sign = binary_sign(np.arange(1, K + 1)[:, None], np.arange(1, K)[None, :])
         if offsets is not None:
             self.sign = self.sign - np.asarray(offsets, float)[None, :]
+        nnz = R.nnz
+        self.per_entry = _use_per_entry(n, m, K, nnz)
+        if self.per_entry:
+            # entry e (task-major order): label c_e, worker i_e, task j_e
+            self._lab = labels.astype(np.intp) - 1
+            self._wrk = workers.astype(np.intp)
+            self._tsk = R.task_major_tasks().astype(np.intp)
+            e = np.arange(nnz, dtype=idx)
+            ones = np.ones(nnz)
+            self._by_task = sp.csr_array((ones, e, indptr), shape=(m, nnz))
+            # worker-major, entries of each worker in task order (stable sort)
+            order = np.argsort(self._wrk, kind="stable").astype(idx)
+            wptr = np.searchsorted(self._wrk[order], np.arange(n + 1)).astype(idx)
+            self._by_worker = sp.csr_array((ones, order, wptr), shape=(n, nnz))
+            self._chunk = max(1, min(K - 1, BLOCK_BUDGET // max(nnz, 1)))
+
+    def _per_entry(self, M: np.ndarray, rows: np.ndarray, gather: np.ndarray,
+                   sign: np.ndarray) -> np.ndarray:
+        """Columns t of ``M`` (sum over entries of sign[c_e, t] M[gather_e, t]), chunked."""
+        b = sign.shape[1]
+        out = np.empty((rows.shape[0], b))
+        for lo in range(0, b, self._chunk):
+            hi = min(b, lo + self._chunk)
+            V = M[gather, lo:hi] * sign[self._lab, lo:hi]
+            out[:, lo:hi] = rows @ V
+        return out
 
     def forward(self, Y: np.ndarray, ks: np.ndarray | None = None) -> np.ndarray:
         """(n, K-1): column k is A^(k) Y[:, k].
@@ -170,12 +218,16 @@ class LabelBlocks:
         full product (the sparse kernels treat the columns independently).
         """
         sign = self.sign if ks is None else self.sign[:, ks]
+        if self.per_entry:
+            return self._per_entry(np.asarray(Y, float), self._by_worker, self._tsk, sign)
         Z = (self.LtT @ Y).reshape(self.K, self.n, sign.shape[1])
         return np.einsum("cnk,ck->nk", Z, sign)
 
     def backward(self, X: np.ndarray, ks: np.ndarray | None = None) -> np.ndarray:
         """(m, K-1): column k is (A^(k))^T X[:, k] (``ks``: as in :meth:`forward`)."""
         sign = self.sign if ks is None else self.sign[:, ks]
+        if self.per_entry:
+            return self._per_entry(np.asarray(X, float), self._by_task, self._wrk, sign)
         Xe = (sign[:, None, :] * X[None, :, :]).reshape(self.K * self.n, sign.shape[1])
         return self.Lt @ Xe
 

@@ -26,7 +26,40 @@ from .._base import BaseEstimator
 from ..responses import Responses
 from ..model import soft_labels as _soft_labels
 
-__all__ = ["TIE_RTOL", "top_two_with_ties", "ScoreOutputMixin"]
+__all__ = ["MAX_DENSE_ENTRIES", "MAX_WORK", "check_dense_size", "TIE_RTOL",
+           "top_two_with_ties", "ScoreOutputMixin"]
+
+#: Largest number of float64 entries a baseline may hold in its dense working arrays
+#: (all copies together): 2**27 entries = 1 GiB. Beyond, ``fit`` refuses up front with a
+#: message naming the size, instead of a MemoryError (or swapping) after a long run.
+MAX_DENSE_ENTRIES = 2**27
+
+#: Largest number of multiply-adds of the dense steps a baseline may need (about a minute
+#: of pure-NumPy work on one core); beyond, ``fit`` refuses up front.
+MAX_WORK = 2**32
+
+
+def check_dense_size(owner: str, what: str, size: int, *, copies: int = 1,
+                     hint: str = "", work: int | None = None) -> None:
+    """Refuse a fit whose dense arrays (or one step's work) would exceed the limits.
+
+    ``what`` names the array and its shape in the data's terms (e.g. "the n_workers x
+    n_workers worker covariance, 8000 x 8000"); ``size`` is its number of entries and
+    ``copies`` how many such arrays the method holds at once.
+    """
+    need = int(size) * int(copies)
+    if need > MAX_DENSE_ENTRIES:
+        raise ValueError(
+            f"{owner} would build {what} = {int(size):,} entries ({copies} cop"
+            f"{'y' if copies == 1 else 'ies'}, {need * 8 / 2**30:.1f} GiB), more than "
+            f"toptwo.baselines.MAX_DENSE_ENTRIES = {MAX_DENSE_ENTRIES:,} entries "
+            f"({MAX_DENSE_ENTRIES * 8 / 2**30:.0f} GiB). {hint}".rstrip())
+    if work is not None and work > MAX_WORK:
+        raise ValueError(
+            f"{owner} would need about {int(work):.2e} multiply-adds for {what} "
+            f"(more than toptwo.baselines.MAX_WORK = {MAX_WORK:.2e}, about a minute). "
+            f"{hint}".rstrip())
+
 
 #: Relative tolerance under which two label scores count as tied (smallest label wins).
 TIE_RTOL = 1e-9

@@ -44,7 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import digamma, logsumexp
 
-from ._base import ScoreOutputMixin
+from ._base import ScoreOutputMixin, check_dense_size
 from .._validation import Interval
 from ..responses import as_responses
 
@@ -120,6 +120,9 @@ class EBCC(ScoreOutputMixin):
         max_iter, gen = params["max_iter"], params["rng"]
         R = as_responses(A, n_labels, owner=f"{self._name}.fit")
         n, m, K = R.n_workers, R.n_tasks, R.n_labels
+        check_dense_size(f"{self._name}.fit", f"the n_tasks x K x n_subtypes posteriors "
+                         f"({m} x {K} x {M})", m * K * M, copies=6,
+                         work=max_iter * (m * K * M + n * K * K * M), hint="Use TopTwo2, MajorityVote or OneCoinDawidSkene (sparse, O(nnz) per step) for data this size.")
         answered = R.task_counts() > 0
         # task x (worker, label) incidence: X[j, i K + l] = 1 if A_ij = l + 1
         X = sp.csr_array((np.ones(R.nnz), (R.tasks, R.workers.astype(np.int64) * K

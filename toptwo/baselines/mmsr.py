@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import ScoreOutputMixin
+from ._base import ScoreOutputMixin, check_dense_size
 from .._validation import Interval
 from ..responses import Responses, as_responses
 
@@ -161,6 +161,9 @@ class MMSR(ScoreOutputMixin):
         tol, max_iter, gen = params["tol"], params["max_iter"], params["rng"]
         R = as_responses(A, n_labels, owner=f"{self._name}.fit")
         n, K = R.n_workers, R.n_labels
+        check_dense_size(f"{self._name}.fit", f"the n_workers x n_workers worker covariance "
+                         f"({n} x {n})", n * n, copies=8,
+                         hint="Use TopTwo2, MajorityVote or OneCoinDawidSkene (sparse, O(nnz) per step) for data this size.")
         m_ans = max(int((R.task_counts() > 0).sum()), 1)
         C, common = worker_covariance(R)
         obs = common > 0

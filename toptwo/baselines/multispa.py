@@ -60,7 +60,7 @@ import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment, minimize
 from scipy.special import softmax
 
-from ._base import ScoreOutputMixin
+from ._base import ScoreOutputMixin, check_dense_size
 from .._validation import Interval, StrOptions
 from .dawid_skene import CONFUSION_MODES, DawidSkene
 from ..responses import Responses, as_responses
@@ -248,6 +248,10 @@ class MultiSPA(ScoreOutputMixin):
         refine, max_iter = params["refine"], params["max_iter"]
         R = as_responses(A, n_labels, owner=f"{self._name}.fit")
         K = R.n_labels
+        n = R.n_workers
+        check_dense_size(f"{self._name}.fit", f"the (n_workers K) x (n_workers K) "
+                         f"co-occurrence counts ({n * K} x {n * K})", (n * K) ** 2, copies=3,
+                         hint="Use TopTwo2, MajorityVote or OneCoinDawidSkene (sparse, O(nnz) per step) for data this size.")
         N, common = cooccurrences(R)
         A0 = _multispa_matrices(N, common, K)
         self.spa_confusion_ = A0.transpose(0, 2, 1).copy()

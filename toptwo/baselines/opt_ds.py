@@ -54,6 +54,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_rng
+from ._base import check_dense_size
 from .dawid_skene import DawidSkene
 from ..responses import Responses
 
@@ -161,6 +162,10 @@ class OptDawidSkene(DawidSkene):
     _parameter_constraints = {**DawidSkene._parameter_constraints, "rng": ["random_state"]}
 
     def _initial_posteriors(self, R: Responses, params: dict[str, Any]) -> np.ndarray:
+        K, m = R.n_labels, R.n_tasks
+        check_dense_size(f"{self._name}.fit", f"the K x K x K third-order moment tensors "
+                         f"({K} x {K} x {K}, from {m} tasks)", K ** 3, copies=4,
+                         work=m * K ** 3, hint="Use TopTwo2, MajorityVote or OneCoinDawidSkene (sparse, O(nnz) per step) for data this size.")
         C = spectral_confusion(R, params["rng"])
         self.spectral_confusion_ = C
         K = R.n_labels

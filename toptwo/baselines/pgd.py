@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import ScoreOutputMixin
+from ._base import ScoreOutputMixin, check_dense_size
 from .._validation import Interval
 from .mmsr import worker_covariance
 from ..responses import as_responses
@@ -134,6 +134,10 @@ class PGD(ScoreOutputMixin):
         step, tol, max_iter = params["step"], params["tol"], params["max_iter"]
         R = as_responses(A, n_labels, owner=f"{self._name}.fit")
         K = R.n_labels
+        n = R.n_workers
+        check_dense_size(f"{self._name}.fit", f"the n_workers x n_workers worker covariance "
+                         f"({n} x {n})", n * n, copies=6,
+                         hint="Use TopTwo2, MajorityVote or OneCoinDawidSkene (sparse, O(nnz) per step) for data this size.")
         m_ans = max(int((R.task_counts() > 0).sum()), 1)
         C, common = worker_covariance(R)
         obs = (common > 0).astype(float)

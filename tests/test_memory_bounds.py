@@ -1,0 +1,112 @@
+"""Issue 27: memory bounded by the data, O(nnz + (n + m) K), for the paper's estimators
+and majority vote whatever K <= 1000; the dense baselines refuse up front, naming the
+size they would need."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import toptwo
+from toptwo import baselines, binary
+
+
+def _big_K(K=1000, n=100, rows=3000, seed=0):
+    gen = np.random.default_rng(seed)
+    m = rows // 10
+    w = np.concatenate([gen.choice(n, 10, replace=False) for _ in range(m)])
+    t = np.repeat(np.arange(m), 10)
+    lab = gen.integers(1, K + 1, size=w.size)
+    lab[:K] = np.arange(1, K + 1)                      # every label occurs
+    return toptwo.Responses.from_triples(w, t, lab, n_labels=K)
+
+
+@pytest.mark.parametrize("make", [lambda: toptwo.TopTwo1(), lambda: toptwo.TopTwo2(rng=0),
+                                  lambda: baselines.MajorityVote(rng=0)],
+                         ids=["TopTwo1", "TopTwo2", "MajorityVote"])
+def test_k1000_in_bounded_memory(make):
+    # was 1.6 GB for TopTwo1/TopTwo2 (Xe = sign x X, O(n K^2) = 10^8 floats)
+    R = _big_K()
+    tracemalloc.start()
+    try:
+        est = make().fit(R)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    n, m, K = R.n_workers, R.n_tasks, R.n_labels
+    bound = 8 * 40 * (R.nnz + (n + m) * K) + 64 * 2**20     # O(nnz + (n+m) K), 32 MiB chunks
+    assert peak < bound, (peak, bound)
+    assert (est.top_two_ > 0).all()
+
+
+@pytest.mark.parametrize("offsets", [None, "random"])
+def test_per_entry_products_equal_the_label_block_products(monkeypatch, offsets):
+    model = toptwo.TopTwoModel.random(15, 40, 6, rng=1)
+    R = toptwo.as_responses(model.sample(0.5, rng=2))
+    off = None if offsets is None else np.random.default_rng(3).uniform(-0.5, 0.5, 5)
+    blocks = binary.LabelBlocks(R, off)
+    assert not blocks.per_entry
+    monkeypatch.setattr(binary, "BLOCK_BUDGET", 7)            # force the other path
+    monkeypatch.setattr(binary, "_use_per_entry", lambda *a: True)
+    entries = binary.LabelBlocks(R, off)
+    assert entries.per_entry and entries._chunk == 1
+    gen = np.random.default_rng(4)
+    Y, X = gen.normal(size=(40, 5)), gen.normal(size=(15, 5))
+    np.testing.assert_allclose(entries.forward(Y), blocks.forward(Y), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(entries.backward(X), blocks.backward(X), rtol=1e-12,
+                               atol=1e-12)
+    ks = np.array([3, 1])
+    np.testing.assert_array_equal(entries.forward(Y[:, ks], ks), entries.forward(Y)[:, ks])
+    # and against the definition, A^(k) Y[:, k] with A^(k) from to_binary
+    for k in range(1, 6):
+        Ak = binary.to_binary(R, k).toarray()
+        if off is not None:
+            Ak = np.where(Ak != 0, Ak - off[k - 1], 0.0)
+        np.testing.assert_allclose(entries.forward(Y)[:, k - 1], Ak @ Y[:, k - 1], atol=1e-12)
+        np.testing.assert_allclose(entries.backward(X)[:, k - 1], Ak.T @ X[:, k - 1],
+                                   atol=1e-12)
+
+
+def test_estimates_agree_on_both_product_paths(monkeypatch):
+    model = toptwo.TopTwoModel.scenario("easy", n_workers=600, n_tasks=300, n_labels=5, rng=0)
+    R = model.sample(0.05, rng=1)          # > 400 workers: the Lanczos path uses the blocks
+    ref = toptwo.TopTwo2(rng=0).fit(R)
+    monkeypatch.setattr(binary, "BLOCK_BUDGET", 7)
+    monkeypatch.setattr(binary, "_use_per_entry", lambda *a: True)
+    est = toptwo.TopTwo2(rng=0).fit(R)
+    np.testing.assert_array_equal(est.top_two_, ref.top_two_)
+    np.testing.assert_allclose(est.confusion_, ref.confusion_, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("cls, shape, msg", [
+    (baselines.MMSR, (5000, 3), r"MMSR\.fit would build the n_workers x n_workers worker "
+                                r"covariance \(5000 x 5000\) = 25,000,000 entries \(8 copies"),
+    (baselines.PGD, (5000, 3), r"PGD\.fit would build the n_workers x n_workers worker "
+                               r"covariance \(5000 x 5000\)"),
+    (baselines.MultiSPA, (3000, 3), r"MultiSPA\.fit would build the \(n_workers K\) x "
+                                    r"\(n_workers K\) co-occurrence counts \(9000 x 9000\)"),
+    (baselines.OptDawidSkene, (30, 300), r"OptDawidSkene\.fit would need about .* "
+                                         r"multiply-adds for the K x K x K third-order "
+                                         r"moment tensors \(300 x 300 x 300"),
+    (baselines.EBCC, (30, 300), r"EBCC\.fit would need about .* multiply-adds for the "
+                                r"n_tasks x K x n_subtypes posteriors"),
+])
+def test_dense_baselines_refuse_up_front(cls, shape, msg):
+    n, K = shape
+    gen = np.random.default_rng(0)
+    m = 400
+    w = gen.integers(0, n, 4 * m)
+    t = np.repeat(np.arange(m), 4)
+    lab = gen.integers(1, K + 1, 4 * m)
+    R = toptwo.Responses.from_triples(w, t, lab, n_workers=n, n_tasks=m, n_labels=K,
+                                      duplicates="first")
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=msg):
+            cls().fit(R)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 2**20, peak                            # refused before allocating
