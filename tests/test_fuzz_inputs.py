@@ -367,3 +367,192 @@ def test_memory_check_would_catch_a_size_set_by_an_id():
     finally:
         tracemalloc.stop()
     assert peak > 4 * 2**20
+
+
+# ===================================================================== issue 27 classes
+# One generator per class of finding of issue 27, so that they stay fixed.
+
+@st.composite
+def tie_heavy_matrices(draw):
+    """Small response matrices with few answers per task (many ties), K in 3..6."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    gen = np.random.default_rng(seed)
+    K = int(gen.integers(3, 7))
+    n, m = int(gen.integers(2, 9)), int(gen.integers(2, 15))
+    A = np.where(gen.random((n, m)) < gen.uniform(0.2, 0.8), gen.integers(1, K + 1, (n, m)), 0)
+    A[gen.integers(0, n), :] = np.where(A.any(axis=0), A[gen.integers(0, n)], 1)
+    A[:, (A > 0).sum(axis=0) == 0] = 1
+    return A, K, gen
+
+
+@settings(max_examples=60, deadline=None)
+@given(tie_heavy_matrices())
+def test_fuzz_majority_vote_equivariant_under_permutations(data):
+    A, K, gen = data
+    ref = toptwo.baselines.MajorityVote(rng=7).fit(A, n_labels=K)
+    pw, pt = gen.permutation(A.shape[0]), gen.permutation(A.shape[1])
+    est = toptwo.baselines.MajorityVote(rng=7).fit(A[pw][:, pt], n_labels=K)
+    np.testing.assert_array_equal(est.top_two_, ref.top_two_[pt])
+    # triples in a shuffled order, with ids: the same answer per task id
+    w, t = np.nonzero(A)
+    o = gen.permutation(w.size)
+    R = T(w[o] * 7 + 3, t[o] * 5 + 1, A[w, t][o], n_labels=K)
+    got = dict(zip(R.task_ids.tolist(), toptwo.baselines.MajorityVote(rng=7).fit(R)
+                   .top_two_.tolist()))
+    assert got == {5 * j + 1: ref.top_two_[j].tolist() for j in np.unique(t)}
+
+
+SINGLE_ANSWER_ESTIMATORS = {
+    "MajorityVote": lambda: toptwo.baselines.MajorityVote(rng=0),
+    "MMSR": lambda: toptwo.baselines.MMSR(rng=0),
+    "PGD": lambda: toptwo.baselines.PGD(),
+    "MultiSPA": lambda: toptwo.baselines.MultiSPA(),
+    "OptDawidSkene": lambda: toptwo.baselines.OptDawidSkene(),
+}
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(sorted(SINGLE_ANSWER_ESTIMATORS)))
+def test_fuzz_single_answers_are_used(seed, name):
+    # a lone worker, or one answer per task: the answer given is the estimate
+    gen = np.random.default_rng(seed)
+    K, m = int(gen.integers(3, 7)), int(gen.integers(1, 8))
+    labels = gen.integers(1, K + 1, m)
+    lone = labels[None, :]
+    diagonal = np.diag(labels) if m > 1 else lone
+    for A in (lone, diagonal):
+        with np.errstate(all="ignore"):
+            est = SINGLE_ANSWER_ESTIMATORS[name]().fit(A, n_labels=K)
+        np.testing.assert_array_equal(est.top_two_[:, 0], labels, err_msg=name)
+        assert np.isfinite(est.confusion_).all(), name
+
+
+@settings(max_examples=40, deadline=None)
+@given(tie_heavy_matrices(), st.sampled_from(["TopTwo1", "TopTwo2"]))
+def test_fuzz_no_nan_confusion_for_answered_tasks(data, name):
+    A, K, _ = data
+    R = as_responses(A, n_labels=K)
+    if R.unused_labels().size:
+        return                                   # refused by check_labels_used
+    est = {"TopTwo1": toptwo.TopTwo1, "TopTwo2": lambda: toptwo.TopTwo2(rng=0)}[name]()
+    try:
+        est.fit(A, n_labels=K)
+    except ValueError:
+        return                                   # e.g. too few answers: a clear refusal
+    answered = R.task_counts() > 0
+    ranked = answered & (est.top_two_[:, 0] > 0)
+    assert np.isfinite(est.confusion_[ranked]).all()
+    assert np.isfinite(est.soft_labels()[ranked]).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["label", "worker", "task", "order"]))
+def test_fuzz_corrupt_responses_refused_at_the_gate(seed, what):
+    gen = np.random.default_rng(seed)
+    R = toptwo.TopTwoModel.random(6, 10, 4, rng=gen).sample(0.8, rng=gen)
+    w, t, lab = R.workers.copy(), R.tasks.copy(), R.labels.copy()
+    e = int(gen.integers(0, R.nnz))
+    with pytest.raises(ValueError, match="read-only"):
+        R.labels[e] = 9                           # the gate's arrays cannot change
+    if what == "label":
+        lab[e] = int(gen.choice([0, 5, 99, -1]))
+    elif what == "worker":
+        w[e] = 6 + int(gen.integers(0, 3))
+    elif what == "task":
+        t[e] = -1
+    else:
+        if R.nnz < 2:
+            return
+        w, t = w[::-1].copy(), t[::-1].copy()
+    bad = Responses(w, t, lab, shape=R.shape, n_labels=4)
+    with pytest.raises(ValueError, match=r"`A` passed to MajorityVote\.fit \(a Responses\)"):
+        toptwo.baselines.MajorityVote(rng=0).fit(bad)
+
+
+@settings(max_examples=3, deadline=None)
+@given(st.integers(500, 1000), st.integers(0, 2**32 - 1))
+def test_fuzz_large_k_memory_bounded(K, seed):
+    gen = np.random.default_rng(seed)
+    n, m = int(gen.integers(50, 120)), 120
+    w = np.concatenate([gen.choice(n, 10, replace=False) for _ in range(m)])
+    t = np.repeat(np.arange(m), 10)
+    lab = gen.integers(1, K + 1, w.size)
+    R = T(w, t, lab, n_labels=K)
+    tracemalloc.start()
+    try:
+        toptwo.TopTwo1().fit(R, n_labels=K) if not R.unused_labels().size else \
+            toptwo.baselines.MajorityVote(rng=0).fit(R)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 40 * (R.nnz + (n + m) * K) + 64 * 2**20
+
+
+# ------------------------------------------------------------- the CLI's promises
+_NAME_CHARS = st.sampled_from(list("ab-_.é \n\t\r\x1b") + ["\u2028"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(_NAME_CHARS, min_size=1, max_size=12), st.sampled_from(["", "/", "x" * 260]))
+def test_fuzz_cli_output_names_one_line_nothing_written(tmp_path_factory, name, tail):
+    from toptwo.__main__ import main
+    import contextlib
+    import io
+    import os
+    folder = tmp_path_factory.mktemp("names")
+    src = folder / "in.csv"
+    src.write_text("worker,task,label\na,t1,1\nb,t1,2\nc,t2,3\na,t2,3\n")
+    out = str(folder / "missing dir" / name) if tail == "" else str(folder / name) + tail
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        status = main(["infer", str(src), "--method", "majority", "-o", out])
+    assert status == 2
+    assert len(err.getvalue().splitlines()) == 1, err.getvalue()
+    assert sorted(os.listdir(folder)) == ["in.csv"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_fuzz_cli_shuffled_file_same_rows(tmp_path_factory, seed):
+    # the CLI numbers tasks by first appearance: a shuffled file must give the same
+    # line for every task (majority vote's ties were broken by position)
+    from toptwo.__main__ import main
+    import contextlib
+    import io
+    gen = np.random.default_rng(seed)
+    K = int(gen.integers(3, 6))
+    rows = [f"w{i},t{j},{gen.integers(1, K + 1)}" for j in range(12)
+            for i in gen.choice(8, int(gen.integers(1, 4)), replace=False)]
+    folder = tmp_path_factory.mktemp("shuffle")
+    outs = []
+    for k in range(2):
+        order = gen.permutation(len(rows)) if k else np.arange(len(rows))
+        path = folder / f"in{k}.csv"
+        path.write_text("worker,task,label\n" + "\n".join(rows[i] for i in order) + "\n")
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()):
+            assert main(["infer", str(path), "--method", "majority", "--n-labels",
+                         str(K)]) == 0
+        outs.append(sorted(buf.getvalue().splitlines()[1:]))
+    assert outs[0] == outs[1]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["infer", "demo", "--method", "x", "--seed", "-3", "--force",
+                                 "--uncertain", "0", "--n-labels", "k", "-o", "--bogus",
+                                 "--label-base", "2", "\n"]), max_size=5))
+def test_fuzz_cli_argument_errors_are_one_line(argv):
+    from toptwo.__main__ import main
+    import contextlib
+    import io
+    if argv[:1] == ["demo"] and all(a in ("demo", "--force") for a in argv):
+        return
+    err, out = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        try:
+            status = main(argv)
+        except SystemExit as exc:          # never: main returns a status
+            raise AssertionError(f"SystemExit {exc.code}") from None
+    if status == 2:
+        lines = err.getvalue().strip().splitlines()
+        assert len(lines) == 1 and "error" in lines[0] or argv == [], err.getvalue()
