@@ -124,12 +124,14 @@ def test_infer_matches_library(tmp_path, capsys, instance, method, cls):
     path = _triples_csv(tmp_path, R)
     assert main(["infer", str(path), "--method", method, "--n-labels", "5"]) == 0
     rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
-    assert rows[0] == ["task", "g", "h", "confusion"]
+    assert rows[0] == ["task", "g", "h", "confusion", "confidence"]
     assert len(rows) == 1 + R.n_tasks
     # The library on the same file (ids in order of first appearance).
     R2 = toptwo.io.read_triples_csv(path, n_labels=5)
     est = (cls() if cls is toptwo.baselines.OneCoinDawidSkene else cls(rng=0)).fit(R2)
-    for (tid, g, h, q), j in zip(rows[1:], range(R2.n_tasks)):
+    conf = toptwo.__main__.pair_confidence(R2, est, method)
+    for (tid, g, h, q, c), j in zip(rows[1:], range(R2.n_tasks)):
+        assert c == toptwo.io._fmt_float(conf[j], 6) and 0 < float(c) <= 1
         assert tid == R2.task_ids[j]
         assert (int(g), int(h)) == tuple(est.top_two_[j])
         # written rounded to 6 decimal places (trailing zeros dropped)

@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import toptwo
@@ -75,7 +76,7 @@ def test_force_keeps_existing_mode(tmp_path, capsys, good):
     os.chmod(out, 0o640)
     _run(capsys, ["infer", good, "-o", str(out), "--force"], 0)
     assert stat.S_IMODE(os.stat(out).st_mode) == 0o640
-    assert out.read_text().startswith("task,g,h,confusion\n")
+    assert out.read_text().startswith("task,g,h,confusion,confidence\n")
 
 
 def test_force_writes_through_a_symlink(tmp_path, capsys, good):
@@ -87,7 +88,7 @@ def test_force_writes_through_a_symlink(tmp_path, capsys, good):
     _run(capsys, ["infer", good, "-o", str(link)])            # exists: needs --force
     _run(capsys, ["infer", good, "-o", str(link), "--force"], 0)
     assert link.is_symlink() and os.readlink(link) == str(target)
-    assert target.read_text().startswith("task,g,h,confusion\n")
+    assert target.read_text().startswith("task,g,h,confusion,confidence\n")
     assert _files(target.parent) == ["res.csv"]               # no temp or backup left
 
 
@@ -247,3 +248,37 @@ def test_no_scipy_stats_at_startup():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env=ENV, timeout=120)
     assert proc.returncode == 0, proc.stderr
+
+
+# ------------------------------------------------- issue 24: the confidence column
+def test_confidence_column_is_the_pair_posterior_for_every_method(tmp_path, capsys, good):
+    import csv
+    import io
+
+    from toptwo.extensions import TopTwoEM
+    model = toptwo.TopTwoModel.scenario("easy", n_workers=12, n_tasks=30, n_labels=4, rng=3)
+    R = toptwo.io.read_triples_csv(good)
+    for method in ("toptwo2", "toptwo1", "em", "majority", "onecoin"):
+        assert main(["infer", good, "--method", method]) == 0
+        rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+        c = np.array([float(r["confidence"]) for r in rows])
+        assert ((c > 0) & (c <= 1)).all(), method
+    # em: exactly TopTwoEM's pair posterior
+    est = TopTwoEM(rng=0).fit(R)
+    np.testing.assert_allclose(cli.pair_confidence(R, est, "em"),
+                               est.pair_proba_)
+    assert model.n_labels == 4
+    help_text = subprocess.run([sys.executable, "-m", "toptwo", "infer", "--help"],
+                               capture_output=True, text=True, env=ENV).stdout
+    for word in ("confidence", "em uses its own", "majority", "onecoin"):
+        assert word in " ".join(help_text.split()), word
+
+
+def test_progress_only_on_a_terminal_and_only_for_large_inputs(capsys, monkeypatch, good):
+    monkeypatch.setattr(cli, "PROGRESS_ROWS", 10)
+    assert main(["infer", good, "--method", "majority"]) == 0
+    assert capsys.readouterr().err == ""                 # stderr is not a terminal here
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    assert main(["infer", good, "--method", "majority"]) == 0
+    err = capsys.readouterr().err
+    assert "toptwo: read " in err and "fitting MajorityVote" in err

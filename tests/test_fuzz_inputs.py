@@ -502,7 +502,8 @@ def test_fuzz_cli_output_names_one_line_nothing_written(tmp_path_factory, name, 
     folder = tmp_path_factory.mktemp("names")
     src = folder / "in.csv"
     src.write_text("worker,task,label\na,t1,1\nb,t1,2\nc,t2,3\na,t2,3\n")
-    out = str(folder / "missing dir" / name) if tail == "" else str(folder / name) + tail
+    out = (os.path.join(str(folder), "missing dir", name) if tail == ""
+           else os.path.join(str(folder), name) + tail)
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         status = main(["infer", str(src), "--method", "majority", "-o", out])

@@ -118,9 +118,18 @@ def build_parser() -> argparse.ArgumentParser:
         description="Read answers from a CSV file with a header row naming the columns "
                     "worker, task and label (any order, no other columns; ids may be any "
                     "strings; labels are integers 1..K, or 0..K-1 with --label-base 0) and "
-                    "write one row per task: task,g,h,confusion -- the most plausible "
-                    "answer g, the most confusing one h, and the estimated probability q "
-                    "that a reliable worker answers g rather than h.",
+                    "write one row per task: task,g,h,confusion,confidence -- the most "
+                    "plausible answer g, the most confusing one h, the estimated "
+                    "probability q that a reliable worker answers g rather than h, and "
+                    "the confidence: the probability that (g, h) is the task's pair given "
+                    "its answers, under the top-two model with a uniform prior over "
+                    "pairs. The confidence means the same for every method; its "
+                    "parameters: em uses its own fitted reliabilities and its prior over the "
+                    "confusions (its pair posterior); "
+                    "toptwo2, toptwo1, majority and onecoin use reliabilities from eq. (5) "
+                    "at their own (g, h) and their own confusion column as q (majority: "
+                    "the vote ratio; onecoin: the posterior ratio), clipped to the "
+                    "model's range.",
         epilog="Bad input (malformed file, labels out of range, repeated answers with "
                "--duplicates error, an output that cannot be written) is reported on stderr "
                "with exit status 2, before any output file is written. Output files are "
@@ -465,6 +474,47 @@ def _utf8_stdout() -> Iterator[IO[str]]:
             pass
 
 
+def pair_confidence(R: Any, est: Any, method: str) -> np.ndarray:
+    """The ``confidence`` column: P(the task's pair is (g, h) | its answers).
+
+    One meaning for every method: the posterior probability of the reported pair under
+    the top-two model, eq. (1), with a uniform prior over the K (K - 1) pairs, at
+    worker reliabilities p and task confusions q:
+
+    * em: TopTwoEM's own pair posterior ``pair_proba_`` (its fitted p, with its prior
+      over q);
+    * toptwo2, toptwo1, majority, onecoin: p from eq. (5) at the method's own (g, h)
+      (hits per answer of each worker, ``normalization="per_worker"``; for K = 2,
+      2 x the share of answers equal to g minus 1) and q the
+      method's ``confusion`` column, both clipped to the model's open range
+      (p in [0.05, 0.99], q in [0.51, 0.99]); majority's and onecoin's confusion is a
+      vote or posterior ratio, used here as their estimate of q.
+
+    NaN (an empty field) for a task without answers. O(nnz + m K^2) time.
+    """
+    if method == "em":
+        return np.asarray(est.pair_proba_, dtype=float)
+    from .extensions.em import _task_scores, em_posteriors
+    from .mle import CONFUSION_CLIP, MAX_RELIABILITY, MIN_RELIABILITY, estimate_reliability
+    top = np.asarray(est.top_two_)
+    answered = top[:, 0] > 0
+    if R.n_labels > 2:
+        p = estimate_reliability(R, top, normalization="per_worker")
+    else:                   # K = 2 (majority, onecoin): eq. (5) needs T < K; one-coin p
+        hit = (R.labels == top[R.tasks, 0]).astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = 2.0 * np.bincount(R.workers, hit, R.n_workers) / R.worker_counts() - 1.0
+    p = np.clip(np.nan_to_num(p, nan=MIN_RELIABILITY), MIN_RELIABILITY, MAX_RELIABILITY)
+    q = np.clip(np.nan_to_num(np.asarray(est.confusion_, float), nan=0.75), *CONFUSION_CLIP)
+    Sa, Sb, _, _, _ = _task_scores(R, p, q)
+    _, _, logZ = em_posteriors(Sa, Sb)
+    rows = np.arange(top.shape[0])
+    g, h = np.maximum(top[:, 0] - 1, 0), np.maximum(top[:, 1] - 1, 0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.exp(Sa[rows, g] + Sb[rows, h] - logZ)
+    return np.where(answered, out, np.nan)
+
+
 #: Inputs with more answers than this report their progress on standard error (when it
 #: is a terminal): reading, fitting and writing each take seconds from here on.
 PROGRESS_ROWS = 10**6
@@ -518,9 +568,12 @@ def _run_infer(args: argparse.Namespace) -> None:  # noqa: C901 - the command's 
     # everything that can fail is computed before anything is written
     order = est.uncertain_tasks(args.uncertain) if args.uncertain is not None else None
 
+    confidence = pair_confidence(R, est, args.method)
+
     def results(fh: IO[str]) -> None:
         write_results_csv(fh, task_ids, est.top_two_, est.confusion_,
-                          label_base=args.label_base, decimals=DECIMALS)
+                          label_base=args.label_base, decimals=DECIMALS,
+                          confidence=confidence)
 
     def reliabilities(fh: IO[str]) -> None:
         write_reliability_csv(fh, worker_ids, est.reliability_, decimals=DECIMALS)

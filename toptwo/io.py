@@ -604,8 +604,12 @@ def _open_out(dest: str | os.PathLike | IO[str]):
 
 def write_results_csv(dest: str | os.PathLike | IO[str], task_ids: Sequence[Any] | np.ndarray,
                       top_two: np.ndarray, confusion: np.ndarray, *,
-                      label_base: int = 1, decimals: int | None = None) -> None:
+                      label_base: int = 1, decimals: int | None = None,
+                      confidence: np.ndarray | None = None) -> None:
     """Write per-task results as CSV with the header ``task,g,h,confusion``.
+
+    With ``confidence`` (shape (n_tasks,)) a fifth column ``confidence`` follows (the
+    command line's probability that (g, h) is the task's pair; NaN as an empty field).
 
     Parameters
     ----------
@@ -627,6 +631,8 @@ def write_results_csv(dest: str | os.PathLike | IO[str], task_ids: Sequence[Any]
         Round ``confusion`` to this many decimal places (trailing zeros dropped); the
         command line uses 6 so that files are identical across machines. By default
         the shortest text that reads back as the same float.
+    confidence : ndarray of shape (n_tasks,), optional
+        Written as a fifth column ``confidence`` (rounded like ``confusion``).
     """
     top_two = np.asarray(top_two)
     confusion = np.asarray(confusion, dtype=float)
@@ -639,10 +645,21 @@ def write_results_csv(dest: str | os.PathLike | IO[str], task_ids: Sequence[Any]
     fh, close = _open_out(dest)
     try:
         out = csv.writer(fh, lineterminator="\n")
-        out.writerow(["task", "g", "h", "confusion"])
-        for tid, (g, h), q in zip(task_ids, top_two[:, :2].tolist(), confusion.tolist()):
-            out.writerow([tid, g + shift if g else "", h + shift if h else "",
-                          _fmt_float(q, decimals)])
+        if confidence is None:
+            out.writerow(["task", "g", "h", "confusion"])
+            for tid, (g, h), q in zip(task_ids, top_two[:, :2].tolist(), confusion.tolist()):
+                out.writerow([tid, g + shift if g else "", h + shift if h else "",
+                              _fmt_float(q, decimals)])
+        else:
+            conf = np.asarray(confidence, dtype=float)
+            if conf.shape != confusion.shape:
+                raise ValueError(f"write_results_csv needs confidence of shape (n_tasks,) "
+                                 f"with n_tasks={len(task_ids)}; got {conf.shape} instead.")
+            out.writerow(["task", "g", "h", "confusion", "confidence"])
+            for tid, (g, h), q, c in zip(task_ids, top_two[:, :2].tolist(),
+                                         confusion.tolist(), conf.tolist()):
+                out.writerow([tid, g + shift if g else "", h + shift if h else "",
+                              _fmt_float(q, decimals), _fmt_float(c, decimals)])
     finally:
         if close:
             fh.close()
