@@ -282,3 +282,18 @@ def test_progress_only_on_a_terminal_and_only_for_large_inputs(capsys, monkeypat
     assert main(["infer", good, "--method", "majority"]) == 0
     err = capsys.readouterr().err
     assert "toptwo: read " in err and "fitting MajorityVote" in err
+
+
+# ------------------------------------------ messages in the file's numbering (issue 27)
+def test_unused_label_message_in_file_numbering_and_right_advice(tmp_path, capsys):
+    gap = tmp_path / "gap.csv"                     # 5 choices, nobody chose 3
+    gap.write_text("worker,task,label\na,t1,1\nb,t1,2\nc,t2,5\na,t2,4\nb,t3,1\n")
+    cap = _run(capsys, ["infer", str(gap)])
+    assert "label(s) 3 never occur" in cap.err
+    assert "Lowering the number of choices would not help" in cap.err
+    assert "--n-labels 4" not in cap.err           # would then refuse label 5
+    base0 = tmp_path / "b0.csv"                    # 0-based file, choices 0..4
+    base0.write_text("worker,task,label\na,t1,0\nb,t1,1\nc,t2,1\na,t2,0\nb,t3,2\n")
+    cap = _run(capsys, ["infer", str(base0), "--label-base", "0", "--n-labels", "5"])
+    assert "needs every label 0..4" in cap.err and "label(s) 3, 4 never occur" in cap.err
+    assert "--n-labels 3 if the unused labels are not choices" in cap.err

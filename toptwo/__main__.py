@@ -557,7 +557,7 @@ def _run_infer(args: argparse.Namespace) -> None:  # noqa: C901 - the command's 
         if args.method in ("toptwo1", "toptwo2", "em"):
             if R.n_labels == 2:
                 raise ValueError(binary_labels_message(name, cli=True))
-            check_labels_used(R, name, cli=True)
+            check_labels_used(R, name, cli=True, label_base=args.label_base)
         est = make(args.seed)
         est.fit(R)
     except ValueError as exc:

@@ -736,7 +736,8 @@ def check_n_labels_bound(K: int, top: int, *, owner: str, name: str = "n_labels"
 
 
 def check_labels_used(R: "Responses", owner: str, *, cli: bool = False,
-                      action: Literal["error", "warn"] = "error") -> None:
+                      action: Literal["error", "warn"] = "error",
+                      label_base: int = 1) -> None:
     """Refuse responses in which some label in ``1..K`` never occurs (TopTwo1/TopTwo2).
 
     With a label nobody chose, every answer "agrees" with the top-two model on that
@@ -754,22 +755,44 @@ def check_labels_used(R: "Responses", owner: str, *, cli: bool = False,
         Word the alternatives as command-line options (``--method majority``).
     action : {"error", "warn"}, default="error"
         Raise ValueError, or issue the same text as a UserWarning and return.
+    label_base : int, default=1
+        Show labels in the file's numbering: label c is written c + label_base - 1
+        (``--label-base 0`` files number their choices 0..K-1).
+
+    The advice depends on where the unused labels are: only above the largest used
+    label -- pass the smaller K; in between -- K cannot be lowered without relabelling
+    (a smaller K would refuse the larger labels), so the message says so and names the
+    methods that accept an unused choice.
     """
     check_choice(action, "action", ("error", "warn"), owner="check_labels_used")
     unused = R.unused_labels()
     if unused.size == 0:
         return
     used = np.setdiff1d(np.arange(1, R.n_labels + 1), unused)
-    shown = ", ".join(str(int(c)) for c in unused[:10]) + (", ..." if unused.size > 10 else "")
+    shift = int(label_base) - 1
+    shown = ", ".join(str(int(c) + shift) for c in unused[:10]) + \
+        (", ..." if unused.size > 10 else "")
+    first, last = 1 + shift, R.n_labels + shift
     alt = ("--method majority or --method onecoin" if cli
            else "toptwo.baselines.MajorityVote or toptwo.baselines.OneCoinDawidSkene")
+    top_used = int(used.max()) if used.size else 0
+    if used.size and (unused > top_used).all() and top_used >= 3:
+        k = f"--n-labels {top_used}" if cli else f"n_labels={top_used}"
+        advice = (f"Pass the real number of choices ({k} if the unused labels are not "
+                  f"choices), or for binary tasks use {alt}.")
+    elif used.size and (unused > top_used).all():
+        advice = f"The answers use fewer than 3 labels: for binary tasks use {alt}."
+    else:
+        advice = (f"Lowering the number of choices would not help: unused label(s) lie "
+                  f"below the largest used label {top_used + shift}, so a smaller K would "
+                  f"refuse that label; relabel the choices consecutively, or use {alt}, "
+                  f"which accept a choice nobody made.")
     msg = (
-        f"{owner} needs every label 1..{R.n_labels} to occur in the data; label(s) {shown} "
+        f"{owner} needs every label {first}..{last} to occur in the data; label(s) {shown} "
         f"never occur ({unused.size} of n_labels={R.n_labels}; the answers use "
         f"{used.size} label(s)). With a label nobody chose every answer counts as a hit in "
         f"eq. (5), so every worker's reliability is estimated near 1 (this is what padding "
-        f"binary data to K = 3 does). Pass the real number of choices (n_labels="
-        f"{used.size} if the unused labels are not choices), or for binary tasks use {alt}.")
+        f"binary data to K = 3 does). {advice}")
     if action == "warn":
         warnings.warn(msg, UserWarning, stacklevel=2)
         return
