@@ -297,3 +297,16 @@ def test_unused_label_message_in_file_numbering_and_right_advice(tmp_path, capsy
     cap = _run(capsys, ["infer", str(base0), "--label-base", "0", "--n-labels", "5"])
     assert "needs every label 0..4" in cap.err and "label(s) 3, 4 never occur" in cap.err
     assert "--n-labels 3 if the unused labels are not choices" in cap.err
+
+
+def test_uncertain_list_independent_of_row_order(tmp_path, capsys):
+    # equal posteriors (identical tasks) are listed by task id, not file position
+    rows = [f"w{i},t{j},{1 + (i + (j % 2)) % 3}" for j in range(8) for i in range(4)]
+    lists = []
+    for k in range(2):
+        order = np.random.default_rng(k).permutation(len(rows)) if k else range(len(rows))
+        path = tmp_path / f"u{k}.csv"
+        path.write_text("worker,task,label\n" + "\n".join(rows[i] for i in order) + "\n")
+        assert main(["infer", str(path), "--method", "em", "--uncertain", "3"]) == 0
+        lists.append(capsys.readouterr().err.splitlines())
+    assert lists[0] == lists[1] and len(lists[0]) == 4

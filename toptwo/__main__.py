@@ -515,6 +515,22 @@ def pair_confidence(R: Any, est: Any, method: str) -> np.ndarray:
     return np.where(answered, out, np.nan)
 
 
+def _uncertain_order(est: Any, task_ids: Any, n: int) -> np.ndarray:
+    """TopTwoEM.uncertain_tasks, with equal posteriors ordered by task id, not position.
+
+    The posteriors are compared rounded as in the library (round-off cannot reorder
+    them); equal ones go by the task's id as written, so a shuffled file lists the same
+    tasks in the same order.
+    """
+    from .extensions.em import UNCERTAIN_DECIMALS
+    est.uncertain_tasks(n)                      # the library's checks
+    K = est.n_labels_in_
+    key = np.round(np.where(np.isnan(est.pair_proba_), 1.0 / (K * (K - 1)),
+                            est.pair_proba_), UNCERTAIN_DECIMALS)
+    ids = np.array([str(t) for t in task_ids])
+    return np.lexsort((ids, key))[:n]
+
+
 #: Inputs with more answers than this report their progress on standard error (when it
 #: is a terminal): reading, fitting and writing each take seconds from here on.
 PROGRESS_ROWS = 10**6
@@ -566,7 +582,8 @@ def _run_infer(args: argparse.Namespace) -> None:  # noqa: C901 - the command's 
     task_ids = R.task_ids if R.task_ids is not None else np.arange(R.n_tasks)
     worker_ids = R.worker_ids if R.worker_ids is not None else np.arange(R.n_workers)
     # everything that can fail is computed before anything is written
-    order = est.uncertain_tasks(args.uncertain) if args.uncertain is not None else None
+    order = _uncertain_order(est, task_ids, args.uncertain) if args.uncertain is not None \
+        else None
 
     confidence = pair_confidence(R, est, args.method)
 
