@@ -79,6 +79,14 @@ class Responses:
 
     __slots__ = ("workers", "tasks", "labels", "n_workers", "n_tasks", "n_labels",
                  "worker_ids", "task_ids")
+    workers: np.ndarray
+    tasks: np.ndarray
+    labels: np.ndarray
+    n_workers: int
+    n_tasks: int
+    n_labels: int
+    worker_ids: np.ndarray | None
+    task_ids: np.ndarray | None
 
     def __init__(self, workers: np.ndarray, tasks: np.ndarray, labels: np.ndarray, *,
                  shape: tuple[int, int], n_labels: int,
@@ -569,6 +577,7 @@ class _FitView(Responses):
     """
 
     __slots__ = ("_cache",)
+    _cache: dict[str, Any]
 
     def __init__(self, R: Responses):
         super().__init__(R.workers, R.tasks, R.labels, shape=R.shape, n_labels=R.n_labels,
