@@ -78,7 +78,7 @@ class Responses:
     """
 
     __slots__ = ("workers", "tasks", "labels", "n_workers", "n_tasks", "n_labels",
-                 "worker_ids", "task_ids")
+                 "worker_ids", "task_ids", "_checked")
     workers: np.ndarray
     tasks: np.ndarray
     labels: np.ndarray
@@ -87,6 +87,7 @@ class Responses:
     n_labels: int
     worker_ids: np.ndarray | None
     task_ids: np.ndarray | None
+    _checked: bool
 
     def __init__(self, workers: np.ndarray, tasks: np.ndarray, labels: np.ndarray, *,
                  shape: tuple[int, int], n_labels: int,
@@ -103,6 +104,7 @@ class Responses:
         init(self, "n_labels", int(n_labels))
         init(self, "worker_ids", None if worker_ids is None else _frozen(worker_ids))
         init(self, "task_ids", None if task_ids is None else _frozen(task_ids))
+        init(self, "_checked", False)      # set by the gate once; the data cannot change
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"Responses are immutable: '{name}' cannot be set (build new "
@@ -896,8 +898,9 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
     if _is_dataframe(A):
         return _frame_responses(A, n_labels, owner)
     if isinstance(A, Responses):
-        if not isinstance(A, _FitView):
+        if not isinstance(A, _FitView) and not A._checked:
             _check_consistent(A, owner)
+            object.__setattr__(A, "_checked", True)     # immutable: checked once
         K = A.n_labels if n_labels is None else check_int(n_labels, "n_labels", owner=owner,
                                                            minimum=2)
         if K == A.n_labels:

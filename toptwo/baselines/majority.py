@@ -51,15 +51,15 @@ def task_keys(R: Any, counts: np.ndarray, rng: np.random.Generator) -> np.ndarra
     index = R.workers.astype(np.int64) * K + (R.labels - 1)
     profile = np.bincount(index, minlength=R.n_workers * K).reshape(R.n_workers, K)
     hw = _uint_hash(profile, z[1])                              # per worker
-    indptr, workers, labels = R.task_major()
     with np.errstate(over="ignore"):
-        he = _splitmix64(hw[workers] ^ (labels.astype(np.uint64)
-                                         * np.uint64(0x9E3779B97F4A7C15)))
-        answered = np.diff(indptr) > 0
-        per_task = np.zeros(m, dtype=np.uint64)
-        if he.size:
-            per_task[answered] = np.add.reduceat(he, indptr[:-1][answered])
-        return _splitmix64(_uint_hash(counts, z[0]) ^ per_task ^ salt)
+        he = _splitmix64(hw[R.workers] ^ (R.labels.astype(np.uint64)
+                                           * np.uint64(0x9E3779B97F4A7C15)))
+    # 20-bit integers summed in float64: exact (below 2^53 for < 2^33 answers per task),
+    # so the per-task sum does not depend on the order of the answers
+    per_task = np.bincount(R.tasks, weights=(he >> np.uint64(44)).astype(np.float64),
+                           minlength=m).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        return _splitmix64(_uint_hash(counts, z[0]) ^ _splitmix64(per_task) ^ salt)
 
 
 def tie_jitter(keys: np.ndarray, K: int) -> np.ndarray:
