@@ -565,9 +565,11 @@ def _frame_responses(df: Any, n_labels: int | None, owner: str) -> Responses:
                         f"numeric n_workers x n_tasks matrix, workers in rows, tasks in "
                         f"columns, labels 1..K and 0 for 'not answered'.")
     R = as_responses(df.to_numpy(), n_labels, owner=owner)
-    R.worker_ids = np.asarray(df.index, dtype=object)
-    R.task_ids = np.asarray(df.columns, dtype=object)
-    return R
+    # Responses are immutable (issue 27): a new one with the frame's ids, same arrays
+    return _FitView(Responses(R.workers, R.tasks, R.labels, shape=R.shape,
+                              n_labels=R.n_labels,
+                              worker_ids=np.asarray(df.index, dtype=object),
+                              task_ids=np.asarray(df.columns, dtype=object)))
 
 
 class _FitView(Responses):
