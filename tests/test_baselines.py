@@ -61,15 +61,17 @@ def uniform_choice(counts: np.ndarray, n_choices: int, n_draws: int, z: float = 
 TIED = np.array([[1, 0], [2, 0], [3, 0], [4, 4], [0, 1]])   # task 0: labels 1, 2, 3, 4 once each
 
 
-def test_tie_break_uniform_across_seeds():
+@pytest.mark.parametrize("rule", ["position", "content"])
+def test_tie_break_uniform_across_seeds(rule):
     n_seeds = 400
-    g = np.array([MajorityVote(rng=s).fit(TIED, n_labels=5).top_two_[0, 0] for s in range(n_seeds)])
+    g = np.array([MajorityVote(rng=s, tie_break=rule).fit(TIED, n_labels=5).top_two_[0, 0] for s in range(n_seeds)])
     counts = np.bincount(g, minlength=6)[1:5]
     assert counts.sum() == n_seeds
     assert uniform_choice(counts, 4, n_seeds)
 
 
-def test_tie_break_uniform_across_tasks():
+@pytest.mark.parametrize("rule", ["position", "content"])
+def test_tie_break_uniform_across_tasks(rule):
     # tasks with different content break their ties independently: on random data, a
     # two-way tie for h goes to the smaller label about half the time
     gen = np.random.default_rng(0)
@@ -78,16 +80,17 @@ def test_tie_break_uniform_across_tasks():
     for j in range(m):
         who = gen.choice(n, 4, replace=False)
         A[who, j] = [1, 2, 3, 3]                       # g = 3; h tied between 1 and 2
-    h = MajorityVote(rng=0).fit(A, n_labels=K).top_two_[:, 1]
+    h = MajorityVote(rng=0, tie_break=rule).fit(A, n_labels=K).top_two_[:, 1]
     counts = np.bincount(h, minlength=K + 1)[1:3]
     assert counts.sum() == m and uniform_choice(counts, 2, m)
 
 
-def test_tie_break_uniform_across_seeds_single_task():
+@pytest.mark.parametrize("rule", ["position", "content"])
+def test_tie_break_uniform_across_seeds_single_task(rule):
     # a task's tie-break is a function of (seed, its content): uniform over seeds
     n_seeds = 2000
     A = np.array([[1], [2], [3], [3]])
-    h = [MajorityVote(rng=s).fit(A, n_labels=4).top_two_[0, 1] for s in range(n_seeds)]
+    h = [MajorityVote(rng=s, tie_break=rule).fit(A, n_labels=4).top_two_[0, 1] for s in range(n_seeds)]
     counts = np.bincount(h, minlength=5)[1:3]
     assert counts.sum() == n_seeds and uniform_choice(counts, 2, n_seeds)
 
@@ -97,11 +100,11 @@ def test_majority_vote_ignores_input_order():
     # permuted columns changed the answers of tied tasks)
     model = toptwo.TopTwoModel.random(30, 200, 5, rng=0)
     A = model.sample(0.1, rng=1).toarray()
-    ref = MajorityVote(rng=0).fit(A)
+    ref = MajorityVote(rng=0, tie_break="content").fit(A)
     for s in range(10):
         gen = np.random.default_rng(s)
         pw, pt = gen.permutation(30), gen.permutation(200)
-        est = MajorityVote(rng=0).fit(A[pw][:, pt])
+        est = MajorityVote(rng=0, tie_break="content").fit(A[pw][:, pt])
         np.testing.assert_array_equal(est.top_two_, ref.top_two_[pt])
         np.testing.assert_array_equal(est.confusion_, ref.confusion_[pt])
     # rows of triples in any order, ids kept: the same answer per task id, and the same
@@ -112,7 +115,7 @@ def test_majority_vote_ignores_input_order():
 
     def by_id(order):
         R = toptwo.Responses.from_triples(w[order], tid[order], A[w, t][order], n_labels=5)
-        return dict(zip(R.task_ids, MajorityVote(rng=0).fit(R).top_two_.tolist()))
+        return dict(zip(R.task_ids, MajorityVote(rng=0, tie_break="content").fit(R).top_two_.tolist()))
     want = by_id(np.arange(w.size))
     assert want == from_matrix
     for s in range(5):

@@ -310,3 +310,14 @@ def test_uncertain_list_independent_of_row_order(tmp_path, capsys):
         assert main(["infer", str(path), "--method", "em", "--uncertain", "3"]) == 0
         lists.append(capsys.readouterr().err.splitlines())
     assert lists[0] == lists[1] and len(lists[0]) == 4
+
+
+@pytest.mark.parametrize("last", [".", ".."])
+def test_output_named_dot_is_a_folder(tmp_path, last):
+    # found by the fuzz suite: "-o 'missing dir/.'" wrote a file called "missing dir"
+    from toptwo.__main__ import main
+    src = tmp_path / "in.csv"
+    src.write_text("worker,task,label\na,t1,1\nb,t1,2\nc,t2,3\na,t2,3\n")
+    out = os.path.join(str(tmp_path), "missing dir", last)   # (pathlib would drop the ".")
+    assert main(["infer", str(src), "--method", "majority", "-o", out]) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]

@@ -15,7 +15,7 @@ ESTIMATORS = {
     "TopTwo1": lambda: toptwo.TopTwo1(),
     "TopTwo2": lambda: toptwo.TopTwo2(rng=0),
     "TopTwoEM": lambda: TopTwoEM(rng=0),
-    "MajorityVote": lambda: baselines.MajorityVote(rng=0),
+    "MajorityVote": lambda: baselines.MajorityVote(rng=0, tie_break="content"),
     "OneCoinDawidSkene": lambda: baselines.OneCoinDawidSkene(),
     "DawidSkene": lambda: baselines.DawidSkene(),
     "OptDawidSkene": lambda: baselines.OptDawidSkene(),

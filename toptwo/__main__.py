@@ -218,7 +218,8 @@ def run_demo(scenario: str = "hard", queries_per_task: int = 10, seed: int = 0
 # ----------------------------------------------------------------------- infer
 _ESTIMATORS = {"toptwo2": ("TopTwo2", lambda seed: TopTwo2(rng=seed)),
                "toptwo1": ("TopTwo1", lambda seed: TopTwo1(rng=seed)),
-               "majority": ("MajorityVote", lambda seed: MajorityVote(rng=seed)),
+               "majority": ("MajorityVote",
+                            lambda seed: MajorityVote(rng=seed, tie_break="content")),
                "onecoin": ("OneCoinDawidSkene", lambda seed: OneCoinDawidSkene()),
                "em": ("TopTwoEM", lambda seed: TopTwoEM(rng=seed))}
 
@@ -262,6 +263,9 @@ def _check_output(out: _Output, force: bool, others: dict[str, str]) -> None:  #
     if path.endswith(os.sep) or (os.altsep and path.endswith(os.altsep)):
         raise _UsageError(f"{out.name()} ends with '{os.sep}', which names a folder; give a "
                           f"file name.")
+    if os.path.basename(path) in (".", ".."):
+        raise _UsageError(f"{out.name()} ends with '{os.path.basename(path)}', which names a "
+                          f"folder; give a file name.")
     real = out.target
     for other_flag, other in others.items():
         if real == os.path.realpath(other):

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._base import BaseEstimator
-from .._validation import Interval, check_n_top_bound
+from .._validation import Interval, StrOptions, check_n_top_bound
 from ..responses import as_responses
 
 __all__ = ["MajorityVote", "task_keys", "tie_jitter"]
@@ -77,16 +77,20 @@ def tie_jitter(keys: np.ndarray, K: int) -> np.ndarray:
 class MajorityVote(BaseEstimator):
     """Majority vote: the T most frequent answers of each task (T = 2: the top two).
 
-    Ties are broken at random with the estimator's ``rng``, by a rule that depends on
-    the task's answers, never on its position: a jitter in [0, 1/2) is added to every
-    count before ranking, and the jitter of label c in a task is a hash of (the draw of
-    ``rng``, the task's content, c) (:func:`task_keys`, :func:`tie_jitter`); the
-    content is the task's label counts and the label profiles of the workers who
-    answered it, never its position or id. So the result is reproducible for a fixed
-    seed, unbiased among tied labels over seeds, the same for every input form, and
-    equivariant under any permutation of workers, tasks or input rows (a shuffled CSV
-    file gives the same row for every task). Two tasks to which equally-profiled workers
-    gave the same labels break their ties the same way. Sec. 5 of the paper: majority vote
+    Ties are broken at random with the estimator's ``rng``: a jitter in [0, 1/2) is added
+    to every count before ranking. With ``tie_break="content"`` the jitter of label c in
+    a task is a hash of (the draw of ``rng``, the task's content, c) (:func:`task_keys`,
+    :func:`tie_jitter`); the content is the task's label counts and the label profiles
+    of the workers who answered it, never its position or id. The result is then
+    reproducible for a fixed seed, unbiased among tied labels over seeds, the same for
+    every input form, and equivariant under any permutation of workers, tasks or input
+    rows (a shuffled CSV file gives the same row for every task; the command line uses
+    this rule). Two tasks to which equally-profiled workers gave the same labels break
+    their ties the same way. ``tie_break="position"`` (the default for now) draws the
+    jitter in the order of the tasks, as every stored benchmark run and lesson was
+    made: it is reproducible for a fixed seed but changes when the tasks are reordered.
+    The default moves to ``"content"`` when the stored runs are regenerated with it.
+    Sec. 5 of the paper: majority vote
     needs n s = Theta((sum_i p_i / n)^-2 log(1/eps)) queries per task. With ``n_top=T``
     it is the top-T baseline of Appendix `subsec:top_T`; the ranking, and so
     ``top_two_``, does not depend on T.
@@ -97,6 +101,9 @@ class MajorityVote(BaseEstimator):
         T, the number of answers ranked per task (2 <= T <= K).
     rng : None, int or numpy.random.Generator
         Source of the tie-breaking jitter.
+    tie_break : {"position", "content"}, default="position"
+        How the jitter is tied to a task: drawn in task order ("position"), or a hash of
+        the task's content ("content", invariant under reordering the input).
 
     Attributes
     ----------
@@ -114,13 +121,15 @@ class MajorityVote(BaseEstimator):
         Number of answers per label.
     """
 
-    def __init__(self, *, n_top: int = 2, rng: Any = None):
+    def __init__(self, *, n_top: int = 2, rng: Any = None, tie_break: str = "position"):
         self.n_top = n_top
         self.rng = rng
+        self.tie_break = tie_break
 
     _parameter_constraints = {
         "n_top": [Interval(Integral, 2, None, closed="left")],
         "rng": ["random_state"],
+        "tie_break": [StrOptions({"position", "content"})],
     }
 
     def fit(self, A: Any, n_labels: int | None = None) -> "MajorityVote":
@@ -130,7 +139,10 @@ class MajorityVote(BaseEstimator):
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
         check_n_top_bound(T, R.n_labels, owner=owner)          # T <= K: needs the data
         counts = R.task_label_counts()
-        jitter = tie_jitter(task_keys(R, counts, gen), R.n_labels)
+        if params["tie_break"] == "content":
+            jitter = tie_jitter(task_keys(R, counts, gen), R.n_labels)
+        else:
+            jitter = gen.random(counts.shape)
         order = np.argsort(-(counts + 0.5 * jitter), axis=1, kind="stable")[:, :T]
         tot = counts.sum(axis=1)
         answered = tot > 0
