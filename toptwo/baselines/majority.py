@@ -129,7 +129,7 @@ class MajorityVote(BaseEstimator):
     _parameter_constraints = {
         "n_top": [Interval(Integral, 2, None, closed="left")],
         "rng": ["random_state"],
-        "tie_break": [StrOptions({"position", "content"})],
+        "tie_break": [StrOptions(("position", "content"))],
     }
 
     def fit(self, A: Any, n_labels: int | None = None) -> "MajorityVote":
