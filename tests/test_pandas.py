@@ -49,7 +49,7 @@ def _cli(df: "pd.DataFrame", tmp_path, method: str) -> tuple["pd.DataFrame", "pd
 
 @pytest.mark.parametrize("method, make", [("toptwo2", lambda: TopTwo2(rng=0)),
                                           ("toptwo1", lambda: TopTwo1(rng=0)),
-                                          ("majority", lambda: MajorityVote(rng=0))])
+                                          ("majority", lambda: MajorityVote(rng=0, tie_break="content"))])
 def test_frame_of_triples_gives_the_cli_estimates(tmp_path, method, make):
     df = _triples_frame()
     est = make().fit(df)
