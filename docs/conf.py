@@ -70,6 +70,7 @@ html_show_sourcelink = False
 # the doctrees; `_sources` (raw copies of the files on disk) are not published at all.
 # Without nbgrader the build stops rather than publish the instructor version.
 html_copy_source = False
+include_patterns += ["course/*.md"]  # the course kit: syllabus, rubric, for instructors
 
 
 def _release_exercise(app, docname, source):  # Sphinx "source-read" event

@@ -7,6 +7,7 @@ current; the student versions and the book carry no solution."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import re
 import subprocess
@@ -793,7 +794,8 @@ def test_the_leak_detector_finds_a_solution_line(tmp_path):
     assert _leaks(tmp_path)
 
 
-@pytest.mark.skipif(pytest.importorskip("importlib").util.find_spec("myst_nb") is None
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("myst_nb") is None
                     or importlib.util.find_spec("nbgrader") is None,
                     reason='needs the docs and teaching extras')
 def test_the_book_publishes_no_solution(tmp_path):

@@ -151,15 +151,19 @@ def check_unbiased_simulation(student_fn: Callable, *, rng: Any = None) -> Check
     got = _call(ex, student_fn, case, draw, estimate, top.copy(), K, s, s1, R,
                 np.random.default_rng(gen.integers(2 ** 32)),
                 allow=(draw, estimate, split_entries, responses_file))
-    got = _as_float_array(ex, case, got, (n,), hint)
 
     def fail(problem: str, diagnosis: str | None = None) -> None:
         raise ExerciseCheckFailed(ex, case, problem, got=got, hint=hint, diagnosis=diagnosis)
 
+    if not draws:
+        fail(f"your function drew no response matrix; it should draw R = {R}.",
+             "return numbers without simulating (hard-coded or copied values, or the true "
+             "p of another model, cannot follow a model drawn afresh)")
     if len(draws) != R:
         fail(f"your function drew {len(draws)} response matrices; it should draw R = {R}.",
              "use a fixed number of replicates (or one matrix for all) instead of the "
              "argument R, a fresh draw(rng) per replicate")
+    got = _as_float_array(ex, case, got, (n,), hint)
     rates = seen["rates"]
     if rates and rates != {round(rate2, 12)}:
         r = next(iter(rates))
@@ -181,7 +185,8 @@ def check_unbiased_simulation(student_fn: Callable, *, rng: Any = None) -> Check
         fail("the matrices passed to estimate have the wrong share of answers for A^2.", diag)
     if len(seen["fill"]) != R:
         fail(f"your function called estimate {len(seen['fill'])} times for R = {R} "
-             "replicates.", "estimate once per replicate")
+             "replicates.", "use another estimator than the `estimate` passed in (your 4a "
+             "function, say), or not call it once per replicate")
     p = model.reliability
     sigma = rate2 * (p + 2 * (1 - p) / K)
     sd = K / (K - 2) * np.sqrt(sigma * (1 - sigma) / m) / rate2

@@ -90,7 +90,7 @@ def check_plugin_mle(student_fn: Callable, *, rng: Any = None) -> CheckResult:
                 ("weight answers by p_i q and p_i (1 - q) (eq. (6) weighs them by "
                  "log(K p_i q/(1 - p_i) + 1))", pair(lambda pp, qq: pp * qq)),
             ]
-        variants = [(d, v) for d, v in variants if v is not None]
+        defined: list[tuple[str, tuple]] = [(d, tuple(v)) for d, v in variants if v is not None]
         case = f"answers={answers.tolist()}, p={p.tolist()}, q={q}, K={K}"
         n_cases += 1
         try:
@@ -108,12 +108,12 @@ def check_plugin_mle(student_fn: Callable, *, rng: Any = None) -> CheckResult:
             raise ExerciseCheckFailed(ex, case, "your function must return a pair (a, b) of "
                                       f"labels; got {got!r} instead.", hint=_HINT_EQ6) from None
         if unseparated is None:
-            unseparated = {d for d, _ in variants}
-        unseparated -= {d for d, v in variants if tuple(v) != ref}
-        matches = [d for d, v in variants if tuple(v) == got_pair]
+            unseparated = {d for d, _ in defined}
+        unseparated -= {d for d, v in defined if v != ref}
+        matches = [d for d, v in defined if v == got_pair]
         if got_pair != ref:
             matched |= set(matches)
-        mismatched |= {d for d, v in variants if tuple(v) != got_pair}
+        mismatched |= {d for d, v in defined if v != got_pair}
         if failure is None and got_pair != ref:
             failure = (case, got_pair, matches)
         if n_cases >= 8 and not unseparated:
@@ -151,8 +151,8 @@ def check_mle_differs_from_majority(answers: Any, p: Any, q: float, K: int) -> C
         raise ExerciseCheckFailed(ex, case, "answers and p must be 1-D arrays of the same "
                                   "length (one entry per worker).")
     if K < 3 or not ((answers >= 0) & (answers <= K) & (answers == np.round(answers))).all():
-        raise ExerciseCheckFailed(ex, case, f"K must be at least 3 and answers labels in "
-                                  f"1..K or 0.")
+        raise ExerciseCheckFailed(ex, case, "K must be at least 3 and answers labels in "
+                                  "1..K or 0.")
     answers = answers.astype(int)
     if not ((p >= 0) & (p < 1)).all() or not 0.5 < q <= 1:
         raise ExerciseCheckFailed(ex, case, "p must lie in [0, 1) and q in (1/2, 1].")

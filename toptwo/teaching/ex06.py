@@ -67,7 +67,7 @@ def check_fit_exponent(student_fn: Callable, *, rng: Any = None) -> CheckResult:
     return grader.finish(CheckResult("ex6 exponent fit", grader.n_cases))
 
 
-def check_ns_needed(student_fn: Callable, *, rng: Any = None) -> CheckResult:
+def check_ns_needed(student_fn: Callable, *, rng: Any = None) -> CheckResult:  # noqa: C901
     """Exercise 6b: ``ns_needed(method, alpha, rng)`` scans n s and interpolates.
 
     The student's function is run with the notebook's ``pair_error``, ``NS_GRID``,

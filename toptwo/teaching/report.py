@@ -158,7 +158,10 @@ def _call(exercise: str, fn: Callable, case: str, *args: Any,
     except Exception as exc:  # noqa: BLE001 - any student error becomes a report
         if not called:
             raise ExerciseCheckFailed(
-                exercise, case, f"your function raised {type(exc).__name__}: {exc}") from exc
+                exercise, case, f"your function raised {type(exc).__name__}: {exc}",
+                diagnosis=("look answers up in a table of known inputs (the check draws new "
+                           "inputs at every run)") if isinstance(exc, KeyError) else None
+            ) from exc
         result = None
     finally:
         sys.setprofile(previous)
