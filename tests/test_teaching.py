@@ -756,7 +756,11 @@ def test_cli_output_folder_that_is_a_file_or_has_no_parent(tmp_path, capsys):
 
 # ------------------------------------------------------------------ the book
 def _solution_lines():
-    """Distinctive lines of every solution, mark scheme and hidden-test region."""
+    """Distinctive lines of every solution region: at least 24 characters, not a comment,
+    not also outside the solution regions, and not in a lesson (lesson 03 derives the
+    shift s(K - 2k)/K that exercise 3b then asks for: teaching it is not a leak)."""
+    lessons = "\n".join(c.source for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+                        for c in nbformat.read(path, as_version=4).cells)
     lines = set()
     for path in sorted(EXERCISES.glob("ex*.ipynb")):
         nb = nbformat.read(path, as_version=4)
@@ -767,7 +771,8 @@ def _solution_lines():
             for region in _regions(cell.source, BEGIN, END):
                 for line in region:
                     text = line.strip()
-                    if len(text) >= 24 and not text.startswith("#") and text not in outside:
+                    if (len(text) >= 24 and not text.startswith("#") and text not in outside
+                            and text not in lessons):
                         lines.add(text)
     return sorted(lines)
 
