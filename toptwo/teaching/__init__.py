@@ -52,7 +52,8 @@ except what the exercise hands over (ex04 4b's ``draw``/``estimate``, ex06 6b's
 
 from __future__ import annotations
 
-from ._nbgrader import GRADED, make_student_versions, nbgrader_metadata, write_metadata
+from ._nbgrader import (GRADED, make_student_versions, nbgrader_metadata, release_notebook,
+                        write_metadata)
 from .ex01 import (check_answer_distribution, check_empirical_distribution,
                    check_ex1_empirical_distribution)
 from .ex02 import check_expected_binary, check_r_case_one
@@ -70,5 +71,6 @@ __all__ = [
     "check_binary_conversion", "check_centered_binary", "check_reliability_estimator",
     "check_unbiased_simulation", "check_plugin_mle", "check_mle_differs_from_majority",
     "check_fit_exponent", "check_ns_needed", "check_scaling_exponents", "make_student_versions",
+    "release_notebook",
     "MV_EXPONENT_RANGE", "TT2_EXPONENT_RANGE", "MIN_EXPONENT_GAP",
 ]
