@@ -152,7 +152,7 @@ def _judge(answer: Answer, result: dict) -> list[str]:
 
 
 def _diagnosis(text: str) -> str:
-    call = re.search(r"your function calls (\S+)", text)
+    call = re.search(r"your function calls (.*?) \(in the toptwo", text)
     if call:
         return f"calls {call.group(1)} (refused)"
     found = re.search(r"diagnosis: this matches what you get if you (.*?)\.(\n|$)", text)

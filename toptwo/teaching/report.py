@@ -133,7 +133,7 @@ def _call(exercise: str, fn: Callable, case: str, *args: Any,
     called: list[str] = []
 
     def hook(frame: Any, event: str, arg: Any) -> None:
-        if event != "call" or len(called) > 1:
+        if event != "call" or len(called) >= 4:
             return
         code = frame.f_code
         if not _in_library(code.co_filename):
@@ -144,7 +144,10 @@ def _call(exercise: str, fn: Callable, case: str, *args: Any,
         if code in allowed_codes or os.path.abspath(code.co_filename) in allowed_files:
             return
         module = frame.f_globals.get("__name__", "?")
-        called.append(f"{module}.{getattr(code, 'co_qualname', code.co_name)}")
+        name = (f"import of {module}" if code.co_name == "<module>" else
+                f"{module}.{getattr(code, 'co_qualname', code.co_name)}")
+        if name not in called:
+            called.append(name)
 
     own = getattr(fn, "__code__", None)
     if own is not None and _in_library(own.co_filename) and own not in allowed_codes:
@@ -167,7 +170,7 @@ def _call(exercise: str, fn: Callable, case: str, *args: Any,
         sys.setprofile(previous)
     if called:
         raise ExerciseCheckFailed(
-            exercise, case, f"your function calls {called[0]} (in the toptwo / "
+            exercise, case, f"your function calls {', '.join(called)} (in the toptwo / "
             "theory_checks packages), which is not allowed here.",
             diagnosis="let the library (or the checker) do the exercise's work",
             hint="the point of the exercise is to write this computation yourself with "
