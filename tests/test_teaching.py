@@ -517,6 +517,12 @@ def test_scaling_exponents_rejects_wrong_values():
     (teaching.check_plugin_mle,            # the check module's own helpers are refused too
      lambda a, p, q, K: importlib.import_module("toptwo.teaching.ex05")._argmax_pair(
          np.zeros((K, K))) or (1, 2), "toptwo.teaching.ex05._argmax_pair"),
+    (teaching.check_binary_conversion,     # the paper's algorithms as printed
+     lambda A, k: importlib.import_module("toptwo.reference").binary(A, k),
+     "toptwo.reference.binary"),
+    (teaching.check_plugin_mle,
+     lambda a, p, q, K: tuple(importlib.import_module("toptwo.reference").plugin_mle(
+         a[:, None], p, np.array([q]), K)[0]), "toptwo.reference.plugin_mle"),
     (lambda fn: teaching.check_expected_binary(fn, g=3, h=1, K=3),
      lambda k: importlib.import_module("theory_checks.model").symbolic_expected_binary(
          3, 3, 1, k), "theory_checks"),
