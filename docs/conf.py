@@ -61,3 +61,28 @@ html_theme = "furo"  # previous/next links at the foot of every page, sidebar TO
 html_title = "toptwo book"
 html_static_path: list[str] = []
 html_show_sourcelink = False
+
+# --- Exercise handouts: the book shows only what students are given (issue 22) ---------
+# The files under notebooks/exercises/ are nbgrader *instructor* sources (solutions, mark
+# schemes). Their pages are rendered from nbgrader's release version, made in memory at
+# build time (toptwo.teaching.release_notebook: LockCells, ClearSolutions, ClearOutput,
+# ClearHiddenTests, ClearMarkScheme), so no solution reaches a page, the search index or
+# the doctrees; `_sources` (raw copies of the files on disk) are not published at all.
+# Without nbgrader the build stops rather than publish the instructor version.
+html_copy_source = False
+include_patterns += ["course/*.md"]  # the course kit: syllabus, rubric, for instructors
+
+
+def _release_exercise(app, docname, source):  # Sphinx "source-read" event
+    if not docname.startswith("notebooks/exercises/"):
+        return
+    sys.path.insert(0, str(HERE.parent))
+    import nbformat
+    from toptwo.teaching._nbgrader import release_notebook
+
+    released = release_notebook(nbformat.reads(source[0], as_version=4))
+    source[0] = nbformat.writes(released)
+
+
+def setup(app):
+    app.connect("source-read", _release_exercise)

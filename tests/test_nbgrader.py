@@ -1,17 +1,31 @@
-"""The exercises in a real nbgrader course: generate_assignment, then autograde a correct
-and a typically wrong submission of every exercise and compare the scores.
+"""The exercises in real nbgrader courses: six assignments (one per exercise), run by
+nbgrader's own command line (``python -m nbgrader``) in a temporary course directory.
 
-Runs nbgrader's own command line (``python -m nbgrader``) in a temporary course
-directory and reads the scores from its gradebook. Skipped when nbgrader is not installed
-(``pip install -e ".[test,teaching]"``). About a minute on one core: every submitted
-notebook is executed by autograde, ex06's real simulation included.
+* ``test_course_flow`` (quick, about 12 notebooks): generate_assignment for ex01 .. ex06,
+  release versions checked clean, autograde of the instructor solution and one typical
+  mistake per exercise, no checksum warning, generate_feedback, and the per-part grade
+  export (``toptwo.teaching.export.PartsExportPlugin``).
+* ``test_mistake_corpus`` (about 70 notebooks; runs only with ``TOPTWO_EXERCISE_CORPUS=1``,
+  the instructors stage of ``.ci/run``): every answer set of
+  ``tests/exercise_corpus/answers.py`` is autograded; a wrong one must lose exactly the
+  points of the part it breaks and its feedback must name its mistake, a correct one must
+  score full marks. The table is written to ``tests/exercise_corpus/REPORT.md``.
+
+Skipped when nbgrader is not installed (``pip install -e ".[test,teaching]"``). nbgrader
+runs its database migrations with the ``alembic`` command: the subprocesses get the
+interpreter's own bin folder first on PATH, so the tests pass however pytest is invoked.
 """
 
 from __future__ import annotations
 
+import csv
+import os
+import re
 import shutil
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -19,124 +33,220 @@ import pytest
 nbgrader_api = pytest.importorskip("nbgrader.api")
 nbformat = pytest.importorskip("nbformat")
 
-EXERCISES = Path(__file__).resolve().parents[1] / "notebooks" / "exercises"
-ASSIGNMENT = "exercises"
+ROOT = Path(__file__).resolve().parents[1]
+EXERCISES = ROOT / "notebooks" / "exercises"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from exercise_corpus.answers import ANSWERS, Answer  # noqa: E402
+
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
-
-#: One typical wrong answer per exercise: (piece of the solution cell, new solution code).
-WRONG = {
-    "ex01_sampling": (
-        "def answer_distribution",
-        "    mu = np.full(K, (1.0 - p) / K)\n    mu[g - 1] += p * (1 - q)\n"
-        "    mu[h - 1] += p * q\n    return mu"),
-    "ex02_proposition1": (
-        "def expected_binary_by_hand",
-        "    prob_1 = s * (p * (1 - q) + (1 - p) * (1 / 3))\n    prob_2 = s * (1 - p) * (1 / 3)\n"
-        "    prob_3 = s * (p * q + (1 - p) * (1 / 3))\n"
-        "    return -prob_1 + prob_2 + prob_3 if k == 1 else -prob_1 - prob_2 + prob_3"),
-    "ex03_binary_rank_one": (
-        "def center",
-        "    return EA - s * (K - 2 * k) / (K - 2)"),
-    "ex04_reliability": (
-        "estimates = []",
-        "estimates = []\nfor _ in range(R):\n    A_rep = model.sample(s, rng=rng)\n"
-        "    A1_rep, _ = toptwo.split_entries(A_rep, s1, rng)\n"
-        "    estimates.append(reliability_estimate(A1_rep.toarray(), model.top_two, "
-        "s * (1 - s1), model.n_labels))\np_hat_mean = np.mean(estimates, axis=0)"),
-    "ex05_plugin_mle": (
-        "def plugin_mle_one_task",
-        "    return tuple(toptwo.plugin_mle(toptwo.as_responses(answers[:, None], K), p,\n"
-        "                                   np.array([q]))[0])"),
-    "ex06_scaling": (
-        "def ns_needed",
-        "    for ns in NS_GRID:\n"
-        "        err = np.mean([pair_error(method, alpha, ns, rng) for _ in range(REPS)])\n"
-        "        if err <= TARGET:\n            return float(ns)\n    return float('nan')"),
-}
-
-#: Expected autograded scores (points earned, out of the notebook's autograded points).
-#: ex05's prose answer (2 points) is graded by hand: it is not in the automatic score;
-#: the correct submission needs manual grading, the untouched wrong one scores 0 there.
-EXPECTED = {
-    #                        correct  wrong   (why the wrong one loses points)
-    "ex01_sampling": (5, 3),          # 1a: q and 1 - q swapped
-    "ex02_proposition1": (5, 0),      # 2a float fraction; 2b's residual is then not 0
-    "ex03_binary_rank_one": (5, 2),   # 3b: K - 2 in the shift; 3c uses center too
-    "ex04_reliability": (5, 3),       # 4b: stage-1 half A^1
-    "ex05_plugin_mle": (5, 2),        # 5a: calls toptwo.plugin_mle (refused; the
-    #                                   comparison with the package and 5b still pass)
-    "ex06_scaling": (5, 3),           # 6b: no interpolation (the exponents still pass)
-}
-MAX_AUTO = {"ex01_sampling": 5, "ex02_proposition1": 5, "ex03_binary_rank_one": 5,
-            "ex04_reliability": 5, "ex05_plugin_mle": 5, "ex06_scaling": 5}
+NOTEBOOKS = {p.stem.split("_")[0]: p for p in sorted(EXERCISES.glob("ex*.ipynb"))}
+REPORT = Path(__file__).resolve().parent / "exercise_corpus" / "REPORT.md"
 
 
-def _replace_solution(source: str, new_body: str) -> str:
-    """Replace the lines between the solution markers (markers dropped, as a student would)."""
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def _nbgrader(root: Path, *args: str) -> str:
+    out = subprocess.run([sys.executable, "-m", "nbgrader", *args,
+                          f"--CourseDirectory.root={root}", "--CourseDirectory.course_id=toptwo"],
+                         capture_output=True, text=True, timeout=1800, cwd=root, env=_env())
+    assert out.returncode == 0, f"nbgrader {args[0]} failed:\n{out.stdout}\n{out.stderr}"
+    return out.stdout + out.stderr
+
+
+def _body(source: str, new: str) -> str:
+    """``source`` with its solution region replaced by ``new`` (markers dropped)."""
     lines = source.split("\n")
     begin = next(i for i, line in enumerate(lines) if line.strip() == BEGIN)
     end = next(i for i, line in enumerate(lines) if line.strip() == END)
-    return "\n".join(lines[:begin] + new_body.split("\n") + lines[end + 1:])
+    indent = lines[begin][: len(lines[begin]) - len(lines[begin].lstrip())]
+    body = [indent + line if line else line for line in new.strip("\n").split("\n")]
+    return "\n".join(lines[:begin] + body + lines[end + 1:])
 
 
-def _submission(source_nb, name: str, wrong: bool):
-    nb = nbformat.from_dict(source_nb)
-    if not wrong:
-        return nb
-    needle, body = WRONG[name]
-    cells = [c for c in nb.cells if c.cell_type == "code" and needle in c.source
-             and c.metadata["nbgrader"]["solution"]]
-    assert len(cells) == 1, (name, needle)
-    cells[0].source = _replace_solution(cells[0].source, body)
-    if name == "ex05_plugin_mle":          # prose answer left as released: scored 0
-        for cell in nb.cells:
-            if cell.cell_type == "markdown" and cell.metadata["nbgrader"]["solution"]:
-                cell.source = "**Your answer.**\n\nYOUR ANSWER HERE"
+def _strip_markers(source: str) -> str:
+    return "\n".join(line for line in source.split("\n") if line.strip() not in (BEGIN, END))
+
+
+def _submission(release_nb, source_nb, answer: Answer):
+    """The release notebook with its solution cells filled in as ``answer`` says."""
+    nb = nbformat.from_dict(release_nb)
+    by_id = {c.metadata["nbgrader"]["grade_id"]: c for c in source_nb.cells}
+    used = set()
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if not meta.get("solution"):
+            continue
+        src = by_id[meta["grade_id"]].source
+        cell.source = _strip_markers(src)
+        for needle, new in answer.edits.items():
+            whole = needle.startswith("cell:")
+            if needle.removeprefix("cell:") in src:
+                cell.source = new.strip("\n") if whole else _body(src, new)
+                used.add(needle)
+    assert used == set(answer.edits), (answer.name, set(answer.edits) - used)
     return nb
 
 
-def _nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
-    out = subprocess.run([sys.executable, "-m", "nbgrader", *args,
-                          f"--CourseDirectory.root={root}", "--CourseDirectory.course_id=toptwo"],
-                         capture_output=True, text=True, timeout=900, cwd=root)
-    assert out.returncode == 0, f"nbgrader {args[0]} failed:\n{out.stdout}\n{out.stderr}"
-    return out
+def _course(tmp: Path, answers: list[Answer]) -> tuple[Path, dict, str]:
+    """Generate every assignment, submit ``answers``, autograde; return the root, the
+    per-student results and nbgrader's logs."""
+    root = tmp / "course"
+    root.mkdir(parents=True)
+    logs = []
+    assignments = sorted({a.assignment for a in answers})
+    for name in assignments:
+        (root / "source" / name).mkdir(parents=True)
+        shutil.copy(NOTEBOOKS[name], root / "source" / name / NOTEBOOKS[name].name)
+        logs.append(_nbgrader(root, "generate_assignment", name, "--force"))
+    for answer in answers:
+        path = NOTEBOOKS[answer.assignment]
+        release = nbformat.read(root / "release" / answer.assignment / path.name, as_version=4)
+        nb = _submission(release, nbformat.read(path, as_version=4), answer)
+        folder = root / "submitted" / answer.name / answer.assignment
+        folder.mkdir(parents=True)
+        nbformat.write(nb, folder / path.name)
+    for name in assignments:
+        logs.append(_nbgrader(root, "autograde", name, "--force"))
+    results = {}
+    with nbgrader_api.Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
+        for answer in answers:
+            path = NOTEBOOKS[answer.assignment]
+            sub = gb.find_submission_notebook(path.stem, answer.assignment, answer.name)
+            parts = {g.name: (g.auto_score, g.max_score) for g in sub.grades
+                     if g.auto_score is not None}
+            graded = nbformat.read(root / "autograded" / answer.name / answer.assignment
+                                   / path.name, as_version=4)
+            feedback = {}
+            for cell in graded.cells:
+                gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+                errors = [o for o in cell.get("outputs", []) if o.output_type == "error"]
+                if gid in parts and errors:
+                    feedback[gid] = f"{errors[0].ename}: {errors[0].evalue}"
+            results[answer.name] = dict(parts=parts, feedback=feedback,
+                                        manual=sub.needs_manual_grade)
+    return root, results, "\n".join(logs)
+
+
+def _judge(answer: Answer, result: dict) -> list[str]:
+    """Problems with one graded answer set (empty: as specified)."""
+    problems = []
+    for gid, (score, max_score) in result["parts"].items():
+        want = 0.0 if gid in answer.fails else max_score
+        if score != want:
+            problems.append(f"{gid} scored {score} of {max_score}, expected {want}")
+    for gid, pattern in answer.fails.items():
+        if gid not in result["parts"]:
+            problems.append(f"{gid} is not a graded part")
+            continue
+        text = result["feedback"].get(gid, "")
+        if "ExerciseCheckFailed" not in text or not re.search(pattern, text):
+            problems.append(f"{gid} feedback lacks {pattern!r}: {text[:200]!r}")
+        if "expected:" in text:
+            problems.append(f"{gid} feedback prints an expected value")
+    return problems
+
+
+def _diagnosis(text: str) -> str:
+    call = re.search(r"your function calls (.*?) \(in the toptwo", text)
+    if call:
+        return f"calls {call.group(1)} (refused)"
+    found = re.search(r"diagnosis: this matches what you get if you (.*?)\.(\n|$)", text)
+    if found:
+        return found.group(1)
+    return text.split("\n")[0].split(": ", 2)[-1][:90]
+
+
+def _no_checksum_warnings(logs: str) -> None:
+    assert "checksum" not in logs.lower(), [l for l in logs.split("\n") if "hecksum" in l]
+
+
+def _release_is_clean(root: Path) -> None:
+    for name, path in NOTEBOOKS.items():
+        release = root / "release" / name / path.name
+        if release.is_file():
+            text = release.read_text()
+            assert BEGIN not in text and "BEGIN HIDDEN TESTS" not in text
+            assert "raise NotImplementedError()" in text
+
+
+FLOW = [a for a in ANSWERS if a.kind == "solution"] + [
+    next(a for a in ANSWERS if a.assignment == ex and a.kind == "math")
+    for ex in sorted(NOTEBOOKS)]
 
 
 @pytest.mark.slow
-def test_generate_and_autograde_every_exercise(tmp_path):
-    root = tmp_path / "course"
-    (root / "source" / ASSIGNMENT).mkdir(parents=True)
-    for path in sorted(EXERCISES.glob("ex*.ipynb")):
-        shutil.copy(path, root / "source" / ASSIGNMENT / path.name)
-    _nbgrader(root, "generate_assignment", ASSIGNMENT, "--force")
+def test_course_flow(tmp_path):
+    root, results, logs = _course(tmp_path, FLOW)
+    _release_is_clean(root)
+    _no_checksum_warnings(logs)
+    problems = {a.name: _judge(a, results[a.name]) for a in FLOW}
+    assert not any(problems.values()), problems
+    assert results["ex05-solution"]["manual"]               # 5b's prose is graded by hand
+    for name in NOTEBOOKS:
+        _nbgrader(root, "generate_feedback", name, "--force")
+    wrong = next(a for a in FLOW if a.assignment == "ex01" and a.kind == "math")
+    html = next((root / "feedback" / wrong.name / "ex01").glob("*.html")).read_text()
+    assert re.search(wrong.fails["ex01-1a-check"], html)
+    _nbgrader(root, "export", "--exporter=toptwo.teaching.export.PartsExportPlugin",
+              f"--to={root / 'grades.csv'}")
+    with open(root / "grades.csv", encoding="utf-8") as fh:
+        rows = {row["student_id"]: row for row in csv.DictReader(fh)}
+    assert {"ex01", "ex01/ex01-1a-check", "ex06/ex06-6b-scan-check", "total"} <= set(
+        next(iter(rows.values())))
+    row = rows[wrong.name]
+    assert float(row["ex01/ex01-1a-check"]) == 0 and float(row["ex01/ex01-1b-check"]) == 3
+    assert float(row["ex01"]) == 3 and float(row["ex02"]) == 0
+    assert rows["ex05-solution"]["ex05/ex05-5b-explanation"] == ""   # awaits the hand grade
+    assert float(rows["ex05-solution"]["ex05/ex05-5a-check"]) == 4
 
-    release = root / "release" / ASSIGNMENT
-    for path in sorted(EXERCISES.glob("ex*.ipynb")):
-        text = (release / path.name).read_text()
-        assert BEGIN not in text and "BEGIN HIDDEN TESTS" not in text
-        assert "raise NotImplementedError()" in text
 
-    for student, wrong in (("correct", False), ("wrong", True)):
-        folder = root / "submitted" / student / ASSIGNMENT
-        folder.mkdir(parents=True)
-        for path in sorted(EXERCISES.glob("ex*.ipynb")):
-            nb = _submission(nbformat.read(path, as_version=4), path.stem, wrong)
-            nbformat.write(nb, folder / path.name)
-    _nbgrader(root, "autograde", ASSIGNMENT, "--force")
-
-    scores = {}
-    with nbgrader_api.Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
-        for name in EXPECTED:
-            for student in ("correct", "wrong"):
-                sub = gb.find_submission_notebook(name, ASSIGNMENT, student)
-                auto = sum(g.score for g in sub.grades if g.auto_score is not None)
-                scores[name, student] = auto
-                manual = [g for g in sub.grades if g.auto_score is None]
-                if name == "ex05_plugin_mle":
-                    assert sub.max_score == 7
-                    assert sub.needs_manual_grade == (student == "correct")
-                else:
-                    assert not manual and sub.max_score == MAX_AUTO[name]
-    got = {name: (scores[name, "correct"], scores[name, "wrong"]) for name in EXPECTED}
-    assert got == EXPECTED
+@pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("TOPTWO_EXERCISE_CORPUS") != "1",
+                    reason="the mistake corpus (~70 autograded notebooks) runs in CI's "
+                           "instructors stage: TOPTWO_EXERCISE_CORPUS=1")
+def test_mistake_corpus(tmp_path):
+    assert len(ANSWERS) >= 60 and len({a.name for a in ANSWERS}) == len(ANSWERS)
+    start = time.perf_counter()
+    # one course per exercise (each with its own gradebook), autograded side by side
+    by_ex = {ex: [a for a in ANSWERS if a.assignment == ex] for ex in sorted(NOTEBOOKS)}
+    jobs = max(1, min(len(by_ex), int(os.environ.get("TOPTWO_CORPUS_JOBS", os.cpu_count() or 1))))
+    with ThreadPoolExecutor(jobs) as pool:
+        done = list(pool.map(lambda ex: _course(tmp_path / ex, by_ex[ex]), by_ex))
+    seconds = time.perf_counter() - start
+    results = {name: r for _, res, _ in done for name, r in res.items()}
+    for root, _, logs in done:
+        _no_checksum_warnings(logs)
+        _release_is_clean(root)
+    lines = ["# Mistake corpus: nbgrader autograde of every answer set",
+             "",
+             "Generated by `TOPTWO_EXERCISE_CORPUS=1 python -m pytest tests/test_nbgrader.py "
+             "-k corpus -m slow` (answer sets: `tests/exercise_corpus/answers.py`; inputs are drawn "
+             f"afresh at every run). {len(ANSWERS)} answer sets, autograded in {seconds:.0f} s "
+             f"({jobs} courses at a time).",
+             "",
+             "| answer set | kind | autograded score | failed parts | feedback (diagnosis) | as specified |",
+             "|---|---|---|---|---|---|"]
+    failures = {}
+    for answer in ANSWERS:
+        result = results[answer.name]
+        problems = _judge(answer, result)
+        if problems:
+            failures[answer.name] = problems
+        got = sum(s for s, _ in result["parts"].values())
+        top = sum(m for _, m in result["parts"].values())
+        failed = [gid for gid, (s, m) in result["parts"].items() if s < m]
+        diag = "; ".join(_diagnosis(result["feedback"].get(g, "")) for g in failed)
+        lines.append(f"| {answer.name} | {answer.kind} | {got:g}/{top:g} | "
+                     f"{', '.join(failed) or '-'} | {diag.replace('|', '/') or '-'} | "
+                     f"{'yes' if not problems else 'NO: ' + '; '.join(problems)} |")
+    kinds = {k: sum(a.kind == k for a in ANSWERS) for k in ("solution", "unusual", "math",
+                                                              "process")}
+    lines += ["", f"Kinds: {kinds}. Answer sets not as specified: {len(failures)}."]
+    REPORT.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"mistake corpus: {len(ANSWERS)} answer sets in {seconds:.0f} s ({jobs} at a time)")
+    assert not failures, failures

@@ -1,13 +1,14 @@
 r"""Autograded checks for the course exercises in ``notebooks/exercises/``.
 
-Each check compares a student's function (or numbers) with the reference computed by
-:mod:`toptwo` (or SymPy) on specific inputs. On success it returns a truthy
+Each check runs a student's function on inputs drawn afresh at every run (``rng=None``:
+new entropy; pass a seed for a reproducible run) and compares the result with the right
+answer computed inside the check (NumPy or SymPy). On success it returns a truthy
 :class:`CheckResult`; on failure it raises :class:`ExerciseCheckFailed` (a subclass of
 ``AssertionError``, so nbgrader-style grading cells and plain ``pytest`` treat it as a
 failed assertion) whose message says
 
 * which input was used,
-* what was expected and what came back,
+* what came back (never the expected value),
 * a *diagnosis* when the answer matches a typical mistake ("this matches what you get
   if you swap q and 1 - q"), computed by evaluating the wrong variants on the same
   input, and
@@ -20,7 +21,8 @@ ex     topic                                       checks
 =====  ==========================================  ======================================
 1      model, eq. (1) [`eqn:A_dist`]               :func:`check_answer_distribution`,
                                                    :func:`check_ex1_empirical_distribution`
-2      Proposition 1 [`prop:binary`] by hand       :func:`check_expected_binary`
+2      Proposition 1 [`prop:binary`] by hand       :func:`check_expected_binary`,
+                                                   :func:`check_r_case_one`
 3      binary conversion, rank-1 structure         :func:`check_binary_conversion`,
                                                    :func:`check_centered_binary`
 4      reliability estimator, eq. (5) [`eqn:hatpi`] :func:`check_reliability_estimator`,
@@ -40,30 +42,35 @@ The notebooks are nbgrader source notebooks: their cell metadata comes from
 :data:`GRADED` (``python -m toptwo.teaching metadata notebooks/exercises``), and student
 versions are made by nbgrader (``nbgrader generate_assignment``, or
 ``python -m toptwo.teaching student SRC OUTDIR``, which runs nbgrader's preprocessors; see
-:mod:`toptwo.teaching._nbgrader`). Checks called inside the student's function detect
-calls to the library function that does the exercise (``toptwo.label_distribution``,
-``toptwo.to_binary``, ``toptwo.plugin_mle``, ...) and fail. SymPy (and the SymPy references of
-:mod:`theory_checks.model`) is imported lazily, only by exercise 2's functions, so
+:mod:`toptwo.teaching._nbgrader`). While the student's function runs, any call from it
+into ``toptwo`` or ``theory_checks`` is detected (a profile hook) and fails the check,
+except what the exercise hands over (ex04 4b's ``draw``/``estimate``, ex06 6b's
+``pair_error`` test curves). The grade cells import the check modules afresh
+(``importlib.reload``), so a solution cell cannot rebind a check. SymPy is imported lazily, only by exercise 2's functions, so
 ``import toptwo.teaching`` needs numpy only.
 """
 
 from __future__ import annotations
 
-from ._nbgrader import GRADED, make_student_versions, nbgrader_metadata, write_metadata
+from ._nbgrader import (GRADED, make_student_versions, nbgrader_metadata, release_notebook,
+                        write_metadata)
 from .ex01 import (check_answer_distribution, check_empirical_distribution,
                    check_ex1_empirical_distribution)
-from .ex02 import check_expected_binary, reference_expected_binary
+from .ex02 import check_expected_binary, check_r_case_one
 from .ex03 import check_binary_conversion, check_centered_binary
 from .ex04 import check_reliability_estimator, check_unbiased_simulation
 from .ex05 import check_mle_differs_from_majority, check_plugin_mle
-from .ex06 import check_fit_exponent, check_ns_needed, check_scaling_exponents
+from .ex06 import (MIN_EXPONENT_GAP, MV_EXPONENT_RANGE, TT2_EXPONENT_RANGE, check_fit_exponent,
+                   check_ns_needed, check_scaling_exponents)
 from .report import CheckResult, ExerciseCheckFailed
 
 __all__ = [
     "ExerciseCheckFailed", "CheckResult", "GRADED", "nbgrader_metadata", "write_metadata",
     "check_answer_distribution", "check_ex1_empirical_distribution",
-    "check_empirical_distribution", "check_expected_binary", "reference_expected_binary",
+    "check_empirical_distribution", "check_expected_binary", "check_r_case_one",
     "check_binary_conversion", "check_centered_binary", "check_reliability_estimator",
     "check_unbiased_simulation", "check_plugin_mle", "check_mle_differs_from_majority",
     "check_fit_exponent", "check_ns_needed", "check_scaling_exponents", "make_student_versions",
+    "release_notebook",
+    "MV_EXPONENT_RANGE", "TT2_EXPONENT_RANGE", "MIN_EXPONENT_GAP",
 ]

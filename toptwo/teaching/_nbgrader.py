@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["GRADED", "SCHEMA_VERSION", "nbgrader_metadata", "write_metadata",
-           "make_student_versions", "total_points"]
+           "make_student_versions", "release_notebook", "total_points"]
 
 SCHEMA_VERSION = 3
 BEGIN_SOLUTION = "### BEGIN SOLUTION"
@@ -39,36 +39,35 @@ BEGIN_HIDDEN = "### BEGIN HIDDEN TESTS"
 #: Markdown entries are manually graded answers; code entries are autograded checks.
 GRADED: dict[str, list[tuple[str, str, int]]] = {
     "ex01_sampling": [
-        ("teaching.check_answer_distribution(answer_distribution)", "ex01-1a-check", 2),
-        ("teaching.check_ex1_empirical_distribution(empirical_distribution)",
-         "ex01-1b-check", 2),
-        ("assert gap < 5", "ex01-1c-check", 1),
+        ("checks.check_answer_distribution(answer_distribution)", "ex01-1a-check", 2),
+        ("checks.check_ex1_empirical_distribution(empirical_distribution)",
+         "ex01-1b-check", 3),
     ],
     "ex02_proposition1": [
-        ("teaching.check_expected_binary(expected_binary_by_hand", "ex02-2a-check", 3),
-        ("assert residual == 0", "ex02-2b-check", 2),
+        ("checks.check_expected_binary(expected_binary_by_hand", "ex02-2a-check", 3),
+        ("checks.check_r_case_one(r_case_one)", "ex02-2b-check", 2),
     ],
     "ex03_binary_rank_one": [
-        ("teaching.check_binary_conversion(binary_conversion)", "ex03-3a-check", 2),
-        ("teaching.check_centered_binary(center)", "ex03-3b-check", 2),
-        ("assert sv[1] / sv[0] < 0.3", "ex03-3c-check", 1),
+        ("checks.check_binary_conversion(binary_conversion)", "ex03-3a-check", 3),
+        ("checks.check_centered_binary(center)", "ex03-3b-check", 2),
     ],
     "ex04_reliability": [
-        ("teaching.check_reliability_estimator(reliability_estimate)", "ex04-4a-check", 3),
-        ("teaching.check_unbiased_simulation(", "ex04-4b-check", 2),
+        ("checks.check_reliability_estimator(reliability_estimate)", "ex04-4a-check", 3),
+        ("checks.check_unbiased_simulation(simulate_mean_p_hat)", "ex04-4b-check", 2),
     ],
     "ex05_plugin_mle": [
-        ("teaching.check_plugin_mle(plugin_mle_one_task)", "ex05-5a-check", 3),
-        ("assert (mine == package_pairs).all()", "ex05-5a-package-check", 1),
+        ("checks.check_plugin_mle(plugin_mle_one_task)", "ex05-5a-check", 4),
         ("**Your answer.**", "ex05-5b-explanation", 2),
-        ("teaching.check_mle_differs_from_majority(", "ex05-5b-check", 1),
+        ("checks.check_mle_differs_from_majority(", "ex05-5b-check", 1),
     ],
     "ex06_scaling": [
-        ("teaching.check_fit_exponent(fit_exponent)", "ex06-6a-check", 2),
-        ("teaching.check_ns_needed(ns_needed)", "ex06-6b-scan-check", 2),
-        ("teaching.check_scaling_exponents(", "ex06-6b-exponents-check", 1),
+        ("checks.check_fit_exponent(fit_exponent)", "ex06-6a-check", 2),
+        ("checks.check_ns_needed(ns_needed)", "ex06-6b-scan-check", 3),
     ],
 }
+
+#: A code cell that calls a check (``checks.check_...(`` or ``teaching.check_...(``).
+_CALLS_CHECK = re.compile(r"\bcheck_\w+\(")
 
 _PART = re.compile(r"^##\s+(\d+[a-z])\.", re.MULTILINE)
 
@@ -124,7 +123,7 @@ def nbgrader_metadata(nb: Any, name: str) -> Any:
             meta = {"grade": False, "grade_id": base + suffix, "locked": False,
                     "schema_version": SCHEMA_VERSION, "solution": True}
         else:
-            if cell.cell_type == "code" and ("teaching.check_" in cell.source
+            if cell.cell_type == "code" and (_CALLS_CHECK.search(cell.source)
                                              or _has_line(cell.source, BEGIN_HIDDEN)):
                 raise ValueError(f"{name}, cell {index}: calls a check but is not listed in "
                                  "GRADED; add it with its points.")
@@ -170,6 +169,40 @@ def _is_inside(path: Path, folder: Path) -> bool:
         return False
 
 
+def release_notebook(nb: Any) -> Any:
+    """nbgrader's release version of one instructor notebook (a new notebook object).
+
+    Runs nbgrader's preprocessors LockCells, ClearSolutions (metadata enforced),
+    ClearOutput, ClearHiddenTests and ClearMarkScheme, the release steps of ``nbgrader
+    generate_assignment`` that change a notebook, then refuses the result if any solution
+    or hidden-test marker is left. Used for the student versions and by the book
+    (``docs/conf.py`` renders only this version of the exercises). Requires nbgrader.
+    """
+    import nbformat
+    try:
+        from nbgrader.preprocessors import (ClearHiddenTests, ClearMarkScheme, ClearOutput,
+                                            ClearSolutions, LockCells)
+    except ImportError as exc:
+        raise ImportError("student versions are made by nbgrader: install it with "
+                          "pip install \"toptwo[teaching]\".") from exc
+    nb = copy.deepcopy(nb)
+    resources: dict = {}
+    for step in (LockCells(), ClearSolutions(enforce_metadata=True), ClearOutput(),
+                 ClearHiddenTests(enforce_metadata=True), ClearMarkScheme(enforce_metadata=True)):
+        try:
+            nb, resources = step.preprocess(nb, resources)
+        except RuntimeError as exc:          # nbgrader reports bad metadata this way
+            raise ValueError(f"nbgrader {type(step).__name__} refused the notebook: "
+                             f"{exc}") from exc
+    nbformat.validate(nb)
+    for cell in nb.cells:
+        for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS",
+                       "END HIDDEN TESTS", "BEGIN MARK SCHEME"):
+            if marker in cell.source:
+                raise ValueError(f"the release version still holds {marker!r}.")
+    return nb
+
+
 def make_student_versions(source_dir: str | Path, out_dir: str | Path) -> list[Path]:
     """Write nbgrader's release version of every notebook of ``source_dir`` to ``out_dir``.
 
@@ -180,12 +213,6 @@ def make_student_versions(source_dir: str | Path, out_dir: str | Path) -> list[P
     Requires nbgrader (``pip install "toptwo[teaching]"``).
     """
     import nbformat
-    try:
-        from nbgrader.preprocessors import (ClearHiddenTests, ClearMarkScheme, ClearOutput,
-                                            ClearSolutions, LockCells)
-    except ImportError as exc:
-        raise ImportError("student versions are made by nbgrader: install it with "
-                          "pip install \"toptwo[teaching]\".") from exc
     src, out = Path(source_dir), Path(out_dir)
     if not src.is_dir():
         raise FileNotFoundError(f"source folder of instructor notebooks {str(src)!r} does not "
@@ -197,21 +224,14 @@ def make_student_versions(source_dir: str | Path, out_dir: str | Path) -> list[P
     paths = sorted(p for p in src.glob("*.ipynb") if p.is_file())
     if not paths:
         raise FileNotFoundError(f"no .ipynb notebooks in {str(src)!r}.")
-    steps = [LockCells(), ClearSolutions(enforce_metadata=True), ClearOutput(),
-             ClearHiddenTests(enforce_metadata=True), ClearMarkScheme(enforce_metadata=True)]
     converted = []
     for path in paths:
         nb = nbformat.read(path, as_version=4)
-        resources: dict = {}
-        for step in steps:
-            try:
-                nb, resources = step.preprocess(nb, resources)
-            except RuntimeError as exc:          # nbgrader reports bad metadata this way
-                raise ValueError(f"{path.name}: nbgrader {type(step).__name__} refused the "
-                                 f"notebook: {exc} (run `python -m toptwo.teaching metadata "
-                                 f"{src}`)") from exc
-        nbformat.validate(nb)
-        converted.append((path.name, nb))
+        try:
+            converted.append((path.name, release_notebook(nb)))
+        except ValueError as exc:
+            raise ValueError(f"{path.name}: {exc} (run `python -m toptwo.teaching metadata "
+                             f"{src}`)") from exc
     if out.exists() and not out.is_dir():
         raise ValueError(f"output folder {str(out)!r} exists and is not a folder (it is a file).")
     if not out.parent.is_dir():

@@ -1,13 +1,19 @@
-"""Exercise 4: the reliability estimator of eq. (5) [`eqn:hatpi`] and its unbiasedness."""
+"""Exercise 4: the reliability estimator of eq. (5) [`eqn:hatpi`] and its unbiasedness.
+
+Inputs are drawn afresh at every run. In 4b the student's simulation receives only a
+function that draws responses of a hidden model, the true top two and a correct eq. (5)
+estimator; the true reliabilities stay inside the check.
+"""
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable
 
 import numpy as np
 
 from .report import (CheckResult, ExerciseCheckFailed, _as_float_array, _call, _close,
-                     _Grader)
+                     _Grader, _rng)
 
 __all__ = ["check_reliability_estimator", "check_unbiased_simulation"]
 
@@ -17,45 +23,55 @@ _HINT_EQ5 = ("compare your code with eq. (5) [`eqn:hatpi`] in the handout term b
              "denominator is m s (1 - s_1), the expected number of answers in A2.")
 
 
-def _hits(A2: np.ndarray, top: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    hit_g = (A2 == top[None, :, 0]) & (A2 > 0)
-    hit_h = (A2 == top[None, :, 1]) & (A2 > 0)
-    return hit_g.sum(axis=1).astype(float), (hit_g | hit_h).sum(axis=1).astype(float)
+def _draw_dense(gen: np.random.Generator, p: np.ndarray, q: np.ndarray, top: np.ndarray,
+                K: int, rate: float) -> np.ndarray:
+    """Responses of the top-two model, eq. (1), dense (0 = not answered)."""
+    n, m = p.size, q.size
+    reliable = gen.random((n, m)) < p[:, None]
+    truthful = np.where(gen.random((n, m)) < q[None, :], top[None, :, 0], top[None, :, 1])
+    A = np.where(reliable, truthful, gen.integers(1, K + 1, (n, m)))
+    return np.where(gen.random((n, m)) < rate, A, 0)
 
 
-def check_reliability_estimator(student_fn: Callable) -> CheckResult:
+def check_reliability_estimator(student_fn: Callable, *, rng: Any = None) -> CheckResult:
     """Exercise 4a: ``student_fn(A2, top_two, rate, K)`` -> p_hat (n_workers,), eq. (5).
 
-    ``A2`` is a dense (n_workers, n_tasks) response matrix, ``top_two`` the (n_tasks, 2)
-    array of (g_j, h_j) and ``rate`` = s (1 - s_1). Diagnoses: dividing by K instead of
-    K - 2 (factor K/K), factor 1/(K-2) or K/(K-1), the -2/K left out or written -1/K,
-    only hits on g counted, not dividing by the rate, dividing by n instead of m,
-    dividing by each worker's own number of answers.
+    ``A2`` is a dense (n_workers, n_tasks) response matrix drawn afresh, ``top_two`` the
+    (n_tasks, 2) array of (g_j, h_j) and ``rate`` = s (1 - s_1). The denominator
+    m s (1 - s_1) may also be estimated from the data as nnz(A2)/n (the average number
+    of answers per worker, what ``estimate_reliability(normalization="paper")`` does).
+    Diagnoses: dividing by K instead of K - 2, factor 1/(K-2) or K/(K-1), the -2/K left
+    out or written -1/K, only hits on g counted, not dividing by the rate, dividing by n
+    instead of m, dividing by each worker's own number of answers.
     """
     ex = "ex4 reliability estimator (eq. (5))"
-    from ..model import TopTwoModel
-    cases = []
-    for K, rate, seed in ((4, 0.5, 8), (5, 0.3, 9), (3, 0.6, 10)):
-        model = TopTwoModel.random(6, 30, K, reliability_range=(0.0, 1.0), rng=seed)
-        cases.append((model.sample(rate, rng=seed + 100).toarray(), model.top_two, rate, K))
+    gen = _rng(rng)
     grader = _Grader(ex, _HINT_EQ5)
-    for A2, top, rate, K in cases:
-        n, m = A2.shape
+    for i in range(8):
+        K = int(gen.integers(4, 7)) if i % 2 == 0 else 3 + int(gen.integers(0, 2)) * 2
+        n, m = int(gen.integers(4, 12)), int(gen.integers(20, 60))
+        rate = float(np.round(gen.uniform(0.2, 0.7), 3))
+        top = np.array([gen.choice(K, 2, replace=False) + 1 for _ in range(m)])
+        A2 = _draw_dense(gen, gen.uniform(0, 1, n), gen.uniform(0.5, 1, m), top, K, rate)
         case = f"A2 of shape {A2.shape}, K={K}, rate=s(1-s_1)={rate}"
         try:
             got = _as_float_array(ex, case, _call(ex, student_fn, case, A2.copy(), top.copy(),
-                                                    rate, K, forbidden=("estimate_reliability",)),
-                                  (n,), _HINT_EQ5)
+                                                  rate, K), (n,), _HINT_EQ5)
         except ExerciseCheckFailed:
             if grader.failed:
                 continue
             raise
-        hits_g, hits = _hits(A2, top)
-        answered = (A2 > 0).sum(axis=1).astype(float)
+        answered = A2 > 0
+        hit_g = (A2 == top[None, :, 0]) & answered
+        hits = (hit_g | ((A2 == top[None, :, 1]) & answered)).sum(axis=1).astype(float)
+        hits_g = hit_g.sum(axis=1).astype(float)
         frac = hits / (m * rate)
-        ref = K / (K - 2) * (frac - 2 / K)
+        ref = K / (K - 2) * (frac - 2 / K)                                     # eq. (5)
+        ref_nnz = K / (K - 2) * (hits / (answered.sum() / n) - 2 / K)          # same, m s(1-s1) estimated
+        if _close(got, ref_nnz) and not _close(got, ref):
+            ref = ref_nnz
         with np.errstate(divide="ignore", invalid="ignore"):
-            per_worker = K / (K - 2) * (hits / answered - 2 / K)
+            per_worker = K / (K - 2) * (hits / answered.sum(axis=1) - 2 / K)
         variants = [
             ("divide by K instead of K - 2 (factor K/K = 1)", frac - 2 / K),
             ("use the factor 1/(K - 2) instead of K/(K - 2)", (frac - 2 / K) / (K - 2)),
@@ -73,52 +89,112 @@ def check_reliability_estimator(student_fn: Callable) -> CheckResult:
              "divides by m s (1 - s_1))", per_worker),
         ]
         grader.compare(case, got, ref, variants)
-    return grader.finish(CheckResult("ex4 reliability estimator", len(cases)))
+        if i >= 2 and grader.separated:
+            break
+    return grader.finish(CheckResult("ex4 reliability estimator", grader.n_cases))
 
 
-def check_unbiased_simulation(p_hat_mean: Any, p_true: Any, *, n_tasks: int, rate: float,
-                              n_labels: int, n_replicates: int,
-                              stage1_rate: float | None = None) -> CheckResult:
-    """Exercise 4b: the average of eq. (5) over replicates is within noise of p.
+def check_unbiased_simulation(student_fn: Callable, *, rng: Any = None) -> CheckResult:
+    """Exercise 4b: ``student_fn(draw, estimate, top_two, K, s, s1, R, rng)`` -> mean p_hat.
 
-    Given the true top two, hits_i ~ Binomial(m, sigma_i) with sigma_i = rate (p_i +
-    2 (1 - p_i)/K), so one p_hat_i has standard deviation K/(K-2) sqrt(sigma_i (1 -
-    sigma_i)/m) / rate; the mean of R replicates must lie within 5 of those over sqrt(R)
-    of p_i (normal tail 6e-7 per worker). Diagnoses: averages matching K/(K-2) (p +
-    2(1-p)/K) (the -2/K left out), (K-2)/K p (divided by K instead of K - 2), and, when
-    ``stage1_rate`` = s s_1 is given, the estimator applied to the stage-1 half A^1
-    (answer rate ``stage1_rate``) with the rate of A^2 (pick s_1 != 1/2 so that the two
-    halves differ).
+    The check draws a hidden model (random sizes, K, reliabilities p, s and s_1) and
+    passes ``draw(rng)`` (a fresh response matrix of that model at rate s, a
+    ``toptwo.Responses``), a correct eq. (5) ``estimate(A2, top_two, rate, K)`` (so a
+    mistake in 4a does not cost 4b), the true top two, K, s, s_1, R and a generator. The
+    student's function must draw R replicates, split each with ``toptwo.split_entries``,
+    apply ``estimate`` to the dense held-out half A^2 with rate s (1 - s_1) and return the
+    average over the replicates. p never reaches the student's code.
+
+    Since hits_i ~ Binomial(m, sigma_i) with sigma_i = s(1-s_1)(p_i + 2(1-p_i)/K), one
+    p_hat_i has standard deviation K/(K-2) sqrt(sigma_i(1-sigma_i)/m)/(s(1-s_1)); the
+    average must lie within 5 of those over sqrt(R) of p_i (normal tail 6e-7 per worker).
+    Diagnoses (from what the function passes to ``estimate`` and how often it draws):
+    another number of replicates than R, the rate s (or s s_1) instead of s (1 - s_1),
+    the stage-1 half A^1 or the unsplit matrix, not the true top two, and an average that
+    is not the mean of the estimates.
     """
+    from .. import split_entries
+    from ..model import TopTwoModel
+    from ..responses import Responses
     ex = "ex4 unbiasedness by simulation (Lemma 1)"
-    mean = np.asarray(p_hat_mean, dtype=float)
-    p = np.asarray(p_true, dtype=float)
-    K, m, R = int(n_labels), int(n_tasks), int(n_replicates)
-    case = f"{p.shape[0]} workers, m={m}, rate={rate}, K={K}, {R} replicates"
-    if mean.shape != p.shape:
-        raise ExerciseCheckFailed(ex, case, f"wrong shape: expected {p.shape}, got "
-                                  f"{mean.shape}.", hint="average p_hat over replicates, "
-                                  "one value per worker")
-    sigma = rate * (p + 2 * (1 - p) / K)
-    sd = K / (K - 2) * np.sqrt(sigma * (1 - sigma) / m) / rate
-    bound = 5 * sd / np.sqrt(R)
-    bad = np.abs(mean - p) > bound
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        diag = None
-        if _close(mean, K / (K - 2) * (sigma / rate), atol=6 * bound.max()):
-            diag = "leave out the -2/K in eq. (5)"
-        elif _close(mean, (K - 2) / K * p, atol=6 * bound.max()):
-            diag = "divide by K instead of K - 2 in eq. (5)"
-        elif stage1_rate is not None and _close(
-                mean, K / (K - 2) * (stage1_rate * (p + 2 * (1 - p) / K) / rate - 2 / K),
-                atol=6 * bound.max()):
-            diag = ("apply eq. (5) to the stage-1 half A^1 instead of the held-out half A^2 "
-                    "(toptwo.split_entries returns (A^1, A^2); A^1 has answer rate s s_1)")
-        raise ExerciseCheckFailed(
-            ex, case, f"the average p_hat of worker {i} is {mean[i]:.4g}, but p_{i} = "
-            f"{p[i]:.4g}; with {R} replicates the average should be within {bound[i]:.3g} "
-            "(5 standard errors).", expected=p, got=mean, diagnosis=diag,
-            hint="use the true (g, h), fresh responses in each replicate, and the held-out "
-            "half A^2 with rate s (1 - s_1).")
-    return CheckResult("ex4 unbiased simulation", int(p.shape[0]))
+    gen = _rng(rng)
+    n, m, K = int(gen.integers(5, 10)), int(gen.integers(150, 250)), int(gen.integers(3, 6))
+    s = float(np.round(gen.uniform(0.5, 0.8), 2))
+    s1 = float(gen.choice([0.2, 0.25, 0.3]))
+    R = int(gen.integers(150, 260))
+    model = TopTwoModel.random(n, m, K, reliability_range=(0.0, 1.0), rng=gen)
+    top = model.top_two.copy()
+    rate2 = s * (1 - s1)
+    case = f"a hidden model with {n} workers, m={m}, K={K}, s={s}, s_1={s1}, R={R}"
+    hint = ("draw R fresh response matrices with draw(rng), split each with "
+            "toptwo.split_entries(A, s1, rng) into (A1, A2), apply estimate to the dense "
+            "held-out half A2 with the true top two and rate s (1 - s_1), and average.")
+    draws: list[int] = []
+    seen: dict[str, Any] = {"rates": set(), "fill": [], "top_ok": True}
+
+    def draw(rng_: Any) -> Any:
+        draws.append(1)
+        return model.sample(s, rng=rng_)
+
+    def estimate(A2: Any, top_two: Any, rate: float, K_: int) -> np.ndarray:
+        A2 = A2.toarray() if hasattr(A2, "toarray") else np.asarray(A2)
+        seen["rates"].add(round(float(rate), 12))
+        seen["fill"].append(float((A2 > 0).mean()))
+        if not np.array_equal(np.asarray(top_two), top):
+            seen["top_ok"] = False
+        answered = A2 > 0
+        hits = (((A2 == top_two[None, :, 0]) | (A2 == top_two[None, :, 1]))
+                & answered).sum(axis=1)
+        return K_ / (K_ - 2) * (hits / (A2.shape[1] * rate) - 2 / K_)        # eq. (5)
+
+    responses_file = os.path.abspath(Responses.__init__.__code__.co_filename)
+    got = _call(ex, student_fn, case, draw, estimate, top.copy(), K, s, s1, R,
+                np.random.default_rng(gen.integers(2 ** 32)),
+                allow=(draw, estimate, split_entries, responses_file))
+
+    def fail(problem: str, diagnosis: str | None = None) -> None:
+        raise ExerciseCheckFailed(ex, case, problem, got=got, hint=hint, diagnosis=diagnosis)
+
+    if not draws:
+        fail(f"your function drew no response matrix; it should draw R = {R}.",
+             "return numbers without simulating (hard-coded or copied values, or the true "
+             "p of another model, cannot follow a model drawn afresh)")
+    if len(draws) != R:
+        fail(f"your function drew {len(draws)} response matrices; it should draw R = {R}.",
+             "use a fixed number of replicates (or one matrix for all) instead of the "
+             "argument R, a fresh draw(rng) per replicate")
+    got = _as_float_array(ex, case, got, (n,), hint)
+    rates = seen["rates"]
+    if rates and rates != {round(rate2, 12)}:
+        r = next(iter(rates))
+        diag = ("pass the rate s instead of s (1 - s_1) (A^2 keeps each answer with "
+                "probability 1 - s_1)" if abs(r - s) < 1e-9 else
+                "pass the rate s s_1 of A^1 instead of s (1 - s_1)" if abs(r - s * s1) < 1e-9
+                else None)
+        fail(f"your function passes rate={r:.4g} to estimate; the held-out half A^2 has "
+             "answer rate s (1 - s_1).", diag)
+    if not seen["top_ok"]:
+        fail("your function passes another top_two to estimate than the true one it was "
+             "given.", "estimate the top two instead of using the true (g, h) given to you")
+    fill = float(np.mean(seen["fill"])) if seen["fill"] else float("nan")
+    if seen["fill"] and abs(fill - rate2) > 0.25 * s * min(s1, 1 - s1):
+        diag = ("apply eq. (5) to the stage-1 half A^1 instead of the held-out half A^2 "
+                "(toptwo.split_entries returns (A^1, A^2); A^1 has answer rate s s_1)"
+                if abs(fill - s * s1) < abs(fill - s) else
+                "apply eq. (5) to the whole response matrix instead of the held-out half A^2")
+        fail("the matrices passed to estimate have the wrong share of answers for A^2.", diag)
+    if len(seen["fill"]) != R:
+        fail(f"your function called estimate {len(seen['fill'])} times for R = {R} "
+             "replicates.", "use another estimator than the `estimate` passed in (your 4a "
+             "function, say), or not call it once per replicate")
+    p = model.reliability
+    sigma = rate2 * (p + 2 * (1 - p) / K)
+    sd = K / (K - 2) * np.sqrt(sigma * (1 - sigma) / m) / rate2
+    z = np.abs(got - p) / (sd / np.sqrt(R))
+    if (z > 5).any():
+        i = int(np.argmax(z))
+        fail(f"the average p_hat of worker {i} is {z[i]:.1f} standard errors away from the "
+             f"worker's reliability (at most 5 expected with R = {R} replicates).",
+             "return something other than the mean of the R estimates (e.g. the last "
+             "estimate, or a median)" if len(seen["fill"]) == R else None)
+    return CheckResult("ex4 unbiased simulation", n)

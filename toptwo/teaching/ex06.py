@@ -1,4 +1,8 @@
-"""Exercise 6: how the queries per task scale with the hammer fraction (Sec. 5)."""
+"""Exercise 6: how the queries per task scale with the hammer fraction (Sec. 5).
+
+6a and 6b are checked on inputs drawn afresh at every run: random power laws for the fit,
+random error curves (grid, replicates, curve shape) for the scan.
+"""
 
 from __future__ import annotations
 
@@ -6,29 +10,31 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .report import CheckResult, ExerciseCheckFailed, _call, _close, _Grader, _join
+from .report import CheckResult, ExerciseCheckFailed, _call, _close, _Grader, _join, _rng
 
-__all__ = ["check_fit_exponent", "check_ns_needed", "check_scaling_exponents", "NS_GRID",
+__all__ = ["check_fit_exponent", "check_ns_needed", "check_scaling_exponents",
            "MV_EXPONENT_RANGE", "TT2_EXPONENT_RANGE", "MIN_EXPONENT_GAP"]
 
 
-def check_fit_exponent(student_fn: Callable) -> CheckResult:
+def check_fit_exponent(student_fn: Callable, *, rng: Any = None) -> CheckResult:
     """Exercise 6a: ``student_fn(alphas, ns)`` -> b in the power law ns = c alpha^b.
 
-    The least-squares slope of log(ns) against log(alpha). Diagnoses: the intercept
-    returned, the sign flipped, logs left out on one axis, the regression reversed
-    (log alpha on log ns).
+    The least-squares slope of log(ns) against log(alpha), on random power laws with
+    noise (random number of points, alphas, c and b). Diagnoses: the intercept returned,
+    the sign flipped, logs left out on one axis, the regression reversed (log alpha on
+    log ns).
     """
     ex = "ex6 scaling exponent fit"
-    rng = np.random.default_rng(12)
-    alphas = np.array([0.1, 0.2, 0.3, 0.5, 0.8])
-    cases = [(alphas, 3.0 * alphas ** -2.0), (alphas, 7.0 * alphas ** -1.0),
-             (alphas, 5.0 * alphas ** -1.5 * np.exp(0.1 * rng.standard_normal(5)))]
+    gen = _rng(rng)
     hint = ("a power law ns = c alpha^b is a straight line on log-log axes; b is the slope "
             "of that line, fitted by least squares.")
     grader = _Grader(ex, hint)
-    for a, ns in cases:
-        case = f"alphas={a.tolist()}, ns={np.round(ns, 3).tolist()}"
+    for _ in range(4):
+        k = int(gen.integers(4, 8))
+        a = np.sort(np.round(gen.uniform(0.05, 0.95, k), 3))
+        b, c = float(gen.uniform(-2.5, -0.5)), float(gen.uniform(2, 20))
+        ns = np.round(c * a ** b * np.exp(0.15 * gen.standard_normal(k)), 3)
+        case = f"alphas={a.tolist()}, ns={ns.tolist()}"
         try:
             got = _call(ex, student_fn, case, a.copy(), ns.copy())
         except ExerciseCheckFailed:
@@ -36,73 +42,44 @@ def check_fit_exponent(student_fn: Callable) -> CheckResult:
                 continue
             raise
         try:
-            got = float(np.asarray(got).reshape(()))
+            got = float(np.asarray(got, dtype=float).reshape(()))
         except (TypeError, ValueError):
             if grader.failed:
                 continue
             raise ExerciseCheckFailed(ex, case, "return one number (the exponent b); got "
                                       f"{got!r}.", hint=hint) from None
-        slope, icpt = np.polyfit(np.log(a), np.log(ns), 1)
+        la, ln = np.log(a), np.log(ns)
+        slope = float(np.sum((la - la.mean()) * (ln - ln.mean())) / np.sum((la - la.mean()) ** 2))
+        icpt = float(ln.mean() - slope * la.mean())
+
+        def fit(x: np.ndarray, y: np.ndarray) -> float:
+            return float(np.sum((x - x.mean()) * (y - y.mean())) / np.sum((x - x.mean()) ** 2))
+
         variants = [
             ("return the intercept log(c) instead of the slope", icpt),
             ("flip the sign (report b, not -b: ns grows as alpha shrinks, so b < 0)", -slope),
-            ("fit ns (without log) against log(alpha)", np.polyfit(np.log(a), ns, 1)[0]),
-            ("fit log(ns) against alpha (without log)", np.polyfit(a, np.log(ns), 1)[0]),
-            ("regress log(alpha) on log(ns) (the reversed regression)",
-             np.polyfit(np.log(ns), np.log(a), 1)[0]),
-            ("fit the slope of 1/alpha^... against 1/alpha; use logs on both axes",
-             np.polyfit(1 / a, ns, 1)[0]),
+            ("fit ns (without log) against log(alpha)", fit(la, ns)),
+            ("fit log(ns) against alpha (without log)", fit(a, ln)),
+            ("regress log(alpha) on log(ns) (the reversed regression)", fit(ln, la)),
+            ("fit ns against 1/alpha; use logs on both axes", fit(1 / a, ns)),
         ]
         grader.compare(case, got, slope, variants, rtol=1e-6, atol=1e-6)
-    return grader.finish(CheckResult("ex6 exponent fit", len(cases)))
+    return grader.finish(CheckResult("ex6 exponent fit", grader.n_cases))
 
 
-#: The scan of exercise 6b: geometric grid of n s, error target, replicates, workers.
-NS_GRID = np.geomspace(8, 600, 15)
-NS_TARGET, NS_REPS, NS_WORKERS = 0.1, 2, 600
-#: Test curves for :func:`check_ns_needed`: (method, alpha) -> n s at which the error
-#: would be 1 (the error falls like (ns0/ns)^1.5), and the replicate offsets.
-_NS_CASES = {("mv", 0.3): 6 / 0.3 ** 2, ("tt2", 0.3): 12 / 0.3, ("mv", 0.7): 6 / 0.7 ** 2}
-_NS_OFFSETS = (0.03, -0.03)
-
-
-def _fake_error(method: str, alpha: float, ns: float, rep: int) -> float:
-    ns0 = _NS_CASES[(method, alpha)]
-    return float(min(1.0, (ns0 / ns) ** 1.5) + _NS_OFFSETS[rep % len(_NS_OFFSETS)])
-
-
-def _ns_reference(method: str, alpha: float, *, target: float = NS_TARGET,
-                  reps: tuple = (0, 1), interpolate: str = "log") -> float:
-    """Reference scan on the test curve (and its typical wrong variants)."""
-    previous = None
-    for ns in NS_GRID:
-        err = float(np.mean([_fake_error(method, alpha, ns, r) for r in reps]))
-        if err <= target:
-            if previous is None or interpolate == "none":
-                return float(ns)
-            ns0, err0 = previous
-            if interpolate == "previous":
-                return float(ns0)
-            t = (err0 - target) / (err0 - err)
-            if interpolate == "linear":
-                return float(ns0 + t * (ns - ns0))
-            return float(np.exp(np.log(ns0) + t * np.log(ns / ns0)))
-        previous = (ns, err)
-    return float("nan")
-
-
-def check_ns_needed(student_fn: Callable) -> CheckResult:
+def check_ns_needed(student_fn: Callable, *, rng: Any = None) -> CheckResult:  # noqa: C901
     """Exercise 6b: ``ns_needed(method, alpha, rng)`` scans n s and interpolates.
 
-    The student's function is run with the notebook's ``pair_error`` replaced (in the
-    function's globals, restored afterwards) by deterministic error curves whose
-    replicates differ, so the exact answer is known: the average over ``REPS``
-    replicates on ``NS_GRID`` first falls to ``TARGET`` = 10% between two grid points,
-    and the answer interpolates linearly in log(n s). Diagnoses: no interpolation (the
-    first grid point at or below the target, or the last one above it), linear instead
-    of log-linear interpolation, s = ns / n returned instead of n s, a 20% or 5% target,
-    one replicate instead of the average, numbers returned without calling
-    ``pair_error`` (hard-coded).
+    The student's function is run with the notebook's ``pair_error``, ``NS_GRID``,
+    ``REPS``, ``TARGET`` and ``N_WORKERS`` replaced (in the function's globals, restored
+    afterwards) by random test error curves whose replicates differ, a random geometric
+    grid and a random number of replicates, so the exact answer is known to the check
+    only: the average over ``REPS`` replicates on ``NS_GRID`` first falls to ``TARGET``
+    between two grid points, and the answer interpolates linearly in log(n s).
+    Diagnoses: no interpolation (the first grid point at or below the target, or the last
+    one above it), linear instead of log-linear interpolation, s = ns / n returned
+    instead of n s, a 20% or 5% target, one replicate (or a fixed number) instead of the
+    average of REPS, numbers returned without calling ``pair_error`` (hard-coded).
     """
     ex = "ex6 queries per task for 10% error"
     hint = ("scan NS_GRID in order, average REPS calls of pair_error at each point, stop at "
@@ -110,29 +87,73 @@ def check_ns_needed(student_fn: Callable) -> CheckResult:
             "before it on a log scale of n s; return n s itself.")
     g = getattr(student_fn, "__globals__", None)
     if g is None:
-        raise TypeError("check_ns_needed: pass your Python function ns_needed itself; got "
-                        f"{type(student_fn).__name__} instead.")
+        raise ExerciseCheckFailed(ex, "your ns_needed", "pass your Python function ns_needed "
+                                  f"itself; got {type(student_fn).__name__} instead.")
+    gen = _rng(rng)
+    target = 0.1
+    reps = int(gen.integers(2, 4))
+    n_workers = int(gen.integers(400, 900))
+    grid = np.geomspace(float(gen.uniform(4, 10)), float(n_workers), int(gen.integers(12, 20)))
+    d = float(gen.uniform(0.02, 0.04))
+    offsets = d * np.array([1.0, -1.0, 0.5])[:reps]    # replicates differ
+    curves: dict = {}
     calls: dict = {}
+
+    def curve(method: str, alpha: float) -> tuple[float, float]:
+        key = (method, float(alpha))
+        if key not in curves:          # the error crosses TARGET well inside the grid
+            beta = float(gen.uniform(1.2, 2.0))
+            crossing = float(np.exp(gen.uniform(np.log(grid[3]), np.log(grid[-4]))))
+            curves[key] = (crossing * target ** (1 / beta), beta)
+        return curves[key]
+
+    def error(method: str, alpha: float, ns: float, rep: int) -> float:
+        ns0, beta = curve(method, alpha)
+        return float(min(1.0, (ns0 / ns) ** beta) + offsets[rep % reps])
 
     def fake_pair_error(method: str, alpha: float, ns: float, rng: Any = None) -> float:
         key = (method, float(alpha), float(ns))
         rep = calls.get(key, 0)
         calls[key] = rep + 1
-        return _fake_error(method, float(alpha), float(ns), rep)
+        return error(method, float(alpha), float(ns), rep)
 
-    patch = {"pair_error": fake_pair_error, "NS_GRID": NS_GRID.copy(), "TARGET": NS_TARGET,
-             "REPS": NS_REPS, "N_WORKERS": NS_WORKERS}
+    def scan(method: str, alpha: float, *, tgt: float = target, use: tuple | None = None,
+             interpolate: str = "log") -> float:
+        previous = None
+        for ns in grid:
+            err = float(np.mean([error(method, alpha, ns, r) for r in (use or range(reps))]))
+            if err <= tgt:
+                if previous is None or interpolate == "none":
+                    return float(ns)
+                ns0, err0 = previous
+                if interpolate == "previous":
+                    return float(ns0)
+                t = (err0 - tgt) / (err0 - err)
+                if interpolate == "linear":
+                    return float(ns0 + t * (ns - ns0))
+                return float(np.exp(np.log(ns0) + t * np.log(ns / ns0)))
+            previous = (ns, err)
+        return float("nan")
+
+    patch = {"pair_error": fake_pair_error, "NS_GRID": grid.copy(), "TARGET": target,
+             "REPS": reps, "N_WORKERS": n_workers}
     missing = object()
     saved = {name: g.get(name, missing) for name in patch}
     failure: tuple | None = None
     mismatched: set[str] = set()
+    cases = [("mv", float(np.round(gen.uniform(0.2, 0.4), 2))),
+             ("tt2", float(np.round(gen.uniform(0.2, 0.4), 2))),
+             ("mv", float(np.round(gen.uniform(0.5, 0.8), 2)))]
     try:
         g.update(patch)
-        for (method, alpha) in _NS_CASES:
-            case = f"ns_needed({method!r}, {alpha}, rng) on a test error curve"
+        for method, alpha in cases:
+            case = (f"ns_needed({method!r}, {alpha}, rng) on a test error curve "
+                    f"({len(grid)}-point grid, REPS={reps})")
             calls.clear()
+            got: Any = None
             try:
-                got = _call(ex, student_fn, case, method, alpha, np.random.default_rng(0))
+                got = _call(ex, student_fn, case, method, alpha, np.random.default_rng(0),
+                            allow=(fake_pair_error,))
                 got = float(np.asarray(got, dtype=float).reshape(()))
             except (ExerciseCheckFailed, TypeError, ValueError) as exc:
                 if failure is not None:
@@ -141,30 +162,29 @@ def check_ns_needed(student_fn: Callable) -> CheckResult:
                     raise
                 raise ExerciseCheckFailed(ex, case, "return one number (the n s needed); "
                                           f"got {got!r}.", hint=hint) from None
-            ref = _ns_reference(method, alpha)
+            ref = scan(method, alpha)
             variants = [
                 ("return a value without calling pair_error (hard-coded numbers cannot "
                  "follow the error curve)", got if not calls else None),
                 ("return the first grid point at or below the target without interpolating",
-                 _ns_reference(method, alpha, interpolate="none")),
+                 scan(method, alpha, interpolate="none")),
                 ("return the last grid point above the target without interpolating",
-                 _ns_reference(method, alpha, interpolate="previous")),
+                 scan(method, alpha, interpolate="previous")),
                 ("interpolate linearly in n s instead of in log(n s)",
-                 _ns_reference(method, alpha, interpolate="linear")),
-                ("return s = ns / n instead of the queries per task n s",
-                 ref / NS_WORKERS),
-                ("use a 20% target instead of TARGET = 10%",
-                 _ns_reference(method, alpha, target=0.2)),
-                ("use a 5% target instead of TARGET = 10%",
-                 _ns_reference(method, alpha, target=0.05)),
+                 scan(method, alpha, interpolate="linear")),
+                ("return s = ns / n instead of the queries per task n s", ref / n_workers),
+                ("use a 20% target instead of TARGET = 10%", scan(method, alpha, tgt=0.2)),
+                ("use a 5% target instead of TARGET = 10%", scan(method, alpha, tgt=0.05)),
                 ("use one replicate per grid point instead of the average of REPS",
-                 _ns_reference(method, alpha, reps=(0,))),
+                 scan(method, alpha, use=(0,))),
+                ("use two replicates instead of REPS", scan(method, alpha, use=(0, 1))
+                 if reps != 2 else None),
             ]
             matches = [d for d, v in variants if v is not None and _close(got, v, rtol=1e-6)]
             mismatched |= {d for d, v in variants
                            if v is not None and not _close(got, v, rtol=1e-6)}
             if failure is None and not _close(got, ref, rtol=1e-6):
-                failure = (case, ref, got, matches)
+                failure = (case, got, matches)
     finally:
         for name, value in saved.items():
             if value is missing:
@@ -172,11 +192,11 @@ def check_ns_needed(student_fn: Callable) -> CheckResult:
             else:
                 g[name] = value
     if failure is not None:
-        case, ref, got, matches = failure
+        case, got, matches = failure
         consistent = [d for d in matches if d not in mismatched]
-        raise ExerciseCheckFailed(ex, case, "wrong n s.", expected=ref, got=got, hint=hint,
+        raise ExerciseCheckFailed(ex, case, "wrong n s.", got=got, hint=hint,
                                   diagnosis=_join(consistent or matches))
-    return CheckResult("ex6 queries per task", len(_NS_CASES))
+    return CheckResult("ex6 queries per task", len(cases))
 
 
 #: Ranges for the two exponents at the notebook's size (n = 600 workers, m = 150 tasks,

@@ -1,13 +1,19 @@
 """What a check reports: :class:`CheckResult` on success, :class:`ExerciseCheckFailed` on failure.
 
 Shared by the exercise modules ``ex01`` .. ``ex06``: calling the student's function (a
-crash becomes a report naming the input; calls to the library function that does the
-exercise are detected and refused), comparing arrays, and naming the typical mistakes
-that reproduce a wrong answer.
+crash becomes a report naming the input; any call from the student's code into ``toptwo``
+or ``theory_checks`` is detected and refused), comparing arrays, and naming the typical
+mistakes that reproduce a wrong answer.
+
+A report never contains the expected value: it names the input (drawn afresh at every
+run), what came back, the typical mistake the answer matches and the equation to re-read.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
@@ -29,14 +35,12 @@ class ExerciseCheckFailed(AssertionError):
         The typical mistake the answer matches, if any.
     """
 
-    def __init__(self, exercise: str, case: str, problem: str, *, expected: Any = None,
-                 got: Any = None, hint: str = "", diagnosis: str | None = None):
+    def __init__(self, exercise: str, case: str, problem: str, *, got: Any = None,
+                 hint: str = "", diagnosis: str | None = None):
         self.exercise = exercise
         self.case = case
         self.diagnosis = diagnosis
         lines = [f"{exercise}: {problem}", f"  input:     {case}"]
-        if expected is not None:
-            lines.append(f"  expected:  {_fmt(expected)}")
         if got is not None:
             lines.append(f"  got:       {_fmt(got)}")
         if diagnosis:
@@ -61,14 +65,21 @@ class CheckResult:
 
     def __str__(self) -> str:
         """One line for check cells (``print(check(...))``): nbgrader reads a cell's last
-        *value* as a partial score, so check cells print the result instead."""
-        return f"passed: {self.exercise} ({self.n_cases} input{'s' if self.n_cases != 1 else ''})"
+        *value* as a partial score, so check cells print the result instead. The number of
+        inputs is left out: it varies from run to run (inputs are drawn until every typical
+        mistake is told apart), and the stored outputs of the notebooks must not."""
+        return f"passed: {self.exercise}"
 
 
 def _fmt(value: Any) -> str:
     if isinstance(value, (np.ndarray, list, tuple)) and not isinstance(value, str):
-        arr = np.asarray(value)
-        if arr.dtype.kind in "fc" or arr.dtype.kind in "iub":
+        try:
+            arr = np.asarray(value)
+        except ValueError:
+            return str(value)
+        if arr.dtype.kind in "fciub":
+            if arr.size > 24:
+                return f"an array of shape {arr.shape} (too large to show)"
             text = np.array2string(arr, precision=4, suppress_small=True, separator=", ",
                                    threshold=40, max_line_width=88)
             return text.replace("\n", "\n" + " " * 13)
@@ -77,87 +88,101 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-#: Library functions that do an exercise's work: a check fails when the student's function
-#: calls one of them (detected at run time with :func:`sys.setprofile`, so aliases,
-#: ``getattr`` and wrappers are caught too). Values are (public name, import path).
-_FORBIDDEN = {
-    "label_distribution": ("toptwo.label_distribution", "toptwo.model:label_distribution"),
-    "label_probabilities": ("TopTwoModel.label_probabilities",
-                            "toptwo.model:TopTwoModel.label_probabilities"),
-    "task_label_counts": ("Responses.task_label_counts",
-                          "toptwo.responses:Responses.task_label_counts"),
-    "to_binary": ("toptwo.to_binary", "toptwo.binary:to_binary"),
-    "binary_stack": ("toptwo.binary_stack", "toptwo.binary:binary_stack"),
-    "expected_binary": ("TopTwoModel.expected_binary", "toptwo.model:TopTwoModel.expected_binary"),
-    "estimate_reliability": ("toptwo.estimate_reliability", "toptwo.mle:estimate_reliability"),
-    "plugin_mle": ("toptwo.plugin_mle", "toptwo.mle:plugin_mle"),
-    "best_pairs": ("toptwo.best_pairs", "toptwo.mle:best_pairs"),
-    "reference_expected_binary": ("teaching.reference_expected_binary",
-                                  "toptwo.teaching.ex02:reference_expected_binary"),
-    # toptwo.reference (the paper's algorithms as printed) is out of reach as an answer
-    "reference.binary": ("toptwo.reference.binary", "toptwo.reference:binary"),
-    "reference.plugin_mle": ("toptwo.reference.plugin_mle", "toptwo.reference:plugin_mle"),
-}
+def _rng(rng: Any) -> np.random.Generator:
+    """The checks' randomness: ``None`` draws fresh entropy (a new input at every run)."""
+    return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
 
 
-def _forbidden_codes(names: Iterable[str]) -> dict:
-    """Code objects of the forbidden library functions ``names`` -> public name."""
-    import importlib
-    codes = {}
-    for name in names:
-        public, where = _FORBIDDEN[name]
-        module, _, attr = where.partition(":")
-        obj: Any = importlib.import_module(module)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-        codes[obj.__code__] = public
-    return codes
+# ------------------------------------------------------------------ process rules
+def _package_dirs() -> tuple[str, ...]:
+    dirs = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]       # toptwo/
+    spec = importlib.util.find_spec("theory_checks")
+    if spec is not None and spec.submodule_search_locations:
+        dirs.extend(os.path.abspath(p) for p in spec.submodule_search_locations)
+    return tuple(d + os.sep for d in dirs)
+
+
+_LIBRARY_DIRS = _package_dirs()
+_IN_LIBRARY: dict[str, bool] = {}
+
+
+def _in_library(filename: str) -> bool:
+    known = _IN_LIBRARY.get(filename)
+    if known is None:
+        known = os.path.abspath(filename).startswith(_LIBRARY_DIRS)
+        _IN_LIBRARY[filename] = known
+    return known
 
 
 def _call(exercise: str, fn: Callable, case: str, *args: Any,
-          forbidden: Iterable[str] = ()) -> Any:
+          allow: Iterable[Any] = ()) -> Any:
     """Call the student's function; turn a crash into a report naming the input.
 
-    While the function runs, a profile hook records calls to the library functions named
-    in ``forbidden`` (keys of ``_FORBIDDEN``); if any was called the check fails: the
-    exercise asks for the computation itself, not a look-up.
+    While the function runs, a profile hook (:func:`sys.setprofile`) records every call
+    made *from the student's code* into ``toptwo`` or ``theory_checks`` (the library, the
+    checks and their helpers alike, whatever name or alias it is reached by). Such a call
+    fails the check: the exercise asks for the computation itself. ``allow`` lists what
+    the exercise hands the student to call (functions, whose code objects are allowed, or
+    module file names, all of whose functions are allowed).
     """
-    import sys
-
-    codes = _forbidden_codes(forbidden)
+    if not callable(fn):
+        raise ExerciseCheckFailed(exercise, case, f"expected your function, got "
+                                  f"{type(fn).__name__} instead.")
+    allowed_codes = {getattr(a, "__code__", None) for a in allow} - {None}
+    allowed_files = {os.path.abspath(a) for a in allow if isinstance(a, str)}
     called: list[str] = []
 
     def hook(frame: Any, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_code in codes:
-            called.append(codes[frame.f_code])
+        if event != "call" or len(called) >= 4:
+            return
+        code = frame.f_code
+        if not _in_library(code.co_filename):
+            return
+        caller = frame.f_back
+        if caller is not None and _in_library(caller.f_code.co_filename):
+            return                       # the library calling itself
+        if code in allowed_codes or os.path.abspath(code.co_filename) in allowed_files:
+            return
+        module = frame.f_globals.get("__name__", "?")
+        name = (f"import of {module}" if code.co_name == "<module>" else
+                f"{module}.{getattr(code, 'co_qualname', code.co_name)}")
+        if name not in called:
+            called.append(name)
 
+    own = getattr(fn, "__code__", None)
+    if own is not None and _in_library(own.co_filename) and own not in allowed_codes:
+        called.append(f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', '?')}")
     previous = sys.getprofile()
-    if codes:
-        sys.setprofile(hook)
+    sys.setprofile(hook)
     try:
         result = fn(*args)
     except NotImplementedError:
         raise
     except Exception as exc:  # noqa: BLE001 - any student error becomes a report
-        if called:
-            result = None
-        else:
+        if not called:
             raise ExerciseCheckFailed(
-                exercise, case, f"your function raised {type(exc).__name__}: {exc}") from exc
+                exercise, case, f"your function raised {type(exc).__name__}: {exc}",
+                diagnosis=("look answers up in a table of known inputs (the check draws new "
+                           "inputs at every run)") if isinstance(exc, KeyError) else None
+            ) from exc
+        result = None
     finally:
-        if codes:
-            sys.setprofile(previous)
+        sys.setprofile(previous)
     if called:
         raise ExerciseCheckFailed(
-            exercise, case, f"your function calls {called[0]}, which does this exercise "
-            "for you.", hint="the point of the exercise is to write this computation "
-            "yourself with NumPy (or SymPy); compare with the library afterwards, outside "
-            "your function.")
+            exercise, case, f"your function calls {', '.join(called)} (in the toptwo / "
+            "theory_checks packages), which is not allowed here.",
+            diagnosis="let the library (or the checker) do the exercise's work",
+            hint="the point of the exercise is to write this computation yourself with "
+            "NumPy (or SymPy); compare with the library afterwards, outside your function.")
     return result
 
 
+# ------------------------------------------------------------------ comparisons
 def _as_float_array(exercise: str, case: str, got: Any, shape: tuple, hint: str,
                     shape_diagnoses: dict | None = None) -> np.ndarray:
+    """``got`` as a float array of ``shape``; sparse matrices, lists and tuples are
+    accepted, and for a vector ``shape`` = (K,) also a (K, 1) column or (1, K) row."""
     if hasattr(got, "toarray"):
         got = got.toarray()
     try:
@@ -166,6 +191,8 @@ def _as_float_array(exercise: str, case: str, got: Any, shape: tuple, hint: str,
         raise ExerciseCheckFailed(exercise, case, "your function must return an array of "
                                   f"numbers; got {type(got).__name__} instead.",
                                   hint=hint) from None
+    if len(shape) == 1 and arr.ndim == 2 and 1 in arr.shape and arr.size == shape[0]:
+        arr = arr.reshape(shape)
     if arr.shape != shape:
         diag = (shape_diagnoses or {}).get(arr.shape)
         raise ExerciseCheckFailed(exercise, case, f"wrong shape: expected {shape}, got "
@@ -180,20 +207,6 @@ def _close(a: Any, b: Any, rtol: float = 1e-9, atol: float = 1e-9) -> bool:
                                                    equal_nan=True))
 
 
-def _diagnose(got: Any, variants: Iterable[tuple[str, Any]], **tol: float) -> str | None:
-    """The description of the first wrong variant that ``got`` reproduces."""
-    found = []
-    for description, value in variants:
-        if value is None:
-            continue
-        try:
-            if _close(got, value, **tol):
-                found.append(description)
-        except (TypeError, ValueError):
-            continue
-    return _join(found)
-
-
 def _join(found: list[str]) -> str | None:
     """Several typical mistakes can give the same answer on one input: name them all."""
     if not found:
@@ -204,11 +217,12 @@ def _join(found: list[str]) -> str | None:
 class _Grader:
     """Compare answers on several inputs; diagnose with the mistakes consistent with all.
 
-    One input can make two typical mistakes give the same numbers. The grader therefore
-    keeps evaluating the remaining inputs after the first wrong answer, and the diagnosis
-    names only the mistakes whose values matched the student's answers on *every* input
+    One input can make two typical mistakes give the same numbers. The grader keeps
+    evaluating the remaining inputs after the first wrong answer, and the diagnosis names
+    only the mistakes whose values matched the student's answers on *every* input
     (falling back to the matches on the failing input when none fits them all). The
-    report shows the first failing input.
+    checks draw inputs until every typical mistake has differed from the right answer on
+    at least one of them (:attr:`separated`), so each mistake is caught and told apart.
     """
 
     def __init__(self, exercise: str, hint: str):
@@ -216,11 +230,18 @@ class _Grader:
         self.hint = hint
         self.failure: tuple | None = None
         self.mismatched: set[str] = set()
+        self.variants: set[str] = set()
+        self.unseparated: set[str] = set()
         self.n_cases = 0
 
     @property
     def failed(self) -> bool:
         return self.failure is not None
+
+    @property
+    def separated(self) -> bool:
+        """Every typical mistake seen so far differed from the right answer somewhere."""
+        return not self.unseparated
 
     def compare(self, case: str, got: Any, expected: Any,
                 variants: Iterable[tuple[str | None, Any]], note: str = "",
@@ -230,7 +251,12 @@ class _Grader:
         for description, value in variants:
             if description is None or value is None:
                 continue
+            if description not in self.variants:
+                self.variants.add(description)
+                self.unseparated.add(description)
             try:
+                if not _close(value, expected, **tol):
+                    self.unseparated.discard(description)
                 same = _close(got, value, **tol)
             except (TypeError, ValueError):
                 same = False
@@ -239,13 +265,19 @@ class _Grader:
             else:
                 self.mismatched.add(description)
         if self.failure is None and not _close(got, expected, **tol):
-            self.failure = (case, got, expected, matches, note)
+            self.failure = (case, got, matches, note)
+
+    def fail(self, case: str, problem: str, got: Any = None, diagnosis: str | None = None):
+        """Record a failure that is not a wrong value (first one wins)."""
+        self.n_cases += 1
+        if self.failure is None:
+            self.failure = (case, got, [diagnosis] if diagnosis else [], "", problem)
 
     def finish(self, result: "CheckResult") -> "CheckResult":
         if self.failure is None:
             return result
-        case, got, expected, matches, note = self.failure
+        case, got, matches, note, *problem = self.failure
         consistent = [d for d in matches if d not in self.mismatched]
-        problem = "wrong values." + (f" {note}" if note else "")
-        raise ExerciseCheckFailed(self.exercise, case, problem, expected=expected, got=got,
-                                  hint=self.hint, diagnosis=_join(consistent or matches))
+        text = problem[0] if problem else "wrong values." + (f" {note}" if note else "")
+        raise ExerciseCheckFailed(self.exercise, case, text, got=got, hint=self.hint,
+                                  diagnosis=_join(consistent or matches))
