@@ -46,7 +46,7 @@ root_doc = "index"
 include_patterns = ["index.md", "design.md", "design_stage1.md", "reproduction.md", "notebooks/[0-9][0-9]_*.ipynb", "notebooks/exercises/ex*.ipynb"]
 # the reference pages moved out of the README (issue 24) and the generated API pages
 include_patterns += ["library.md", "cli.md", "reproducibility.md", "theory_checks.md",
-                     "measurements.md", "instructors.md", "api.md", "api/*.rst"]
+                     "measurements.md", "api.md", "api/*.rst"]
 autosummary_generate = True
 autodoc_typehints = "none"            # the numpy docstrings say the types
 autodoc_default_options = {"members": False}

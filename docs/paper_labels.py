@@ -294,9 +294,11 @@ def inconsistent_references(texts: dict[str, str], words: int = 3) -> list[str]:
             for m in REFERENCE.finditer(line):
                 if _WORD[m["kind"]] != "eq.":
                     continue
-                # the phrase is the clause the reference ends: cut at a table cell or list
-                # separator ("changed tie rule | eq. (3) ..." is not a phrase)
-                clause = re.split(r"[|,;]", line[:m.start()])[-1]
+                # the phrase is in the clause the reference ends: cut at a table cell or
+                # ';' ("changed tie rule | eq. (3) ..." is not a phrase), and other
+                # references and [labels] before it are not words of the phrase
+                clause = re.split(r"[|;]", line[:m.start()])[-1]
+                clause = REFERENCE.sub(" ", re.sub(r"\[[^\]]*\]", " ", clause))
                 prefix = re.sub(r":math:`[^`]*`|\$[^$]*\$|\\[A-Za-z]+", " ", clause)
                 before = [w for w in re.findall(r"[a-z0-9]+", prefix.lower())
                           if w not in _STOP and not w.isdigit() and len(w) > 1][-words:]
