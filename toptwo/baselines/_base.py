@@ -144,3 +144,18 @@ class ScoreOutputMixin(BaseEstimator):
     def soft_labels(self) -> np.ndarray:
         """Top-two soft labels: confusion_ on g_hat, 1 - confusion_ on h_hat (Sec. 6.3)."""
         return _soft_labels(self.top_two_, self.confusion_, self.n_labels_in_)
+
+
+def one_coin_scores(R: Responses, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Log scores of the one-coin model at reliabilities x (M-MSR and PGD's last step).
+
+    Worker i answers correctly with probability s_i = x_i (K-1)/K + 1/K and otherwise
+    uniformly among the K-1 other labels, so its answer adds
+    w_i = log((K-1) s_i / (1 - s_i)) to the label it gave. Returns (scores (m, K), s, w).
+    """
+    K = R.n_labels
+    s = x * (K - 1) / K + 1.0 / K
+    w = np.log((K - 1) * s / (1.0 - s))
+    scores = np.bincount(R.tasks.astype(np.int64) * K + R.labels - 1,
+                         weights=w[R.workers], minlength=R.n_tasks * K).reshape(R.n_tasks, K)
+    return scores, s, w

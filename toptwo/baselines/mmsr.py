@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import ScoreOutputMixin, check_dense_size
+from ._base import ScoreOutputMixin, one_coin_scores, check_dense_size
 from .._validation import Interval
 from ..responses import Responses, as_responses
 
@@ -203,11 +203,7 @@ class MMSR(ScoreOutputMixin):
         lo = -1.0 / (K - 1) + 1.0 / np.sqrt(m_ans)
         hi = 1.0 - 1.0 / np.sqrt(m_ans)
         x = np.where(active, np.clip(x, lo, hi), 0.0)
-        s = x * (K - 1) / K + 1.0 / K
-        w = np.log((K - 1) * s / (1.0 - s))
-        scores = np.bincount(R.tasks.astype(np.int64) * K + R.labels - 1,
-                             weights=w[R.workers], minlength=R.n_tasks * K
-                             ).reshape(R.n_tasks, K)
+        scores, s, w = one_coin_scores(R, x)
         self._store(R, scores)
         self.reliability_ = x
         self.skills_ = s

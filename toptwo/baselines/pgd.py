@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import ScoreOutputMixin, check_dense_size
+from ._base import ScoreOutputMixin, one_coin_scores, check_dense_size
 from .._validation import Interval
 from .mmsr import worker_covariance
 from ..responses import as_responses
@@ -150,11 +150,7 @@ class PGD(ScoreOutputMixin):
         self.objective_ = float(np.sum(obs * (C - np.outer(x, x)) ** 2) / 2.0)
         xc = np.where(active, np.clip(x, lo + 1.0 / np.sqrt(m_ans),
                                       hi - 1.0 / np.sqrt(m_ans)), 0.0)
-        s = xc * (K - 1) / K + 1.0 / K
-        w = np.log((K - 1) * s / (1.0 - s))
-        scores = np.bincount(R.tasks.astype(np.int64) * K + R.labels - 1,
-                             weights=w[R.workers], minlength=R.n_tasks * K
-                             ).reshape(R.n_tasks, K)
+        scores, s, w = one_coin_scores(R, xc)
         self._store(R, scores)
         self.reliability_ = xc
         self.skills_ = s
