@@ -19,13 +19,20 @@ import numpy as np
 import toptwo
 
 
-def chain(fit) -> list[str]:
+#: methods of the data object: reading A's derived arrays (counts, CSR form) is data
+#: access, not a step of the algorithm; ``--without-data-access`` leaves them out
+DATA_ACCESS = ("Responses.", "_FitView.", "LabelBlocks.")
+
+
+def chain(fit, without_data_access: bool = False) -> list[str]:
     mods: list[str] = []
 
     def prof(frame, event, arg):
         if event != "call":
             return
         name = frame.f_globals.get("__name__", "")
+        if without_data_access and frame.f_code.co_qualname.startswith(DATA_ACCESS):
+            return
         if name.startswith("toptwo"):
             if not mods or mods[-1] != name:
                 mods.append(name)
@@ -42,13 +49,16 @@ def main() -> None:
     model = toptwo.TopTwoModel.scenario("hard", n_workers=50, n_tasks=300, n_labels=5, rng=0)
     A = model.sample(0.3, rng=1)
     dense = np.asarray(A.toarray())          # what a user passes: a dense array
-    stops = chain(lambda: toptwo.TopTwo2().fit(dense, 5))
-    visits = Counter(stops)
-    print(" -> ".join(s.replace("toptwo.", "") for s in stops))
-    print(f"stops: {len(stops)}; modules: {len(visits)}; "
-          f"returns to a module already visited: {len(stops) - len(visits)}")
-    for mod, k in visits.most_common():
-        print(f"  {mod}: {k}")
+    for without in (False, True):
+        stops = chain(lambda: toptwo.TopTwo2().fit(dense, 5), without)
+        visits = Counter(stops)
+        print("\n" + ("without data access (Responses/LabelBlocks methods)" if without
+                      else "every call"))
+        print(" -> ".join(s.replace("toptwo.", "") for s in stops))
+        print(f"stops: {len(stops)}; modules: {len(visits)}; "
+              f"returns to a module already visited: {len(stops) - len(visits)}")
+        for mod, k in visits.most_common():
+            print(f"  {mod}: {k}")
 
 
 if __name__ == "__main__":
