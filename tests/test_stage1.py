@@ -98,16 +98,16 @@ def test_invariant_to_worker_and_task_order(mode):
 @pytest.mark.parametrize("mode", ["stacked", "averaged"])
 def test_sign_of_the_solver_does_not_matter(mode, monkeypatch):
     """The eigen-solver may return -u: the result is the same."""
-    from toptwo import _pooled
+    from toptwo import spectral as _mod   # where pooled_left_vector looks its solvers up
     _, R = _draw(seed=4)
     ref = spectral_estimate(R, R, left_vector=mode)
     if mode == "stacked":
-        orig = _pooled.stacked_leading_left
-        monkeypatch.setattr(_pooled, "stacked_leading_left",
+        orig = _mod.stacked_leading_left
+        monkeypatch.setattr(_mod, "stacked_leading_left",
                             lambda *a, **k: (lambda u, s: (-u, s))(*orig(*a, **k)))
     else:
-        orig = _pooled.leading_left_singular_vectors
-        monkeypatch.setattr(_pooled, "leading_left_singular_vectors",
+        orig = _mod.leading_left_singular_vectors
+        monkeypatch.setattr(_mod, "leading_left_singular_vectors",
                             lambda *a, **k: (lambda U, s: (-U, s))(*orig(*a, **k)))
     flipped = spectral_estimate(R, R, left_vector=mode)
     np.testing.assert_array_equal(flipped.top, ref.top)

@@ -13,7 +13,7 @@ import numpy as np
 from ._validation import (_is_missing, _show, as_int_array)
 
 if TYPE_CHECKING:
-    from .responses import Responses
+    pass
 
 #: The columns of a DataFrame of triples (crowd-kit's names), in the order worker, task,
 #: label; :meth:`Responses.from_triples` takes other names through ``columns``.
@@ -103,35 +103,3 @@ def _ids_or_ints(x: Any, name: str, owner: str) -> tuple[np.ndarray, np.ndarray 
     ids = np.empty(len(index), dtype=object)
     ids[:] = list(index)
     return codes, ids
-
-
-def _frame_responses(df: Any, n_labels: int | None, owner: str) -> Responses:
-    """A DataFrame passed to ``fit``: triples by their column names, else a numeric matrix."""
-    from .responses import Responses, _FitView, _from_triples, as_responses  # (a cycle)
-
-    cols = list(df.columns)
-    named = [c for c in TRIPLE_COLUMNS if c in cols]
-    if named:
-        if len(named) < 3 or len(cols) > 3:
-            _frame_triples(df, TRIPLE_COLUMNS, owner)          # raises with the details
-        return _from_triples(Responses, df, None, None, n_workers=None, n_tasks=None,
-                             n_labels=n_labels, duplicates="error", worker_ids=None,
-                             task_ids=None, columns=TRIPLE_COLUMNS, owner=owner)
-    kinds = {c: df[c].dtype for c in cols} if len(set(cols)) == len(cols) else {}
-    bad = [c for c, dt in kinds.items()
-           if getattr(dt, "kind", "O") not in "iuf" or str(dt) == "boolean"]
-    if bad or not kinds:
-        what = (f"column {bad[0]!r} has dtype {kinds[bad[0]]}" if bad
-                else "its column names repeat")
-        raise TypeError(f"The DataFrame passed to {owner} is neither a frame of triples nor "
-                        f"a numeric response matrix ({what}). Expected either columns "
-                        f"'worker', 'task', 'label' (one row per answer; other names: "
-                        f"Responses.from_triples(df, columns=(worker, task, label))), or a "
-                        f"numeric n_workers x n_tasks matrix, workers in rows, tasks in "
-                        f"columns, labels 1..K and 0 for 'not answered'.")
-    R = as_responses(df.to_numpy(), n_labels, owner=owner)
-    # Responses are immutable (issue 27): a new one with the frame's ids, same arrays
-    return _FitView(Responses(R.workers, R.tasks, R.labels, shape=R.shape,
-                              n_labels=R.n_labels,
-                              worker_ids=np.asarray(df.index, dtype=object),
-                              task_ids=np.asarray(df.columns, dtype=object)))

@@ -50,10 +50,9 @@ from scipy.sparse.linalg import LinearOperator, eigsh
 
 from ._linalg import (ARPACK_NCV, ARPACK_TOL, DENSE_GRAM_MAX_WORKERS, _joint_leading_left,
                       _single_row_norms)
-from ._ties import _clean, _degenerate_gap
+from ._ties import _degenerate_gap
 from .binary import LabelBlocks, _binary_csr
 from .responses import Responses
-from .spectral import LEFT_VECTORS, CentredBinary, fix_sign, leading_left_singular_vectors
 
 
 class _StackedGram:
@@ -159,30 +158,3 @@ def stacked_leading_left(B: Responses, off: np.ndarray, rank_one: np.ndarray, so
     u, s, _ = svds(lin, k=1, tol=ARPACK_TOL, solver="arpack",
                    v0=np.full(n, 1.0 / np.sqrt(n)) if n <= width else None, random_state=0)
     return u[:, 0], float(s[0])
-
-
-def pooled_left_vector(X: CentredBinary, solver: str, sign_rule: str, mode: str
-                       ) -> tuple[np.ndarray, np.ndarray]:
-    """Step 2 with one left vector for every k: ``mode`` "stacked" or "averaged".
-
-    ``X`` holds the K-1 centred binary matrices (:func:`toptwo.spectral.centred_binary`).
-    Returns (u, sv): u after the sign rule and the projection onto u >= 0 (before
-    trimming), and the singular values to report: sigma_1 of every X^(k) for
-    "averaged", sigma_1 of the stacked matrix in every slot for "stacked".
-    """
-    B = X.B
-    K = B.n_labels
-    if mode == "averaged":
-        U, sv = leading_left_singular_vectors(X, solver)      # u^(k), cleaned
-        u = _clean(np.mean([fix_sign(uk, sign_rule) for uk in U], axis=0))
-    elif mode == "stacked":
-        u, sigma = stacked_leading_left(B, X.off, X.rank_one, solver, X.blocks)
-        idle = B.worker_counts() == 0
-        if idle.any() and not np.any(X.rank_one):    # zero rows of X: u_i = 0 exactly
-            u = u.copy()
-            u[idle] = 0.0
-        u = fix_sign(_clean(u), sign_rule)
-        sv = np.full(K - 1, sigma)
-    else:
-        raise ValueError(f"`left_vector` must be one of {LEFT_VECTORS}; got {mode!r} instead.")
-    return np.maximum(u, 0.0), sv            # projection onto the cone p >= 0

@@ -27,8 +27,8 @@ import scipy.sparse as sp
 
 from ._validation import (as_int_array, check_choice, check_id_names,
                           check_int, default_where)
-from ._frames import (TRIPLE_COLUMNS, _frame_responses, _frame_triples, _ids_or_ints,
-                      _is_dataframe, _show_id, _values)
+from ._frames import (TRIPLE_COLUMNS, _frame_triples, _ids_or_ints, _is_dataframe, _show_id,
+                      _values)
 from ._gate import (DUPLICATE_POLICIES, INT32_MAX, Duplicates, _check_consistent,
                     _duplicates_error, _find_duplicates, _resolve_n_labels,
                     binary_labels_message, check_labels_used, check_n_labels_bound)
@@ -508,6 +508,36 @@ def _writeable_base(a: np.ndarray) -> bool:
 def _rebuild(cls, workers, tasks, labels, shape, n_labels, worker_ids, task_ids):
     return cls(workers, tasks, labels, shape=shape, n_labels=n_labels,
                worker_ids=worker_ids, task_ids=task_ids)
+
+
+def _frame_responses(df: Any, n_labels: int | None, owner: str) -> Responses:
+    """A DataFrame passed to ``fit``: triples by their column names, else a numeric matrix."""
+    cols = list(df.columns)
+    named = [c for c in TRIPLE_COLUMNS if c in cols]
+    if named:
+        if len(named) < 3 or len(cols) > 3:
+            _frame_triples(df, TRIPLE_COLUMNS, owner)          # raises with the details
+        return _from_triples(Responses, df, None, None, n_workers=None, n_tasks=None,
+                             n_labels=n_labels, duplicates="error", worker_ids=None,
+                             task_ids=None, columns=TRIPLE_COLUMNS, owner=owner)
+    kinds = {c: df[c].dtype for c in cols} if len(set(cols)) == len(cols) else {}
+    bad = [c for c, dt in kinds.items()
+           if getattr(dt, "kind", "O") not in "iuf" or str(dt) == "boolean"]
+    if bad or not kinds:
+        what = (f"column {bad[0]!r} has dtype {kinds[bad[0]]}" if bad
+                else "its column names repeat")
+        raise TypeError(f"The DataFrame passed to {owner} is neither a frame of triples nor "
+                        f"a numeric response matrix ({what}). Expected either columns "
+                        f"'worker', 'task', 'label' (one row per answer; other names: "
+                        f"Responses.from_triples(df, columns=(worker, task, label))), or a "
+                        f"numeric n_workers x n_tasks matrix, workers in rows, tasks in "
+                        f"columns, labels 1..K and 0 for 'not answered'.")
+    R = as_responses(df.to_numpy(), n_labels, owner=owner)
+    # Responses are immutable (issue 27): a new one with the frame's ids, same arrays
+    return _FitView(Responses(R.workers, R.tasks, R.labels, shape=R.shape,
+                              n_labels=R.n_labels,
+                              worker_ids=np.asarray(df.index, dtype=object),
+                              task_ids=np.asarray(df.columns, dtype=object)))
 
 
 def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> Responses:  # noqa: C901 - every accepted input kind in one gate

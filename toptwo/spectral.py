@@ -42,6 +42,7 @@ from ._base import BaseEstimator
 from ._chunks import _steps_4_5_chunked
 from ._components import stage1_parts
 from ._linalg import SOLVERS, _leading_vectors
+from ._pooled import stacked_leading_left
 from ._ties import U_ABS_TOL, _clean, _v_error_bound, tolerant_smallest
 from .binary import LabelBlocks
 from .responses import (Responses, _FitView, as_responses, binary_labels_message,
@@ -331,6 +332,34 @@ def project(C: Responses, Ut: np.ndarray, X: CentredBinary, s_prime: float
     return v, _v_error_bound(C.task_counts(), s_prime, extra)
 
 
+def pooled_left_vector(X: CentredBinary, solver: str, sign_rule: str, mode: str
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """Step 2 with one left vector for every k: ``mode`` "stacked" or "averaged".
+
+    ``X`` holds the K-1 centred binary matrices (:func:`centred_binary`); the stacked
+    vector's solver paths are in ``toptwo._pooled``.
+    Returns (u, sv): u after the sign rule and the projection onto u >= 0 (before
+    trimming), and the singular values to report: sigma_1 of every X^(k) for
+    "averaged", sigma_1 of the stacked matrix in every slot for "stacked".
+    """
+    B = X.B
+    K = B.n_labels
+    if mode == "averaged":
+        U, sv = leading_left_singular_vectors(X, solver)      # u^(k), cleaned
+        u = _clean(np.mean([fix_sign(uk, sign_rule) for uk in U], axis=0))
+    elif mode == "stacked":
+        u, sigma = stacked_leading_left(B, X.off, X.rank_one, solver, X.blocks)
+        idle = B.worker_counts() == 0
+        if idle.any() and not np.any(X.rank_one):    # zero rows of X: u_i = 0 exactly
+            u = u.copy()
+            u[idle] = 0.0
+        u = fix_sign(_clean(u), sign_rule)
+        sv = np.full(K - 1, sigma)
+    else:
+        raise ValueError(f"`left_vector` must be one of {LEFT_VECTORS}; got {mode!r} instead.")
+    return np.maximum(u, 0.0), sv            # projection onto the cone p >= 0
+
+
 def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
                     centering: str, solver: str, sx: float, sy: float,
                     n_eff: int | None = None, left_vector: str = "per_k") -> dict:
@@ -345,8 +374,7 @@ def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
         U = np.array([fix_sign(u, sign_rule) for u in U])           # step 2: sign
         Ut = np.array([trim(u, eta, n_eff) for u in U])             # step 2: trim
     else:
-        # one vector for every k (Proposition 1): sign, clip at 0, trim (toptwo._pooled)
-        from ._pooled import pooled_left_vector
+        # one vector for every k (Proposition 1): sign, clip at 0, trim
         u, sv = pooled_left_vector(X, solver, sign_rule, left_vector)
         U = np.tile(u, (B.n_labels - 1, 1))
         Ut = np.tile(trim(u, eta, n_eff), (B.n_labels - 1, 1))
