@@ -231,15 +231,15 @@ def test_labels_survive_round_off_noise_in_the_pooled_vector(monkeypatch, seed, 
     """Noise of 1e-12 in the solver's vector (a stand-in for another BLAS kernel) leaves
     the labels of spammer-hammer crowds (many entries that are 0 in exact arithmetic)
     unchanged."""
-    from toptwo import _pooled, spectral
+    from toptwo import spectral
     model = toptwo.TopTwoModel.spammer_hammer(40, 200, 4, hammer_fraction=0.2, rng=seed)
     R = model.sample(0.1, rng=seed + 50)
     make = [lambda: toptwo.TopTwo1(left_vector=mode), lambda: toptwo.TopTwo2(left_vector=mode)]
     ref = [f().fit(R).top_two_ for f in make]
     gen = np.random.default_rng(seed)
     if mode == "stacked":
-        orig = _pooled.stacked_leading_left
-        monkeypatch.setattr(_pooled, "stacked_leading_left", lambda *a, **k: (
+        orig = spectral.stacked_leading_left
+        monkeypatch.setattr(spectral, "stacked_leading_left", lambda *a, **k: (
             lambda u, s: (u + 1e-12 * gen.standard_normal(u.shape), s))(*orig(*a, **k)))
     else:
         orig_lv = spectral._leading_vectors
