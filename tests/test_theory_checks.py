@@ -76,6 +76,10 @@ NEGATIVE_TWINS = {
     "eq5_variance_symbolic_m": dict(variance=lambda K, m, sg: paper_p_hat_variance(K, m, sg) * m),  # no 1/m
     "lemma1_exact_tail": dict(half=1.0),  # Bernstein's 1/2 dropped
     "mc_lemma1_sampler": dict(half=1.0),  # Bernstein's 1/2 dropped: the frequency exceeds it
+    "mc_theorem1_gap_exponent": dict(exponent=1.0),  # gap(q) for Theorem 1's gap(q)^2
+    "mc_corollary1_log_m": dict(kappa=0.0),  # no log m: Theorem 1's rate for every task at once
+    "mc_corollary2_log_m": dict(kappa=0.0),
+    "mc_majority_vote_rate": dict(exponent=1.0),  # MV needs only Theta(1/mean p) (no necessity of the square)
     "lemma4_trimming_instances": dict(sin_const=0.5),
     "lemma6_second_moment": dict(constant=lambda rho: 2 / (1 - rho)),  # log(1/rho) dropped
     "textbook_concentration_exact": dict(hoeffding_const=4.0),
@@ -195,6 +199,30 @@ def test_mc_lemma1_sampler_other_seeds() -> None:
         except ClaimFailed:
             fails += 1
     assert fails <= 1, f"{fails} of 20 seeds fail the Monte-Carlo check of Lemma 1"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["mc_theorem1_gap_exponent", "mc_majority_vote_rate"])
+def test_mc_exponent_checks_other_seeds(name: str) -> None:
+    # false alarms: each seed fails with probability <= 5e-4 (nominal), so P(any of 8 fails) <= 4e-3 (Bonferroni);
+    # power: the wrong exponents 1 and 4 must be rejected at every seed
+    for sd in range(21, 29):
+        tc.CHECKS[name](seed=sd)
+        for wrong in (1.0, 4.0):
+            with pytest.raises(ClaimFailed):
+                tc.CHECKS[name](exponent=wrong, seed=sd)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["mc_corollary1_log_m", "mc_corollary2_log_m"])
+def test_mc_log_m_checks_other_seeds(name: str) -> None:
+    # false alarms: each seed fails with probability <= 5e-4 (nominal), P(any of 8 fails) <= 4e-3 (Bonferroni);
+    # power: kappa = 0 (no log m) and kappa = 2 must be rejected at every seed
+    for sd in range(21, 29):
+        tc.CHECKS[name](seed=sd)
+        for wrong in (0.0, 2.0):
+            with pytest.raises(ClaimFailed):
+                tc.CHECKS[name](kappa=wrong, seed=sd)
 
 
 def test_every_check_has_mutants_of_several_kinds() -> None:

@@ -29,6 +29,10 @@ SOURCE_MUTANTS_JSON = "docs/_generated/source_mutants.json"
 #: instances, so its verdict is deterministic).
 FALSE_ALARM = {
     "mc_lemma1_sampler": "6e-3 family-wise (6 exact binomial tests at 1e-3, Bonferroni); a slow test runs 20 more seeds",
+    "mc_theorem1_gap_exponent": "5e-4 (exponent outside 2 +- (1/2 + z_(1-5e-4) se), nominal: delta-method se); a slow test runs 8 more seeds",
+    "mc_corollary1_log_m": "5e-4 (kappa outside 1 +- (1/2 + z_(1-5e-4) se), nominal: delta-method se); a slow test runs 8 more seeds",
+    "mc_corollary2_log_m": "5e-4 (kappa outside 1 +- (1/2 + z_(1-5e-4) se), nominal: delta-method se); a slow test runs 8 more seeds",
+    "mc_majority_vote_rate": "5e-4 (exponent outside 2 +- (1/2 + z_(1-5e-4) se), nominal: delta-method se); a slow test runs 8 more seeds",
 }
 
 
@@ -58,17 +62,19 @@ STATEMENTS: tuple[Statement, ...] = (
               "with leftover mass p is not identifiable"),
     Statement("Theorem 1", "thm:main", "(g_hat, h_hat) = (g, h) and |q_hat - q| < d1 w.p. >= 1 - eps if "
               "s s1 = Omega(log(K/eps)/(d1^2 ||p||^2))",
-              "symbolic (deterministic step, every K and pair) + code (population and sparse path); the "
-              "probability statement has an unspecified Omega constant",
+              "symbolic (deterministic step, every K and pair) + code (population and sparse path) + Monte Carlo "
+              "through Algorithm 1: the rate's gap(q)^2 (exponent 2 accepted, 1 rejected); the probability statement "
+              "has an unspecified Omega constant",
               ("theorem1_delta1_gap", "theorem1_ordering_every_K", "algorithm1_population", "algorithm1_scaling",
-               "code_algorithm1_population", "code_algorithm1_sparse_path"),
+               "code_algorithm1_population", "code_algorithm1_sparse_path", "mc_theorem1_gap_exponent"),
               "needs d1 < min(2q-1, 1-q)/4 (tight), so the rate hides 16/gap(q)^2; Sec. 4.1's E[X] lacks a factor 2 "
               "(step 3 as printed estimates 2||p||)",
               "toptwo.theory.theorem1_decay (notebook 05): exponential decay in s||p||^2 gap(q)^2, shape only"),
     Statement("Corollary 1", "cor:exact_alg1", "all pairs and ||q_hat - q||_inf < d1 w.p. >= 1 - eps if "
               "s s1 = Omega(log(mK/eps)/(d1^2 ||p||^2))",
-              "union bound over Theorem 1's deterministic step (symbolic); Omega constant: untestable as stated",
-              ("theorem1_ordering_every_K", "theorem4_unspecified_constant"),
+              "union bound over Theorem 1's deterministic step (symbolic); Omega constant: untestable as stated; "
+              "the log m of the every-task event by Monte Carlo through Algorithm 1 (K not varied)",
+              ("theorem1_ordering_every_K", "theorem4_unspecified_constant", "mc_corollary1_log_m"),
               "inherits Theorem 1's hidden 16/gap(q)^2",
               "toptwo.theory.every_task_recovery (notebook 05): log m shift, shape only"),
     Statement("Lemma 1", "lem:rec_p", "||p_hat - p||_inf < d2 w.p. >= 1 - eps if s(1-s1) = Omega(log(n/eps)/(d2^2 m))",
@@ -86,16 +92,19 @@ STATEMENTS: tuple[Statement, ...] = (
               "should be 104/3; l_i ranges over [-log(1/rho), log(1/rho)], not [0, log(1/rho)]"),
     Statement("Corollary 2", "cor:alg2", "Algorithm 2 recovers all pairs if s = Omega(log(m/eps)/(delta^2 ||p||^2) + "
               "log(m/eps)/(n Dbar))",
-              "symbolic computed argument: the first term dominates at every feasible size",
-              ("minimax_optimality_gap", "theorem4_unspecified_constant"),
+              "symbolic computed argument: the first term dominates at every feasible size; the log m of the "
+              "every-task event by Monte Carlo through TopTwo2 (K not varied)",
+              ("minimax_optimality_gap", "theorem4_unspecified_constant", "mc_corollary2_log_m"),
               "delta = rho Dbar/(4(6+Dbar)) always; 'delta^2 ||p||_2 >~ n Dbar' lacks a square and can never hold; "
               "minimax optimality only for constant rho, Dbar",
               "toptwo.theory.minimax_sample_complexity (notebook 05): shape only"),
     Statement("Theorem 3", "thm:converse", "(a) minimax error of g >= ((K-1)/K) exp(-2 pbar n s); (b) average pair "
               "error >= 3/8 if s <= 1/(4 n Dbar)",
-              "symbolic + exact enumeration + certified counterexample + code",
+              "symbolic + exact enumeration + certified counterexample + code; Sec. 5's majority-vote "
+              "Theta((mean p)^-2) (both sides) by Monte Carlo through MajorityVote",
               ("theorem3a_inequality", "theorem3a_spammer_hammer", "theorem3a_rate_threshold", "theorem3b_arithmetic",
-               "theorem3b_heterogeneous_q", "majority_vote_vs_spectral", "code_theory_bounds", "code_kl_divergence"),
+               "theorem3b_heterogeneous_q", "majority_vote_vs_spectral", "mc_majority_vote_rate", "code_theory_bounds",
+               "code_kl_divergence"),
               "(a) the condition is s <= s* = 0.79681..., not pbar <= 2/3; (b) Pinsker gives 1/2 - sqrt(2)/8, not 3/8, "
               "and (b) fails for heterogeneous q_j with Dbar = min_j"),
     Statement("Lemma 2", "lem:spnorm", "||E|| <= 4 sqrt(s max(m,n)) + c~ sqrt(log(n+m)), <= 5 sqrt(sm) for large m",
@@ -189,6 +198,11 @@ def _counts_block(c: dict[str, int]) -> str:
             f"- `python -m theory_checks.mutate` (stored run): **{src}**\n")
 
 
+def _family_rate() -> float:
+    """Bonferroni bound on the family-wise false-alarm rate of the Monte-Carlo checks (FALSE_ALARM's leading numbers)."""
+    return sum(float(v.split()[0]) for v in FALSE_ALARM.values())
+
+
 def status_page(root: Path) -> str:
     """The Markdown of ``docs/theory_status.md``."""
     _validate()
@@ -199,7 +213,9 @@ def status_page(root: Path) -> str:
            "(`tests/test_theory_status.py` fails when this page differs from a fresh run). *Symbolic* checks are "
            "exact SymPy identities; *code* checks (`code_*`) evaluate `toptwo`'s functions at exact rational points "
            "against the same expressions; *instances* are deterministic inequalities on fixed seeded inputs; "
-           "*Monte Carlo* checks state their false-alarm rate. A statement with an unspecified constant "
+           "*Monte Carlo* checks state their false-alarm rate; the family of Monte-Carlo checks run by "
+           "`python -m theory_checks` has a family-wise false-alarm rate <= "
+           f"{_family_rate():.0e} (Bonferroni: the sum of the rates below). A statement with an unspecified constant "
            "(Omega, Theta, 'some universal c') is *shown untestable as stated* by check `theorem4_unspecified_constant`.",
            "", "## Counts", "", _counts_block(c), "## The 18 numbered statements", "",
            "| statement | claim | how it is checked | checks | false-alarm rate | what the package found |",
