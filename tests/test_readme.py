@@ -67,7 +67,9 @@ def test_missing_command_is_detected():
 
 def test_readme_is_a_front_page():
     lines = README.splitlines()
-    assert len(lines) <= 160, len(lines)
+    # about 150 lines of text; the two tables (lessons, the generated theory table) on top
+    text = [ln for ln in lines if not ln.startswith("|")]
+    assert len(text) <= 160 and len(lines) <= 200, (len(text), len(lines))
     prose = [ln for ln in lines if not ln.startswith(("|", "[![", "![", "http"))]
     assert max(map(len, prose)) <= 100, max(prose, key=len)
 

@@ -75,3 +75,18 @@ def test_mutate_applies_and_restores(tmp_path) -> None:
     assert main(["--list"]) == 0
     with pytest.raises(SystemExit):
         main(["--only", "no such mutant"])
+
+
+def test_readme_shows_the_generated_table() -> None:
+    """The README's theory table is the generated one, verbatim (it cannot go stale)."""
+    root = Path(__file__).resolve().parent.parent
+    table = (root / "docs/_generated/theory_table.md").read_text(encoding="utf-8")
+    body = "\n".join(l for l in table.strip().splitlines() if not l.startswith("<!--"))
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    start = readme.index("<!-- theory-table")
+    start = readme.index("\n", start) + 1
+    end = readme.index("<!-- /theory-table -->")
+    assert readme[start:end].strip() == body.strip(), (
+        "README's theory table differs from docs/_generated/theory_table.md: regenerate with "
+        "python -m theory_checks --status-page docs/theory_status.md --readme-table "
+        "docs/_generated/theory_table.md and copy it between the theory-table markers")
