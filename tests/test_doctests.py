@@ -12,7 +12,10 @@ import importlib
 import pytest
 
 MODULES = ["toptwo.model", "toptwo.spectral", "toptwo.mle", "toptwo.extensions.em",
-           "toptwo.report", "toptwo.softlabels"]
+           "toptwo.report", "toptwo.softlabels", "toptwo.baselines.majority",
+           "toptwo.baselines.dawid_skene", "toptwo.baselines.opt_ds", "toptwo.baselines.multispa",
+           "toptwo.baselines.mmsr", "toptwo.baselines.pgd", "toptwo.baselines.mace",
+           "toptwo.baselines.glad", "toptwo.baselines.ebcc"]
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -30,3 +33,12 @@ def test_every_estimator_of_the_paper_has_an_example():
                 toptwo.TopTwoEM):
         examples = doctest.DocTestFinder(recurse=False).find(cls)
         assert examples and examples[0].examples, f"{cls.__name__} has no Examples section"
+
+
+def test_every_baseline_has_an_example():
+    from toptwo import baselines
+
+    for name in ("MajorityVote", "DawidSkene", "OneCoinDawidSkene", "OptDawidSkene",
+                 "MultiSPA", "MMSR", "PGD", "MACE", "GLAD", "EBCC"):
+        examples = doctest.DocTestFinder(recurse=False).find(getattr(baselines, name))
+        assert examples and examples[0].examples, f"{name} has no Examples section"

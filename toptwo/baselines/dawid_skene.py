@@ -317,7 +317,7 @@ class DawidSkene(_DSBase):
     Examples
     --------
     >>> import numpy as np
-    >>> from toptwo.dawid_skene import DawidSkene
+    >>> from toptwo.baselines import DawidSkene
     >>> A = np.array([[1, 2, 3, 1, 3],   # rows = workers, columns = tasks
     ...               [1, 2, 3, 1, 3],
     ...               [1, 2, 3, 2, 3],
@@ -467,6 +467,18 @@ class OneCoinDawidSkene(_DSBase):
     .. [2] Y. Ma, A. Olshevsky, V. Saligrama and C. Szepesvari, "Gradient Descent for
        Sparse Rank-One Matrix Completion for Crowd-Sourced Aggregation of Sparsely
        Interacting Workers", ICML 2018 (PGD, cited as [PGD] in the paper).
+
+    Examples
+    --------
+    >>> import toptwo
+    >>> from toptwo.baselines import OneCoinDawidSkene
+    >>> model = toptwo.TopTwoModel.random(20, 60, 3, rng=0)
+    >>> A = model.sample(0.5, rng=1)                 # 20 workers x 60 tasks, K = 3
+    >>> est = OneCoinDawidSkene().fit(A)
+    >>> est.top_two_[:3].tolist(), model.top_two[:3].tolist()
+    ([[1, 3], [3, 2], [3, 2]], [[1, 2], [3, 2], [3, 2]])
+    >>> round(toptwo.top_two_errors(est.top_two_, model.top_two)["pair"], 2)
+    0.43
     """
 
     def _setup(self, R: Responses, alpha: float) -> None:

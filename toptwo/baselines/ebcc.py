@@ -79,6 +79,18 @@ class EBCC(ScoreOutputMixin):
     top_two_, posteriors_, log_scores_, confusion_, n_iter_, converged_,
     n_workers_in_, n_tasks_in_, n_labels_in_
         As in :class:`toptwo.baselines.DawidSkene`.
+
+    Examples
+    --------
+    >>> import toptwo
+    >>> from toptwo.baselines import EBCC
+    >>> model = toptwo.TopTwoModel.random(20, 60, 3, rng=0)
+    >>> A = model.sample(0.5, rng=1)                 # 20 workers x 60 tasks, K = 3
+    >>> est = EBCC(rng=0).fit(A)
+    >>> est.top_two_[:3].tolist(), model.top_two[:3].tolist()
+    ([[1, 3], [2, 3], [3, 2]], [[1, 2], [3, 2], [3, 2]])
+    >>> round(toptwo.top_two_errors(est.top_two_, model.top_two)["pair"], 2)
+    0.5
     """
 
     def __init__(self, *, n_subtypes: int = 10, a_pi: float = 0.1, alpha: float = 1.0,

@@ -131,6 +131,18 @@ class MMSR(ScoreOutputMixin):
     n_workers_in_, n_tasks_in_, n_labels_in_
         As in :class:`toptwo.baselines.DawidSkene` (posteriors are the one-coin posteriors at the
         estimated skills, uniform prior).
+
+    Examples
+    --------
+    >>> import toptwo
+    >>> from toptwo.baselines import MMSR
+    >>> model = toptwo.TopTwoModel.random(20, 60, 3, rng=0)
+    >>> A = model.sample(0.5, rng=1)                 # 20 workers x 60 tasks, K = 3
+    >>> est = MMSR(rng=0).fit(A)
+    >>> est.top_two_[:3].tolist(), model.top_two[:3].tolist()
+    ([[1, 3], [3, 2], [3, 2]], [[1, 2], [3, 2], [3, 2]])
+    >>> round(toptwo.top_two_errors(est.top_two_, model.top_two)["pair"], 2)
+    0.45
     """
 
     def __init__(self, *, n_trim: int | None = None, tol: float = 1e-8,

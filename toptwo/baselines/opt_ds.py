@@ -151,6 +151,18 @@ class OptDawidSkene(DawidSkene):
     spectral_confusion_ : ndarray (n_workers, K, K)
         The initial matrices of Algorithm 1.
     All attributes of :class:`toptwo.baselines.DawidSkene`.
+
+    Examples
+    --------
+    >>> import toptwo
+    >>> from toptwo.baselines import OptDawidSkene
+    >>> model = toptwo.TopTwoModel.random(20, 60, 3, rng=0)
+    >>> A = model.sample(0.5, rng=1)                 # 20 workers x 60 tasks, K = 3
+    >>> est = OptDawidSkene(rng=0).fit(A)
+    >>> est.top_two_[:3].tolist(), model.top_two[:3].tolist()
+    ([[1, 3], [2, 3], [3, 2]], [[1, 2], [3, 2], [3, 2]])
+    >>> round(toptwo.top_two_errors(est.top_two_, model.top_two)["pair"], 2)
+    0.7
     """
 
     def __init__(self, *, confusion: str = "full", smoothing: float = 0.01,

@@ -104,6 +104,18 @@ class PGD(ScoreOutputMixin):
     top_two_, posteriors_, log_scores_, confusion_, n_iter_, converged_,
     n_workers_in_, n_tasks_in_, n_labels_in_
         As in :class:`toptwo.baselines.DawidSkene`.
+
+    Examples
+    --------
+    >>> import toptwo
+    >>> from toptwo.baselines import PGD
+    >>> model = toptwo.TopTwoModel.random(20, 60, 3, rng=0)
+    >>> A = model.sample(0.5, rng=1)                 # 20 workers x 60 tasks, K = 3
+    >>> est = PGD(rng=0).fit(A)
+    >>> est.top_two_[:3].tolist(), model.top_two[:3].tolist()
+    ([[1, 3], [3, 2], [3, 2]], [[1, 2], [3, 2], [3, 2]])
+    >>> round(toptwo.top_two_errors(est.top_two_, model.top_two)["pair"], 2)
+    0.47
     """
 
     def __init__(self, *, step: float = 1.0, tol: float = 1e-7, max_iter: int = 5000,
