@@ -17,7 +17,7 @@ second label among the remaining ones.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from ..responses import Responses
 from ..model import soft_labels as _soft_labels
 
 __all__ = ["MAX_DENSE_ENTRIES", "MAX_WORK", "check_dense_size", "TIE_RTOL",
-           "top_two_with_ties", "ScoreOutputMixin"]
+           "top_two_with_ties", "ScoreOutputMixin", "FIT_PARAMETERS", "fit_doc"]
 
 #: Largest number of float64 entries a baseline may hold in its dense working arrays
 #: (all copies together): 2**27 entries = 1 GiB. Beyond, ``fit`` refuses up front with a
@@ -121,6 +121,36 @@ def top_two_with_ties(log_scores: np.ndarray, answered: np.ndarray,
     post[answered] = e / e.sum(axis=1, keepdims=True)
     conf[answered] = 1.0 / (1.0 + np.exp(Sa[rows, h] - Sa[rows, g]))
     return post, top, conf
+
+
+#: The Parameters and Returns of every baseline's ``fit`` (the same signature
+#: ``fit(A, n_labels=None)`` everywhere); :func:`fit_doc` appends it to the one-line
+#: summary each class writes.
+FIT_PARAMETERS = """
+
+Parameters
+----------
+A : array-like, scipy sparse matrix or Responses, shape (n_workers, n_tasks)
+    Labels 1..K, 0 = not answered (validated by :func:`toptwo.as_responses`).
+n_labels : int, optional
+    K; inferred as the largest label present when omitted.
+
+Returns
+-------
+self
+    The fitted estimator.
+"""
+
+_Fit = TypeVar("_Fit", bound=Callable[..., Any])
+
+
+def fit_doc(fit: _Fit) -> _Fit:
+    """Decorator: complete ``fit``'s one-line docstring with :data:`FIT_PARAMETERS`."""
+    summary = (fit.__doc__ or "").strip()
+    if "\n" in summary:
+        raise ValueError(f"fit_doc expects a one-line docstring, got {summary!r}")
+    fit.__doc__ = summary + FIT_PARAMETERS
+    return fit
 
 
 class ScoreOutputMixin(BaseEstimator):

@@ -70,6 +70,7 @@ from .._base import BaseEstimator
 from .._validation import Interval, StrOptions
 from ..responses import Responses, as_responses
 from ..model import soft_labels
+from ._base import fit_doc
 
 __all__ = ["CONFUSION_MODES", "DawidSkene", "OneCoinDawidSkene", "top_two_from_log_scores"]
 
@@ -167,20 +168,9 @@ class _DSBase(BaseEstimator):
         counts = T[self._answered].sum(axis=0)
         self.class_prior_ = (counts + self._alpha) / (counts.sum() + K * self._alpha)
 
+    @fit_doc
     def fit(self, A: Any, n_labels: int | None = None):
-        """Fit by EM from the majority-vote initialisation.
-
-        Parameters
-        ----------
-        A : array-like, scipy sparse matrix or Responses, shape (n_workers, n_tasks)
-            Labels 1..K, 0 = not answered (validated by :func:`toptwo.as_responses`).
-        n_labels : int, optional
-            K; inferred as the largest label present when omitted.
-
-        Returns
-        -------
-        self
-        """
+        """Fit by EM from the majority-vote initialisation."""
         params = self._validate_params()
         R = as_responses(A, n_labels, owner=f"{self._name}.fit")
         return self._fit_em(R, params)

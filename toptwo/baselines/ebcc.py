@@ -44,7 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import digamma, logsumexp
 
-from ._base import ScoreOutputMixin, check_dense_size
+from ._base import ScoreOutputMixin, check_dense_size, fit_doc
 from .._validation import Interval
 from ..responses import as_responses
 
@@ -116,16 +116,9 @@ class EBCC(ScoreOutputMixin):
         "rng": ["random_state"],
     }
 
+    @fit_doc
     def fit(self, A: Any, n_labels: int | None = None) -> "EBCC":
-        """Fit by mean-field variational Bayes.
-
-        Parameters
-        ----------
-        A : array-like, scipy sparse matrix or Responses, shape (n_workers, n_tasks)
-            Labels 1..K, 0 = not answered (validated by :func:`toptwo.as_responses`).
-        n_labels : int, optional
-            K; inferred as the largest label present when omitted.
-        """
+        """Fit by mean-field variational Bayes."""
         params = self._validate_params()
         M, a_pi, alpha = params["n_subtypes"], params["a_pi"], params["alpha"]
         a_v, b_v, tol = params["a_v"], params["b_v"], params["tol"]

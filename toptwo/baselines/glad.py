@@ -49,7 +49,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
-from ._base import ScoreOutputMixin
+from ._base import ScoreOutputMixin, fit_doc
 from .._validation import Interval
 from ..responses import Responses, as_responses
 
@@ -121,16 +121,9 @@ class GLAD(ScoreOutputMixin):
                             minlength=R.n_tasks * K).reshape(R.n_tasks, K)
         return base[:, None] + bonus
 
+    @fit_doc
     def fit(self, A: Any, n_labels: int | None = None) -> "GLAD":
-        """Fit by EM.
-
-        Parameters
-        ----------
-        A : array-like, scipy sparse matrix or Responses, shape (n_workers, n_tasks)
-            Labels 1..K, 0 = not answered (validated by :func:`toptwo.as_responses`).
-        n_labels : int, optional
-            K; inferred as the largest label present when omitted.
-        """
+        """Fit by EM."""
         params = self._validate_params()
         tol, max_iter, inner = params["tol"], params["max_iter"], params["m_step_max_iter"]
         R = as_responses(A, n_labels, owner=f"{self._name}.fit")

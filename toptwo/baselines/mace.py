@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import ScoreOutputMixin
+from ._base import ScoreOutputMixin, fit_doc
 from .._validation import Interval
 from ..responses import Responses, as_responses
 
@@ -114,16 +114,9 @@ class MACE(ScoreOutputMixin):
         "rng": ["random_state"],
     }
 
+    @fit_doc
     def fit(self, A: Any, n_labels: int | None = None) -> "MACE":
-        """Fit by EM (best of ``n_restarts`` random starts).
-
-        Parameters
-        ----------
-        A : array-like, scipy sparse matrix or Responses, shape (n_workers, n_tasks)
-            Labels 1..K, 0 = not answered (validated by :func:`toptwo.as_responses`).
-        n_labels : int, optional
-            K; inferred as the largest label present when omitted.
-        """
+        """Fit by EM (best of ``n_restarts`` random starts)."""
         params = self._validate_params()
         restarts, tol, max_iter = params["n_restarts"], params["tol"], params["max_iter"]
         gen = params["rng"]

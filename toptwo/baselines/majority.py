@@ -14,6 +14,7 @@ import numpy as np
 from .._base import BaseEstimator
 from .._validation import Interval, StrOptions, check_n_top_bound
 from ..responses import as_responses
+from ._base import fit_doc
 
 __all__ = ["MajorityVote", "task_keys", "tie_jitter"]
 
@@ -144,7 +145,9 @@ class MajorityVote(BaseEstimator):
         "tie_break": [StrOptions(("position", "content"))],
     }
 
+    @fit_doc
     def fit(self, A: Any, n_labels: int | None = None) -> "MajorityVote":
+        """Count the answers of each task and rank the labels (ties by ``tie_break``)."""
         owner = self._name
         params = self._validate_params()
         T, gen = params["n_top"], params["rng"]

@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import ScoreOutputMixin, one_coin_scores, check_dense_size
+from ._base import ScoreOutputMixin, one_coin_scores, check_dense_size, fit_doc
 from .._validation import Interval
 from ..responses import Responses, as_responses
 
@@ -159,16 +159,9 @@ class MMSR(ScoreOutputMixin):
         "rng": ["random_state"],
     }
 
+    @fit_doc
     def fit(self, A: Any, n_labels: int | None = None) -> "MMSR":
-        """Estimate the reliabilities by M-MSR, then take the weighted vote.
-
-        Parameters
-        ----------
-        A : array-like, scipy sparse matrix or Responses, shape (n_workers, n_tasks)
-            Labels 1..K, 0 = not answered (validated by :func:`toptwo.as_responses`).
-        n_labels : int, optional
-            K; inferred as the largest label present when omitted.
-        """
+        """Estimate the reliabilities by M-MSR, then take the weighted vote."""
         params = self._validate_params()
         tol, max_iter, gen = params["tol"], params["max_iter"], params["rng"]
         R = as_responses(A, n_labels, owner=f"{self._name}.fit")

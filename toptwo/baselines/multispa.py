@@ -60,7 +60,7 @@ import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment, minimize
 from scipy.special import softmax
 
-from ._base import ScoreOutputMixin, check_dense_size
+from ._base import ScoreOutputMixin, check_dense_size, fit_doc
 from .._validation import Interval, StrOptions
 from .dawid_skene import CONFUSION_MODES, DawidSkene
 from ..responses import Responses, as_responses
@@ -246,16 +246,9 @@ class MultiSPA(ScoreOutputMixin):
         "rng": ["random_state"],            # ignored, but a valid rng like everywhere else
     }
 
+    @fit_doc
     def fit(self, A: Any, n_labels: int | None = None) -> "MultiSPA":
-        """Fit MultiSPA (and the chosen refinement).
-
-        Parameters
-        ----------
-        A : array-like, scipy sparse matrix or Responses, shape (n_workers, n_tasks)
-            Labels 1..K, 0 = not answered (validated by :func:`toptwo.as_responses`).
-        n_labels : int, optional
-            K; inferred as the largest label present when omitted.
-        """
+        """Fit MultiSPA (and the chosen refinement)."""
         params = self._validate_params()
         refine, max_iter = params["refine"], params["max_iter"]
         R = as_responses(A, n_labels, owner=f"{self._name}.fit")

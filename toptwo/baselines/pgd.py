@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import ScoreOutputMixin, one_coin_scores, check_dense_size
+from ._base import ScoreOutputMixin, one_coin_scores, check_dense_size, fit_doc
 from .._validation import Interval
 from .mmsr import worker_covariance
 from ..responses import as_responses
@@ -132,16 +132,9 @@ class PGD(ScoreOutputMixin):
         "rng": ["random_state"],            # ignored, but a valid rng like everywhere else
     }
 
+    @fit_doc
     def fit(self, A: Any, n_labels: int | None = None) -> "PGD":
-        """Estimate the reliabilities by PGD, then take the one-coin MLE (weighted vote).
-
-        Parameters
-        ----------
-        A : array-like, scipy sparse matrix or Responses, shape (n_workers, n_tasks)
-            Labels 1..K, 0 = not answered (validated by :func:`toptwo.as_responses`).
-        n_labels : int, optional
-            K; inferred as the largest label present when omitted.
-        """
+        """Estimate the reliabilities by PGD, then take the one-coin MLE (weighted vote)."""
         params = self._validate_params()
         step, tol, max_iter = params["step"], params["tol"], params["max_iter"]
         R = as_responses(A, n_labels, owner=f"{self._name}.fit")
