@@ -461,12 +461,10 @@ class OneCoinDawidSkene(_DSBase):
     Examples
     --------
     >>> import toptwo
-    >>> from toptwo.baselines import OneCoinDawidSkene
-    >>> model = toptwo.TopTwoModel.random(20, 60, 3, rng=0)
-    >>> A = model.sample(0.5, rng=1)                 # 20 workers x 60 tasks, K = 3
-    >>> est = OneCoinDawidSkene().fit(A)
-    >>> est.top_two_[:3].tolist(), model.top_two[:3].tolist()
-    ([[1, 3], [3, 2], [3, 2]], [[1, 2], [3, 2], [3, 2]])
+    >>> model = toptwo.TopTwoModel.random(20, 60, 3, rng=0)   # 20 workers, 60 tasks, K = 3
+    >>> est = toptwo.baselines.OneCoinDawidSkene().fit(model.sample(0.5, rng=1))
+    >>> est.top_two_[:3].tolist()                # truth: [[1, 2], [3, 2], [3, 2]]
+    [[1, 3], [3, 2], [3, 2]]
     >>> round(toptwo.top_two_errors(est.top_two_, model.top_two)["pair"], 2)
     0.43
     """

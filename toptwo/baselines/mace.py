@@ -88,12 +88,10 @@ class MACE(ScoreOutputMixin):
     Examples
     --------
     >>> import toptwo
-    >>> from toptwo.baselines import MACE
-    >>> model = toptwo.TopTwoModel.random(20, 60, 3, rng=0)
-    >>> A = model.sample(0.5, rng=1)                 # 20 workers x 60 tasks, K = 3
-    >>> est = MACE(rng=0).fit(A)
-    >>> est.top_two_[:3].tolist(), model.top_two[:3].tolist()
-    ([[1, 3], [2, 3], [3, 2]], [[1, 2], [3, 2], [3, 2]])
+    >>> model = toptwo.TopTwoModel.random(20, 60, 3, rng=0)   # 20 workers, 60 tasks, K = 3
+    >>> est = toptwo.baselines.MACE(rng=0).fit(model.sample(0.5, rng=1))
+    >>> est.top_two_[:3].tolist()                # truth: [[1, 2], [3, 2], [3, 2]]
+    [[1, 3], [2, 3], [3, 2]]
     >>> round(toptwo.top_two_errors(est.top_two_, model.top_two)["pair"], 2)
     0.45
     """
