@@ -283,7 +283,7 @@ def test_sign_rule_sum_option():
     np.testing.assert_array_equal(fix_sign(u, "paper"), -u)
     np.testing.assert_array_equal(fix_sign(-u, "sum"), u)
     with pytest.raises(ValueError, match=r"'sign_rule' parameter of TopTwo1 must be one of "
-                                         r"'paper', 'sum'; got 'max'"):
+                                         r"'auto', 'paper', 'sum'; got 'max'"):
         toptwo.TopTwo1(sign_rule="max").fit(np.array([[1, 2, 3], [1, 2, 3]]))
     with pytest.raises(ValueError, match=r"'sign_rule' parameter of TopTwo2"):
         toptwo.TopTwo2(sign_rule=None).fit(np.array([[1, 2, 3], [1, 2, 3]]))
@@ -322,14 +322,15 @@ def test_observed_centering_matches_dense_reference(precise_iterative):
     model = TopTwoModel.scenario("hard", 60, 200, 5, rng=21)
     R = model.sample(0.3, rng=22)
     ref_top, ref_q = _dense_observed_centering(R)
-    est = toptwo.TopTwo1(centering="observed").fit(R)
+    # the reference is Algorithm 1's per-k vectors (the pooled one: tests/test_stage1.py)
+    est = toptwo.TopTwo1(centering="observed", left_vector="per_k").fit(R)
     np.testing.assert_array_equal(est.top_two_, ref_top)
     np.testing.assert_allclose(est.confusion_raw_, ref_q[:, 0], rtol=1e-8)
     import toptwo.spectral as spectral_mod
     old = _linalg.DENSE_GRAM_MAX_WORKERS
     try:
         _linalg.DENSE_GRAM_MAX_WORKERS = 0
-        joint = toptwo.TopTwo1(centering="observed").fit(R)
+        joint = toptwo.TopTwo1(centering="observed", left_vector="per_k").fit(R)
     finally:
         _linalg.DENSE_GRAM_MAX_WORKERS = old
     np.testing.assert_array_equal(joint.top_two_, ref_top)

@@ -40,8 +40,8 @@ from .responses import Responses, as_responses
 from ._chunks import _select_rows, _task_chunks
 from ._ties import _EPS, _first_true
 from .spectral import (TopTwo1, check_enough_labels, check_spectral_labels, clip_confusion,
-                       undetermined_confusion,
-                       confusion_at, spectral_estimate, split_entries)
+                       undetermined_confusion, confusion_at, resolve_sign_rule,
+                       spectral_estimate, split_entries)
 
 __all__ = ["TopTwo2", "OracleMLE", "estimate_reliability", "plugin_mle", "best_pairs",
            "MAX_RELIABILITY", "MIN_RELIABILITY", "CONFUSION_CLIP"]
@@ -422,12 +422,14 @@ class TopTwo2(BaseEstimator):
         eq. (5)").
     n_top : int, default=2
         T (Algorithms 3-4 for T > 2).
-    sign_rule : {"paper", "sum"}, default="paper"
-        Sign rule for :math:`\mathbf u^{(k)}` in stage 1 (see :class:`~toptwo.TopTwo1`).
+    sign_rule : {"auto", "paper", "sum"}, default="auto"
+        Sign rule in stage 1 (see :class:`~toptwo.TopTwo1`; "auto": "paper" for
+        ``per_k``, "sum" for a pooled vector).
     centering : {"observed", "paper"}, default="observed"
         Centring of the binary matrices in stage 1 (see :class:`~toptwo.TopTwo1`).
     left_vector : {"per_k", "stacked", "averaged"}, default="per_k"
-        Stage 1's left vector (see :class:`~toptwo.TopTwo1`).
+        Stage 1's left vector (see :class:`~toptwo.TopTwo1`; "per_k" is Algorithm 1 as
+        printed; measurements in ``docs/design_stage1.md``).
     n_refinements : int, default=0
         Beyond the paper (T = 2 only): this many hard-EM steps after eq. (6), each
         re-estimating p by eq. (5) per worker on all responses and q by a moment
@@ -482,7 +484,7 @@ class TopTwo2(BaseEstimator):
 
     def __init__(self, *, split_rate: float = 0.5, eta: float = 0.1,
                  sample_splitting: bool = False, reliability_normalization: str = "per_worker",
-                 n_top: int = 2, sign_rule: str = "paper", centering: str = "observed",
+                 n_top: int = 2, sign_rule: str = "auto", centering: str = "observed",
                  left_vector: str = "per_k", n_refinements: int = 0,
                  refinement_shrinkage: float = 2.0, rng: Any = None):
         self.split_rate = split_rate
@@ -534,7 +536,9 @@ class TopTwo2(BaseEstimator):
         else:
             A1 = A2 = B = C = R
         res = spectral_estimate(B, C, eta=eta, n_top=T,              # step 2
-                                sign_rule=params["sign_rule"], centering=params["centering"],
+                                sign_rule=resolve_sign_rule(params["sign_rule"],
+                                                            params["left_vector"]),
+                                centering=params["centering"],
                                 left_vector=params["left_vector"])
         p_hat = estimate_reliability(A2, res.top,                     # step 3
                                      normalization=params["reliability_normalization"],

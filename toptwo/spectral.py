@@ -455,6 +455,14 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
     return SpectralResult(top, q_raw, dv, v, U, Ut, sv, l_j, l, sx, sy, groups, v_err, l_task)
 
 
+def resolve_sign_rule(sign_rule: str, left_vector: str) -> str:
+    """``sign_rule="auto"``: the paper's rule for the per-k vectors (Algorithm 1 as
+    printed), the positive-sum rule for a pooled vector (see :class:`TopTwo1`)."""
+    if sign_rule != "auto":
+        return sign_rule
+    return "paper" if left_vector == "per_k" else "sum"
+
+
 def check_enough_labels(R: Responses, owner: str) -> None:
     """Refuse data whose answers use at most two of K >= 3 labels.
 
@@ -512,10 +520,12 @@ class TopTwo1(BaseEstimator):
         experiments did (design notes, "Sample splitting").
     n_top : int, default=2
         T, the number of plausible answers (Algorithm 3 for T > 2).
-    sign_rule : {"paper", "sum"}, default="paper"
-        The sign of :math:`\mathbf u^{(k)}`: "paper", at least half of its entries
-        positive (Sec. 4.1; not scikit-learn's ``svd_flip``); "sum", a positive sum
-        (design notes, "Sign rule").
+    sign_rule : {"auto", "paper", "sum"}, default="auto"
+        The sign of :math:`\mathbf u^{(k)}` (or of the pooled vector): "paper", at least
+        half of its entries positive (Sec. 4.1; not scikit-learn's ``svd_flip``); "sum",
+        a positive sum (design notes, "Sign rule"); "auto", "paper" with
+        ``left_vector="per_k"`` (Algorithm 1 as printed) and "sum" with a pooled vector,
+        whose one sign decides every k before the clip (``docs/design_stage1.md``).
     centering : {"observed", "paper"}, default="observed"
         "paper": :math:`X^{(k)} = B^{(k)} - s'(K-2k)/K \cdot \mathbb 1` with
         :math:`s' = \mathrm{nnz}(B)/(nm)`; "observed": subtract :math:`(K-2k)/K` on the
@@ -575,7 +585,7 @@ class TopTwo1(BaseEstimator):
     """
 
     def __init__(self, *, eta: float = 0.1, sample_splitting: bool = False, n_top: int = 2,
-                 sign_rule: str = "paper", centering: str = "observed",
+                 sign_rule: str = "auto", centering: str = "observed",
                  left_vector: str = "per_k", rng: Any = None):
         self.eta = eta
         self.sample_splitting = sample_splitting
@@ -589,7 +599,7 @@ class TopTwo1(BaseEstimator):
         "eta": [ETA_CONSTRAINT],
         "sample_splitting": ["boolean"],
         "n_top": [Interval(Integral, 2, None, closed="left")],
-        "sign_rule": [StrOptions(SIGN_RULES)],
+        "sign_rule": [StrOptions(("auto",) + SIGN_RULES)],
         "centering": [StrOptions(CENTERINGS)],
         "left_vector": [StrOptions(LEFT_VECTORS)],
         "rng": ["random_state"],
@@ -610,7 +620,9 @@ class TopTwo1(BaseEstimator):
                                  f"responses); use sample_splitting=False for so few.")
         else:
             B = C = R
-        res = spectral_estimate(B, C, eta=eta, n_top=T, sign_rule=params["sign_rule"],
+        res = spectral_estimate(B, C, eta=eta, n_top=T,
+                                sign_rule=resolve_sign_rule(params["sign_rule"],
+                                                            params["left_vector"]),
                                 centering=params["centering"],
                                 left_vector=params["left_vector"])
         self._set_outputs(res, R, T, R.task_counts() > 0)
