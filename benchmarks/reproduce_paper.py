@@ -128,10 +128,23 @@ def _cached(job):
     return recs, sec
 
 
+def _per_method(unit):
+    """One job per method: a unit's last element is its tuple of method names, and each
+    method's records depend on its name only (:func:`toptwo.experiments.sweep`), so a
+    method is cached on its own and ``--redo NAME`` re-runs just that method."""
+    *head, names = unit
+    return [(*head, (name,)) for name in names]
+
+
 def _run_units(part, func, units):
-    """``func(unit)`` for every unit in worker processes; finished units are cached."""
+    """``func(unit)`` for every unit and method in worker processes; finished ones are
+    cached. Records come back in the order of one joint run: unit, replicate, method."""
     (Path(_OPTS["cache"]) / part).mkdir(parents=True, exist_ok=True)
-    todo = list(reversed(units)) if _OPTS.get("reverse") else list(units)
+    jobs = [job for u in units for job in _per_method(u)]
+    for job in jobs:
+        if job[-1][0] in _OPTS.get("redo", ()):
+            _unit_file(part, job).unlink(missing_ok=True)
+    todo = list(reversed(jobs)) if _OPTS.get("reverse") else list(jobs)
     k = _OPTS.get("rotate", 0) % len(todo)
     todo = todo[k:] + todo[:k]
     out = {}
@@ -139,7 +152,12 @@ def _run_units(part, func, units):
         for u, (recs, sec) in zip(todo, pool.map(_cached, [(part, func, u) for u in todo])):
             out[repr(u)] = recs
             print(f"{part} {u}: " + ("cached" if sec is None else f"{sec:.0f} s"), flush=True)
-    return [r for u in units for r in out[repr(u)]]
+    order = {m: i for i, m in enumerate(ALL)}
+    recs = []
+    for u in units:
+        recs += sorted((r for job in _per_method(u) for r in out[repr(job)]),
+                       key=lambda r: (r["replicate"], order[r["method"]]))
+    return recs
 
 
 def _clean(recs):
@@ -174,9 +192,9 @@ def _tables(recs, x):
 
 
 def _synthetic_unit(unit):
-    c, name, rate, reps = unit
+    c, name, rate, reps, names = unit
     t0 = time.perf_counter()
-    recs = ex.sweep(scenario_factory(name), paper.method_factories(ALL), (rate,), reps,
+    recs = ex.sweep(scenario_factory(name), paper.method_factories(names), (rate,), reps,
                     seed=SEED, key=(c,), tags={"scenario": name})
     return _clean(recs), time.perf_counter() - t0
 
@@ -188,7 +206,8 @@ def part_synthetic(replicates):
                       "key": "(scenario index,): toptwo.experiments.replicate_seed",
                       "notes": dict(paper.METHOD_NOTES)},
            "scenarios": {}}
-    units = [(c, name, s, replicates) for c, name in enumerate(SCENARIOS) for s in SYN_RATES]
+    units = [(c, name, s, replicates, tuple(ALL)) for c, name in enumerate(SCENARIOS)
+             for s in SYN_RATES]
     recs = _run_units("synthetic", _synthetic_unit, units)
     for name in SCENARIOS:
         out["scenarios"][name] = _tables([r for r in recs if r["scenario"] == name],
@@ -223,12 +242,6 @@ def _robustness_unit(unit):
     values, make = ROB_SWEEPS[knob]
     v = values[v_idx]
     t0 = time.perf_counter()
-    # an earlier run of every method with at least `reps` replicates
-    full = _unit_file("robustness", (k, knob, v_idx, SYN_REPLICATES))
-    if reps <= SYN_REPLICATES and full.exists():
-        recs = [r for r in json.loads(full.read_text()) if r["method"] in names
-                and r["replicate"] < reps]
-        return recs, time.perf_counter() - t0
     recs = ex.sweep(make(v), paper.method_factories(names), [0.1], reps, seed=SEED,
                     key=(100 + k, v_idx), tags={"value": float(v), "knob": knob})
     return _clean(recs), time.perf_counter() - t0
@@ -283,7 +296,7 @@ def _color():
 
 
 def _real_unit(unit):
-    d, names, reps = unit
+    d, reps, names = unit
     R, truth = _color()
     t0 = time.perf_counter()
     recs = ex.sweep(R, paper.method_factories(names), (d,), reps, seed=SEED, key=(REAL_KEY,),
@@ -309,9 +322,9 @@ def part_real(replicates):
                       "seed": SEED, "key": [REAL_KEY],
                       "seeding": "toptwo.experiments.replicate_seed(seed, d, replicate, key)"},
            "datasets": {}}
-    units = [(d, tuple(fast), replicates) for d in COLOR_BUDGETS]
-    units += [(d, SLOW_REAL, min(SLOW_REPLICATES, replicates)) for d in COLOR_BUDGETS]
-    units += [(d, ("MultiSPA-KL",), min(KL_REPLICATES, replicates)) for d in KL_BUDGETS]
+    units = [(d, replicates, tuple(fast)) for d in COLOR_BUDGETS]
+    units += [(d, min(SLOW_REPLICATES, replicates), SLOW_REAL) for d in COLOR_BUDGETS]
+    units += [(d, min(KL_REPLICATES, replicates), ("MultiSPA-KL",)) for d in KL_BUDGETS]
     recs = _run_units("real-v2", _real_unit, units)
     order = {m: i for i, m in enumerate(ALL)}
     recs.sort(key=lambda r: (r["budget"], r["replicate"], order[r["method"]]))
@@ -378,9 +391,16 @@ def main(argv=None):
                     help="start at this unit (a third process sharing the cache)")
     ap.add_argument("--cache", default=str(_OPTS["cache"]),
                     help="directory of finished units (resumes an interrupted run)")
+    ap.add_argument("--redo", default="",
+                    help="comma-separated method names to re-run (their cached units are "
+                         "dropped; the other methods come from the cache)")
     args = ap.parse_args(argv)
     _OPTS["workers"], _OPTS["cache"] = args.workers, Path(args.cache)
     _OPTS["reverse"], _OPTS["rotate"] = args.reverse, args.rotate
+    _OPTS["redo"] = tuple(filter(None, args.redo.split(",")))
+    unknown = set(_OPTS["redo"]) - set(ALL)
+    if unknown:
+        ap.error(f"--redo: unknown method(s) {sorted(unknown)}; known: {list(ALL)}")
     parts = list(PARTS) if args.part == "all" else [args.part]
     for part in parts:
         func, reps = PARTS[part]

@@ -38,15 +38,14 @@ INSTANCES = instances()
 
 # name: (TopTwo1 parameters, algorithm1 options); "paper" is Algorithm 1 as printed
 PER_K = dict(left_vector="per_k")                  # Algorithm 1's own u^(k)
-POOLED = dict(left_vector="stacked", sign_rule="sum")  # one vector for every k (issue 25)
+POOLED = dict(left_vector="stacked", sign_rule="sum")  # the package's default stage 1
 CONFIGS_1 = {
     "paper": (dict(sample_splitting=True, centering="paper", **PER_K), dict()),
     "paper_eta1": (dict(sample_splitting=True, centering="paper", eta=1.0, **PER_K),
                    dict(eta=1.0)),
-    "defaults": (dict(), dict(sample_splitting=False, centering="observed")),
+    "defaults": (dict(), dict(sample_splitting=False, centering="observed", **POOLED)),
     "defaults_eta1": (dict(eta=1.0), dict(sample_splitting=False, centering="observed",
-                                          eta=1.0)),
-    "pooled": (POOLED, dict(sample_splitting=False, centering="observed", **POOLED)),
+                                          eta=1.0, **POOLED)),
     "per_k": (PER_K, dict(sample_splitting=False, centering="observed")),
     "sign_sum": (dict(sign_rule="sum", **PER_K),
                  dict(sample_splitting=False, centering="observed", sign_rule="sum")),
@@ -63,9 +62,7 @@ CONFIGS_2 = {
     "paper": (dict(sample_splitting=True, centering="paper", reliability_normalization="paper",
                    **PER_K), dict()),
     "defaults": (dict(), dict(sample_splitting=False, centering="observed",
-                              normalization="per_worker")),
-    "pooled": (POOLED, dict(sample_splitting=False, centering="observed",
-                            normalization="per_worker", **POOLED)),
+                              normalization="per_worker", **POOLED)),
     "per_k": (PER_K, dict(sample_splitting=False, centering="observed",
                           normalization="per_worker")),
     "observed_split": (dict(sample_splitting=True, **PER_K), dict(centering="observed",

@@ -427,7 +427,7 @@ class TopTwo2(BaseEstimator):
         ``per_k``, "sum" for a pooled vector).
     centering : {"observed", "paper"}, default="observed"
         Centring of the binary matrices in stage 1 (see :class:`~toptwo.TopTwo1`).
-    left_vector : {"per_k", "stacked", "averaged"}, default="per_k"
+    left_vector : {"stacked", "averaged", "per_k"}, default="stacked"
         Stage 1's left vector (see :class:`~toptwo.TopTwo1`; "per_k" is Algorithm 1 as
         printed; measurements in ``docs/design_stage1.md``).
     n_refinements : int, default=0
@@ -479,13 +479,13 @@ class TopTwo2(BaseEstimator):
     >>> est.top_two_[:3].tolist(), model.top_two[:3].tolist()
     ([[2, 4], [3, 1], [1, 4]], [[2, 4], [3, 1], [1, 4]])
     >>> round(toptwo.top_two_errors(est.top_two_, model.top_two)["pair"], 3)
-    0.315
+    0.31
     """
 
     def __init__(self, *, split_rate: float = 0.5, eta: float = 0.1,
                  sample_splitting: bool = False, reliability_normalization: str = "per_worker",
                  n_top: int = 2, sign_rule: str = "auto", centering: str = "observed",
-                 left_vector: str = "per_k", n_refinements: int = 0,
+                 left_vector: str = "stacked", n_refinements: int = 0,
                  refinement_shrinkage: float = 2.0, rng: Any = None):
         self.split_rate = split_rate
         self.eta = eta

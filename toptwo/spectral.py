@@ -531,7 +531,7 @@ class TopTwo1(BaseEstimator):
         :math:`s' = \mathrm{nnz}(B)/(nm)`; "observed": subtract :math:`(K-2k)/K` on the
         observed entries only. Both have expectation :math:`2s'\mathbf p
         (\mathbf r^{(k)})^\top` (design notes, "Centring").
-    left_vector : {"per_k", "stacked", "averaged"}, default="per_k"
+    left_vector : {"stacked", "averaged", "per_k"}, default="stacked"
         The left vector(s) of step 3. "per_k": :math:`\mathbf u^{(k)}` from each
         :math:`X^{(k)}`, as printed. "stacked": Proposition 1 gives every
         :math:`X^{(k)}` the left factor :math:`\mathbf p/\|\mathbf p\|_2`, so the leading
@@ -581,12 +581,12 @@ class TopTwo1(BaseEstimator):
     >>> est.top_two_[:3].tolist(), model.top_two[:3].tolist()
     ([[2, 4], [3, 1], [1, 4]], [[2, 4], [3, 1], [1, 4]])
     >>> round(toptwo.top_two_errors(est.top_two_, model.top_two)["pair"], 3)
-    0.345
+    0.305
     """
 
     def __init__(self, *, eta: float = 0.1, sample_splitting: bool = False, n_top: int = 2,
                  sign_rule: str = "auto", centering: str = "observed",
-                 left_vector: str = "per_k", rng: Any = None):
+                 left_vector: str = "stacked", rng: Any = None):
         self.eta = eta
         self.sample_splitting = sample_splitting
         self.n_top = n_top

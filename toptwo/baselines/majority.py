@@ -87,10 +87,9 @@ class MajorityVote(BaseEstimator):
     every input form, and equivariant under any permutation of workers, tasks or input
     rows (a shuffled CSV file gives the same row for every task; the command line uses
     this rule). Two tasks to which equally-profiled workers gave the same labels break
-    their ties the same way. ``tie_break="position"`` (the default for now) draws the
-    jitter in the order of the tasks, as every stored benchmark run and lesson was
-    made: it is reproducible for a fixed seed but changes when the tasks are reordered.
-    The default moves to ``"content"`` when the stored runs are regenerated with it.
+    their ties the same way (the default). ``tie_break="position"`` draws the jitter in
+    the order of the tasks, as the stored runs of earlier rounds were made: reproducible
+    for a fixed seed, but it changes when the tasks are reordered.
     Sec. 5 of the paper: majority vote
     needs n s = Theta((sum_i p_i / n)^-2 log(1/eps)) queries per task. With ``n_top=T``
     it is the top-T baseline of Appendix `subsec:top_T`; the ranking, and so
@@ -102,7 +101,7 @@ class MajorityVote(BaseEstimator):
         T, the number of answers ranked per task (2 <= T <= K).
     rng : None, int or numpy.random.Generator
         Source of the tie-breaking jitter.
-    tie_break : {"position", "content"}, default="position"
+    tie_break : {"content", "position"}, default="content"
         How the jitter is tied to a task: drawn in task order ("position"), or a hash of
         the task's content ("content", invariant under reordering the input).
 
@@ -132,7 +131,7 @@ class MajorityVote(BaseEstimator):
     0.47
     """
 
-    def __init__(self, *, n_top: int = 2, rng: Any = None, tie_break: str = "position"):
+    def __init__(self, *, n_top: int = 2, rng: Any = None, tie_break: str = "content"):
         self.n_top = n_top
         self.rng = rng
         self.tie_break = tie_break
