@@ -30,6 +30,7 @@ import numpy as np
 from .stats import compare_methods, grid_average, holm
 
 __all__ = ["paired_rows", "ci_below_zero", "ci_above_zero", "miss_rate", "Ranking", "holm_ranking",
+           "SYNTHETIC_CLAIMS", "synthetic_claims",
            "subset_replicates"]
 
 Raw = Mapping[str, Mapping[str, Sequence[float]]]
@@ -198,3 +199,74 @@ def holm_ranking(raw_by_group: Mapping[str, Raw], methods: Sequence[str], *,
         tests[group, b, a] = dict(r, a=b, b=a, mean=-r["mean"], ci_low=-r["ci_high"],
                                   ci_high=-r["ci_low"])
     return Ranking(order=order, tests=tests, family_size=len(res), alpha=alpha)
+
+
+#: The claims lesson 06 states about the synthetic scenarios of Sec. 6.1, by key (the
+#: sentence each stands for). :func:`synthetic_claims` evaluates them.
+SYNTHETIC_CLAIMS = {
+    "mv": "TopTwo2 beats majority vote at every n s >= 8, in every scenario",
+    "rich": "TopTwo2 beats EBCC, MultiSPA-KL and MV-D&S (full) at every n s >= 6, in every scenario",
+    "stage1": "TopTwo2 beats TopTwo1 on the grid average, in every scenario (Holm)",
+    "one_coin_close": "every CI of TopTwo2 minus a one-coin EM method lies within +-0.06",
+    "mace_few_smart": "MACE is ahead of TopTwo2 at some n s on few_smart (CI above 0)",
+    "claim1_holds": "no method of the paper significantly ahead of TopTwo2 on easy, hard, high_variance (Holm)",
+    "claim1_fails_few_smart": "some method significantly ahead of TopTwo2 on few_smart (Holm)",
+    "opt_not_second_hard": "at least two methods significantly ahead of OPT-D&S on hard (Holm)",
+    "opt_not_worst_few_smart": "some method significantly behind OPT-D&S on few_smart (Holm)",
+    "split_costs": "sample splitting significantly worse than TopTwo2 in every scenario (Holm)",
+}
+
+
+def synthetic_claims(raw_by_group: Mapping[str, Raw], methods: Sequence[str],
+                     paper_methods: Sequence[str], *, ranking: Ranking | None = None
+                     ) -> dict[str, bool]:
+    """Evaluate lesson 06's claims (:data:`SYNTHETIC_CLAIMS`) on per-replicate errors.
+
+    The lesson calls this on the stored run; ``tests/test_lesson06_claims.py`` calls it on
+    each half of the replicates (independent runs with other seeds) and on wrong answers
+    (TopTwo2's errors shifted), which must flip the claims they contradict.
+
+    Parameters
+    ----------
+    raw_by_group : mapping scenario -> raw table
+        ``{"easy": run.raw("err_pair", "easy"), ...}`` for the four scenarios.
+    methods : sequence of str
+        The ranked methods (every method but the oracle).
+    paper_methods : sequence of str
+        The paper's methods (claim 1 is about them).
+    ranking : Ranking, optional
+        :func:`holm_ranking` of the same data with focus TopTwo2 and OPT-D&S (computed
+        when not given).
+
+    Returns
+    -------
+    dict key -> bool, one per key of :data:`SYNTHETIC_CLAIMS`.
+    """
+    from scipy import stats  # lazy
+
+    rank = ranking or holm_ranking(raw_by_group, methods, focus=("TopTwo2", "OPT-D&S"))
+    groups = list(raw_by_group)
+
+    def rows(name: str, other: str) -> list[list[float]]:
+        return paired_rows(raw_by_group[name], "TopTwo2", other)
+
+    def below(other: str, xmin: float) -> bool:
+        return all(all(ci_below_zero(rows(g, other), xmin=xmin).values()) for g in groups)
+
+    edge = max(abs(m) + stats.t.ppf(0.975, n - 1) * s for other in ("MV-D&S", "PGD", "MultiSPA-EM")
+               for g in groups for _, m, s, n in rows(g, other))
+    paper = [m for m in paper_methods if m not in ("Oracle", "TopTwo2")]
+    split = [rank.tests[g, "TopTwo2 split", "TopTwo2"] for g in groups]
+    return {
+        "mv": below("MV", 8),
+        "rich": all(below(m, 6) for m in ("EBCC", "MultiSPA-KL", "MV-D&S (full)")),
+        "stage1": all(rank.better(g, "TopTwo2", "TopTwo1") for g in groups),
+        "one_coin_close": bool(edge < 0.06),
+        "mace_few_smart": any(ci_above_zero(rows("few_smart", "MACE")).values()),
+        "claim1_holds": not any(m in paper for g in ("easy", "hard", "high_variance")
+                                for m in rank.ahead_of(g, "TopTwo2")),
+        "claim1_fails_few_smart": bool(rank.ahead_of("few_smart", "TopTwo2")),
+        "opt_not_second_hard": len(rank.ahead_of("hard", "OPT-D&S")) >= 2,
+        "opt_not_worst_few_smart": bool(rank.behind("few_smart", "OPT-D&S")),
+        "split_costs": all(t["significant"] and t["mean"] > 0 for t in split),
+    }
