@@ -235,9 +235,7 @@ def _nb05_section1(seed):
 def _nb05_section2(seed):
     n2, m2, R2, eps2 = 300, 200, 3, 0.1
     alphas = np.array([0.1, 0.14, 0.2, 0.28])
-    spectral = {"TopTwo1": lambda mo: toptwo.TopTwo1(sign_rule="sum"),
-                "TopTwo2": lambda mo: toptwo.TopTwo2(sign_rule="sum"),
-                "oracle MLE": METHODS["oracle MLE"]}
+    spectral = {k: METHODS[k] for k in ("TopTwo1", "TopTwo2", "oracle MLE")}   # the package defaults, as the notebook
     voting = {"majority vote": METHODS["majority vote"]}
     needed = {k: [] for k in [*spectral, *voting]}
     for i, a in enumerate(alphas):
