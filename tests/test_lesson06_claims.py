@@ -119,3 +119,19 @@ def test_the_first_replicates_rerun_equal_the_stored_ones():
     for m in names:
         here = np.array([r["err_pair"] for r in recs if r["method"] == m])
         np.testing.assert_allclose(here, RAW["easy"][m]["4.0"][:8], rtol=0, atol=tol[m], err_msg=m)
+
+
+def test_paired_rows_ci_and_subsets_on_a_hand_computed_table():
+    raw = {"a": {"1.0": [0.1, 0.2, 0.3], "2.0": [0.0, 0.0, 0.0]},
+           "b": {"1.0": [0.2, 0.4, 0.3], "2.0": [0.1, 0.1, 0.1]}}
+    rows = claims.paired_rows(raw, "a", "b")
+    d = np.array([-0.1, -0.2, 0.0])
+    assert rows[0][:2] == [1.0, pytest.approx(d.mean())]
+    assert rows[0][2] == pytest.approx(d.std(ddof=1) / np.sqrt(3)) and rows[0][3] == 3
+    assert rows[1][1] == pytest.approx(-0.1) and rows[1][2] == pytest.approx(0.0)
+    below = claims.ci_below_zero(rows)
+    assert below == {1.0: False, 2.0: True}          # t_{0.975,2} = 4.30: the first CI crosses 0
+    assert claims.ci_above_zero(rows) == {1.0: False, 2.0: False}
+    assert claims.subset_replicates(raw, [0, 2])["b"]["1.0"] == [0.2, 0.3]
+    with pytest.raises(ValueError, match="not in the table"):
+        claims.paired_rows(raw, "a", "c")

@@ -289,7 +289,7 @@ def _nb05_section4(seed):
     n4, m4 = 200, 200
     inst4 = toptwo.TopTwoModel.random(n4, m4, K, reliability_range=(0.3, 1.0), confusion_range=(0.6, 0.9), rng=4)   # the notebook's instance
     s_grid = np.geomspace(0.1, 1.0, 6)
-    qm = {"split": lambda mo, rng: toptwo.TopTwo1(sample_splitting=True, centering="paper", rng=rng),
+    qm = {"split": lambda mo, rng: toptwo.TopTwo1(sample_splitting=True, centering="paper", left_vector="per_k", rng=rng),
           "full": lambda mo: toptwo.TopTwo1()}
     rec4 = ex.sweep(inst4, qm, s_grid, 3, seed=seed, score=RAW_Q)
     x4 = s_grid * inst4.norm_p ** 2
