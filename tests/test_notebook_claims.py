@@ -356,7 +356,7 @@ STUDY: dict[str, list[float]] = {}
 #: sd / sqrt(20)) and of the measured sd (about 30 %: the sd of a sample sd over 20 draws is
 #: sd / sqrt(38) ~ 16 %, doubled).
 STUDY_TEXT = {
-    "section3": ((-0.025, 0.015), 0.007),                      # MV - TopTwo2 at s n D-bar = 1/2
+    "section3": ((-0.016, 0.015), 0.007),                      # MV - TopTwo2 at s n D-bar = 1/2 (pooled stage 1)
     "section4 max_abs_q_ok": ((-0.55, 0.07), 0.035),           # Cor. 1 sup-norm slope
     "section4 mean_abs_q_ok": ((-0.51, 0.024), 0.012),         # Cor. 1 mean-error slope
 }
