@@ -76,6 +76,15 @@ def test_a_better_toptwo2_flips_the_claims_against_it():
         assert not verdict[key], f"a TopTwo2 better by 0.05 still passes: {claims.SYNTHETIC_CLAIMS[key]}"
 
 
+def test_uncorrelated_errors_fail_the_pairing_claim():
+    # wrong answer: MV's replicates permuted (independent of TopTwo2's), as an unpaired design
+    raw = {g: {m: dict(t) for m, t in RAW[g].items()} for g in SCENARIOS}
+    rng = np.random.default_rng(1)
+    for x, v in raw["easy"]["MV"].items():
+        raw["easy"]["MV"][x] = np.asarray(v)[rng.permutation(len(v))].tolist()
+    assert not claims.synthetic_claims(raw, OTHERS, PAPER)["paired"]
+
+
 def test_a_different_opt_ds_flips_the_claims_about_it():
     assert not claims.synthetic_claims(_shift(RAW, "OPT-D&S", -0.05), OTHERS, PAPER)["opt_not_second_hard"]
     assert not claims.synthetic_claims(_shift(RAW, "OPT-D&S", 0.2), OTHERS, PAPER)["opt_not_worst_few_smart"]
