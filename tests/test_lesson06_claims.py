@@ -66,7 +66,7 @@ def test_the_lesson_claims_hold_on_each_half_of_the_replicates(half):
 
 def test_a_worse_toptwo2_flips_the_claims_in_its_favour():
     verdict = claims.synthetic_claims(_shift(RAW, "TopTwo2", 0.05), OTHERS, PAPER)
-    for key in ("mv", "rich", "stage1", "one_coin_close", "claim1_holds", "split_costs"):
+    for key in ("mv", "rich", "stage1", "mmsr", "one_coin_close", "claim1_holds", "split_costs"):
         assert not verdict[key], f"a TopTwo2 worse by 0.05 still passes: {claims.SYNTHETIC_CLAIMS[key]}"
 
 
@@ -83,6 +83,10 @@ def test_uncorrelated_errors_fail_the_pairing_claim():
     for x, v in raw["easy"]["MV"].items():
         raw["easy"]["MV"][x] = np.asarray(v)[rng.permutation(len(v))].tolist()
     assert not claims.synthetic_claims(raw, OTHERS, PAPER)["paired"]
+
+
+def test_a_harmful_refinement_is_caught():
+    assert not claims.synthetic_claims(_shift(RAW, "TopTwo2 refine3", 0.02), OTHERS, PAPER)["refine_no_harm"]
 
 
 def test_a_different_opt_ds_flips_the_claims_about_it():

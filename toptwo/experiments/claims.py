@@ -234,6 +234,7 @@ SYNTHETIC_CLAIMS = {
     "mv": "TopTwo2 beats majority vote at every n s >= 8, in every scenario",
     "rich": "TopTwo2 beats EBCC, MultiSPA-KL and MV-D&S (full) at every n s >= 6, in every scenario",
     "stage1": "TopTwo2 beats TopTwo1 on the grid average, in every scenario (Holm)",
+    "mmsr": "TopTwo2 beats M-MSR on the grid average, in every scenario (Holm)",
     "one_coin_close": "every CI of TopTwo2 minus a one-coin EM method lies within +-0.06",
     "mace_few_smart": "MACE is ahead of TopTwo2 at some n s on few_smart (CI above 0)",
     "claim1_holds": "no method of the paper significantly ahead of TopTwo2 on easy, hard, high_variance (Holm)",
@@ -241,6 +242,7 @@ SYNTHETIC_CLAIMS = {
     "opt_not_second_hard": "at least two methods significantly ahead of OPT-D&S on hard (Holm)",
     "opt_not_worst_few_smart": "some method significantly behind OPT-D&S on few_smart (Holm)",
     "split_costs": "sample splitting significantly worse than TopTwo2 in every scenario (Holm)",
+    "refine_no_harm": "the refinement (n_refinements=3) is nowhere significantly worse than TopTwo2 (Holm)",
 }
 
 
@@ -289,6 +291,7 @@ def synthetic_claims(raw_by_group: Mapping[str, Raw], methods: Sequence[str],
         "mv": below("MV", 8),
         "rich": all(below(m, 6) for m in ("EBCC", "MultiSPA-KL", "MV-D&S (full)")),
         "stage1": all(rank.better(g, "TopTwo2", "TopTwo1") for g in groups),
+        "mmsr": all(rank.better(g, "TopTwo2", "M-MSR") for g in groups),
         "one_coin_close": bool(edge < 0.06),
         "mace_few_smart": any(ci_above_zero(rows("few_smart", "MACE")).values()),
         "claim1_holds": not any(m in paper for g in ("easy", "hard", "high_variance")
@@ -297,4 +300,5 @@ def synthetic_claims(raw_by_group: Mapping[str, Raw], methods: Sequence[str],
         "opt_not_second_hard": len(rank.ahead_of("hard", "OPT-D&S")) >= 2,
         "opt_not_worst_few_smart": bool(rank.behind("few_smart", "OPT-D&S")),
         "split_costs": all(t["significant"] and t["mean"] > 0 for t in split),
+        "refine_no_harm": not any(rank.better(g, "TopTwo2", "TopTwo2 refine3") for g in groups),
     }
