@@ -512,6 +512,54 @@ def _figure_problems(r: dict, page: Path) -> list[str]:
     return problems
 
 
+_SMALL = r"(?:[0-9]*\.?[0-9]+|[\"'](?:xx-small|x-small|small|smaller)[\"'])"
+_FONT_SETTINGS = re.compile(
+    r"\b(?:fontsize|labelsize|title_fontsize)\s*=\s*(" + _SMALL + r")"          # ax.legend(fontsize=8)
+    r"|\bprop\s*=\s*\{[^}]*[\"']size[\"']\s*:\s*(" + _SMALL + r")"            # prop={"size": 8}
+    r"|[\"'](?:font\.size|[a-z]+\.labelsize|legend\.(?:title_)?fontsize|[a-z]+\.titlesize)[\"']"
+    r"\s*[:\],]\s*=?\s*(" + _SMALL + r")")                                    # rcParams["font.size"] = 8
+
+
+def small_font_settings(code: str) -> list[str]:
+    """Lines of ``code`` that set a font below FONT_FLOOR_PT points (a number below it, or a
+    size name smaller than matplotlib's 10 pt "medium")."""
+    found = []
+    for n, line in enumerate(code.splitlines(), 1):
+        for m in _FONT_SETTINGS.finditer(line.split("#")[0]):
+            value = next(v for v in m.groups() if v)
+            if value[0] in "\"'" or float(value) < FONT_FLOOR_PT:
+                found.append(f"line {n}: {line.strip()[:100]}")
+                break
+    return found
+
+
+def test_the_font_floor_check_finds_small_fonts():
+    bad = ("ax.legend(fontsize=8)\nax.text(0, 0, 's', fontsize='small')\n"
+           "plt.rcParams['font.size'] = 9\nax.legend(prop={'size': 6.5}, loc=2)\n"
+           "ax.tick_params(labelsize=7)\nmatplotlib.rc('legend', fontsize=8)\n"
+           "plt.rcParams.update({'axes.labelsize': 'x-small'})")
+    assert len(small_font_settings(bad)) == 7, small_font_settings(bad)
+    good = ("ax.legend(fontsize=10)\nax.set_title('t', fontsize=12)\nx = rng.normal(size=3)\n"
+            "ax.plot(x, ms=4)  # fontsize=8 in a comment\nplt.rcParams['font.size'] = 11")
+    assert small_font_settings(good) == []
+
+
+def test_notebook_figures_use_no_font_below_the_floor():
+    # matplotlib's defaults are 10 pt and more (font.size 10; titles 12): only explicit
+    # smaller settings in the lessons' code can break the floor the browser check assumes
+    problems = []
+    for nb in NOTEBOOKS:
+        if nb.parent.name != "notebooks":
+            continue
+        cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
+        for i, c in enumerate(cells):
+            if c["cell_type"] == "code":
+                problems += [f"{nb.name} cell {i} {p}" for p in small_font_settings("".join(c["source"]))]
+    assert problems == [], (f"{len(problems)} font settings below {FONT_FLOOR_PT} pt "
+                            "(toptwo.viz.small_texts(fig) lists a figure's small texts):\n"
+                            + "\n".join(problems))
+
+
 needs_chromium = pytest.mark.skipif(not CHROMIUM.is_file(), reason="needs /usr/bin/chromium")
 
 # the other pages of the book: checked for overflow like the lessons
