@@ -8,7 +8,10 @@ Three layers, each skipped only when its tool is missing:
   every stored figure shown by an ``<img>`` whose file exists, no CDN script;
 * the pages are opened in headless Chromium (``/usr/bin/chromium``): MathJax must
   typeset every math element without error and every figure must decode to a
-  nonzero size.
+  nonzero size; no page scrolls sideways, cuts a box off or lets it stick out of the
+  text column (desktop and phone widths); every reduced figure zooms on a click; and
+  no lesson figure shows its (at least 10 pt) text below 9 CSS px (docs/README.md,
+  "Figures and wide outputs").
 
 Each checker is also run on a deliberately broken page to show it rejects it.
 """
