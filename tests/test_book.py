@@ -775,3 +775,18 @@ def test_latex_to_text():
     assert latex_to_text(r"\hat g") == "g\u0302"
     assert latex_to_text(r"\|\hat{\mathbf q} - \mathbf q\|_\infty") == "‖q\u0302 - q‖∞"
     assert latex_to_text("T = 3") == "T = 3"
+
+
+def test_notebook_file_links_become_page_links():
+    pytest.importorskip("docutils", reason='the book extension needs the docs extra: pip install -e ".[docs]"')
+    sys.path.insert(0, str(DOCS / "_ext"))
+    from course_site import _notebook_links_to_pages
+
+    src = ['see [lesson 12](12_stage_one.ipynb) and [ex 1](exercises/ex01_sampling.ipynb), '
+           'not [the paper](https://x.org/a.ipynb)']
+    _notebook_links_to_pages(None, "notebooks/04_algorithms", src)
+    assert src[0] == ("see {doc}`lesson 12 <12_stage_one>` and {doc}`ex 1 <exercises/"
+                      "ex01_sampling>`, not [the paper](https://x.org/a.ipynb)")
+    other = ["[x](12_stage_one.ipynb)"]
+    _notebook_links_to_pages(None, "library", other)
+    assert other == ["[x](12_stage_one.ipynb)"]
