@@ -10,7 +10,7 @@ The lesson (``notebooks/06_synthetic_scenarios.ipynb``) states its findings thro
   so each half is a run of the experiment with other seeds and half the replicates;
 * given wrong answers: TopTwo2's (or OPT-D&S's) errors shifted by 0.05, which must flip
   every claim they contradict;
-* and the first replicates are re-run to check that they equal the stored ones (slow).
+* and the first replicates are re-run to check that they equal the stored ones.
 """
 
 from __future__ import annotations
@@ -117,8 +117,7 @@ def test_holm_ranking_orders_and_separates():
         rank.better("g", "x", "b")
 
 
-@pytest.mark.slow
-def test_the_first_replicates_rerun_equal_the_stored_ones():
+def test_the_first_replicates_rerun_equal_the_stored_ones():   # about 2 s
     # replicates 0-7 of easy at n s = 4, re-run with the benchmark's seeds (a prefix of the run)
     names = ["MV", "MV-D&S", "TopTwo2", "Oracle"]
     cfg = RUN.config
