@@ -40,6 +40,12 @@ def test_plot_paired_panels_data_zero_lines_and_legible_text():
         assert min(_text_sizes(fig)) >= 10
 
 
+def test_plot_paired_panels_own_y_ranges():
+    far = {"easy": [[1, -0.3, 0.01, 30], [2, -0.2, 0.01, 30]]}
+    fig = plot_paired_panels({"near": ROWS, "far": far}, sharey=False)
+    assert fig.axes[0].get_ylim()[0] > -0.1 and fig.axes[1].get_ylim()[0] < -0.25
+
+
 def test_plot_paired_panels_refuses_more_than_three_panels_or_a_wide_figure():
     with pytest.raises(ValueError, match="1 to 3"):
         plot_paired_panels({str(i): ROWS for i in range(4)})

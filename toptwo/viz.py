@@ -728,7 +728,8 @@ def plot_paired_panels(panels: Mapping[str, Mapping[str, Sequence[Sequence[float
                        ylim: tuple[float, float] | None = None,
                        xlabel: str = "average queries per task  n s",
                        ylabel: str = "TopTwo2 minus method", width: float = 7.5,
-                       height: float = 3.0, names: Sequence[str] | None = None) -> Any:
+                       height: float = 3.0, names: Sequence[str] | None = None,
+                       sharey: bool = True) -> Any:
     """At most three panels of paired differences against x, 95% CIs, a zero line each.
 
     Each panel is :func:`plot_paired_differences` of its rows (e.g. one line per
@@ -748,6 +749,8 @@ def plot_paired_panels(panels: Mapping[str, Mapping[str, Sequence[Sequence[float
         Figure size in inches (width at most 8: 800 px at :data:`BOOK_RC`'s 100 dpi).
     names : sequence of str, optional
         All labels, for stable colours (:func:`method_color`).
+    sharey : bool, default=True
+        One y axis for all panels (False: each panel its own range and y label).
 
     Returns
     -------
@@ -763,7 +766,7 @@ def plot_paired_panels(panels: Mapping[str, Mapping[str, Sequence[Sequence[float
     if not 0 < width <= 8:
         raise ValueError(f"The 'width' parameter of plot_paired_panels must be in (0, 8] "
                          f"inches; got {width!r} instead.")
-    fig, axes = plt.subplots(1, len(panels), figsize=(width, height), sharey=True,
+    fig, axes = plt.subplots(1, len(panels), figsize=(width, height), sharey=sharey,
                              squeeze=False)
     for ax, (title, rows) in zip(axes[0], panels.items()):
         plot_paired_differences(rows, ax=ax, title=title, legend=False, ylim=ylim,
