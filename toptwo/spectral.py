@@ -427,7 +427,8 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
         raise ValueError(f"`left_vector` of spectral_estimate must be one of "
                          f"{LEFT_VECTORS}; got {left_vector!r} instead.")
     n, m, K = B.n_workers, B.n_tasks, B.n_labels
-    parts = stage1_parts(B, C, centering)
+    # small components all at once on the dense Gram path (``toptwo._batched``)
+    parts = stage1_parts(B, C, centering, batch=solver in ("auto", "dense"))
     U, Ut = np.zeros((K - 1, n)), np.zeros((K - 1, n))
     v, v_err = np.zeros((m, K - 1)), np.zeros(m)
     groups = parts.groups
@@ -445,6 +446,10 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
         if part.reports:                                  # sigma_1 and s' are reported
             sv, sx, sy = blk["sv"], sxc, syc              # for the largest part
     parts.fill_single_workers(U, Ut, v, v_err)
+    reported = parts.fill_small_components(U, Ut, v, v_err, eta=eta, sign_rule=sign_rule,
+                                           left_vector=left_vector)
+    if reported is not None:
+        sv, sx, sy = reported
     # steps 4-6; a task with no response in C has no data in v^(k) (v_j is 0 or the
     # centring constant), so it gets no estimate rather than the tie rule's (1, 2)
     active = (C.task_counts() > 0) & (groups >= 0)
