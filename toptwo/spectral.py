@@ -408,7 +408,9 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
     threshold counting only the workers and tasks that have a response.
     ``centering="paper"`` subtracts s'(K-2k)/K from every entry, which couples all
     components; it runs on the whole matrix, as printed. One-worker components (u = (1))
-    are computed all at once (:func:`toptwo._components.stage1_parts`). A component with
+    are computed all at once (:func:`toptwo._components.stage1_parts`), and so are the
+    components of 2 to 64 workers (:mod:`toptwo._batched`, the same arithmetic as the
+    per-component path, in one vectorised pass). A component with
     responses in C but none in B has X^(k) = 0 and no identified u^(k): its tasks get
     no stage-1 estimate (top 0, NaN confusion, component -1). See the design notes
     (``docs/design.md``) for the measurements behind these choices.
