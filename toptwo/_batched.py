@@ -127,7 +127,7 @@ def small_components(B: Responses, C: Responses, comps: np.ndarray, wcomp: np.nd
     e_pairs = np.zeros(sel.size + 1, dtype=np.int64)
     np.cumsum(e_deg, out=e_pairs[1:])
     sv_report = None
-    per_k = left_vector == "per_k"
+    per_k = left_vector in ("per_k", "averaged")          # one Gram matrix per k
     sizes = nw_c[comps]
     lo = 0
     while lo < comps.size:
