@@ -160,3 +160,16 @@ def test_fix_sign_rows_equals_fix_sign():
         out = _batched.fix_sign_rows(rows, rule)
         want = np.array([spectral_mod.fix_sign(r, rule) for r in rows])
         np.testing.assert_array_equal(out, want)
+
+
+def test_degenerate_gap_rule_is_the_per_component_one():
+    from toptwo._ties import _degenerate_gap
+    theta = np.array([0.0, 1e-300, 0.37, 2.0, 123.456, 1e12])
+    for n in (2, 3, 17, 64):
+        G = np.zeros((theta.size, n, n))
+        G[:, 0, 0] = theta                       # w[-1] = theta, w[-2] = 0
+        u, sigma = _batched._leading(G, n)
+        want_zero = np.array([theta[i] <= _degenerate_gap(n, theta[i])
+                              for i in range(theta.size)])
+        np.testing.assert_array_equal((u == 0).all(axis=1), want_zero)
+        np.testing.assert_allclose(sigma, np.sqrt(theta), rtol=1e-14)

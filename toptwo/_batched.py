@@ -38,7 +38,7 @@ import numpy as np
 
 from .binary import LabelBlocks, binary_sign
 from .responses import Responses
-from ._ties import U_ABS_TOL, _EPS, _degenerate_gap
+from ._ties import U_ABS_TOL, _EPS
 
 #: Components with at most this many workers (and at least two) are batched; larger ones
 #: cost far more than the loop's overhead and keep the per-component path. 0 disables
@@ -84,13 +84,12 @@ def _leading(G: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     w, V = np.linalg.eigh(G)
     top = w[..., -1]
     sigma = np.sqrt(np.maximum(top, 0.0))
-    gap = 16.0 * n * _EPS * np.maximum(top, 0.0) / U_ABS_TOL   # = _degenerate_gap
+    # ``toptwo._ties._degenerate_gap``, the same operations in the same order
+    gap = 16.0 * n * _EPS * np.maximum(top, 0.0) / U_ABS_TOL
     u = V[..., :, -1].copy()
     u[(top - w[..., -2]) <= gap] = 0.0
     return u, sigma
 
-
-assert _degenerate_gap(3, 2.0) == 16.0 * 3 * _EPS * 2.0 / U_ABS_TOL
 
 
 def small_components(B: Responses, C: Responses, comps: np.ndarray, wcomp: np.ndarray,
