@@ -25,10 +25,12 @@ _spectral_block` on the component's dense n_c x n_c Gram matrix):
   responses of C in these components): task j's v_j^(k) sums over its own responses in
   the same order, then is divided by 2 s' of its component.
 
-Time and memory are O(sum_j d_j^2 (K - 1)) and O(sum_c n_c^2 (K - 1)) for the
-per-k vectors (O(sum_c n_c^2) for the pooled ones), processed in batches of at most
-``BATCH_BUDGET`` elements: with n_c <= ``BATCH_MAX_WORKERS`` that is
-O(nnz K + n K) whatever the number of components. Tested equal to the per-component
+Time is O(sum_j d_j^2 (K - 1)) (the per-component path's too) plus one eigh per
+component (per k for ``"per_k"`` and ``"averaged"``); the temporaries (worker pairs,
+Gram matrices) are processed in batches of at most ``BATCH_BUDGET`` elements, and the
+outputs are the (n + m)(K - 1) arrays of stage 1: with n_c <= ``BATCH_MAX_WORKERS``
+(d_j <= n_c) that is O(nnz K) time and O(nnz + (n + m) K) memory whatever the number
+of components. Tested equal to the per-component
 loop (labels exactly, numbers to round-off) in ``tests/test_components_batched.py``.
 """
 
