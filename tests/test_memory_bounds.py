@@ -127,7 +127,8 @@ def test_memory_does_not_grow_with_k_squared_at_fixed_nnz():
     small, big = _big_K(K=200), _big_K(K=1000)
     for make in (lambda: toptwo.TopTwo1(), lambda: toptwo.TopTwo2(rng=0),
                  lambda: toptwo.TopTwo1(left_vector="per_k")):
-        p200, p1000 = _peak_mb(lambda: make().fit(small)), _peak_mb(lambda: make().fit(big))
+        p200 = _peak_mb(lambda make=make: make().fit(small))
+        p1000 = _peak_mb(lambda make=make: make().fit(big))
         assert p1000 < 5 * p200 + 16, (p200, p1000)
 
 
