@@ -50,7 +50,10 @@ def _find_duplicates(workers: np.ndarray, tasks: np.ndarray, n_tasks: int) -> _D
     """Sort responses by (worker, task), stably, and find the repeated pairs.
 
     The one place that detects repeated (worker, task) pairs: triples, CSV files, the
-    real datasets and sparse matrices all go through it. O(N log N) time, O(N) memory.
+    real datasets and sparse matrices all go through it (a sparse matrix already sorted
+    by (worker, task), pairs strictly increasing, is recognised by
+    :func:`~toptwo.responses.as_responses` in one O(N) pass and has none to find).
+    O(N log N) time, O(N) memory.
     The example is the repeat that comes first in input order, with its pair's first
     occurrence.
     """

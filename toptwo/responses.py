@@ -473,6 +473,48 @@ class _FitView(Responses):
         return key in self._cache
 
 
+def _csr_entries(A: Any) -> tuple | None:
+    """(rows, cols, data, shape, indptr) of a well-formed 2-D CSR matrix, without a COO copy.
+
+    Well-formed: row pointers from 0 to nnz, non-decreasing, column indices inside the
+    shape. Anything else returns None and goes through scipy's COO conversion (and its
+    own checks and messages), as every other sparse format does.
+    """
+    if getattr(A, "format", None) != "csr" or len(A.shape) != 2:
+        return None
+    indptr, cols, data = A.indptr, A.indices, A.data
+    n, m = A.shape
+    if (indptr.shape != (n + 1,) or cols.ndim != 1 or data.shape != cols.shape
+            or indptr[0] != 0 or indptr[-1] != cols.size):
+        return None
+    counts = np.diff(indptr)
+    if (counts < 0).any() or (cols.size and (cols.min() < 0 or cols.max() >= m)):
+        return None
+    rows = np.repeat(np.arange(n, dtype=cols.dtype), counts)
+    return rows, cols, data, (int(n), int(m)), indptr
+
+
+def _sorted_pairs(rows: np.ndarray, cols: np.ndarray, indptr: np.ndarray | None = None
+                  ) -> bool:
+    """True if the (row, col) pairs strictly increase: sorted, each pair once.
+
+    Compares neighbours in the arrays' own dtype (no int64 key), O(nnz). With the row
+    pointers of a CSR matrix (non-decreasing, so the rows are sorted) only the columns
+    within each row are compared.
+    """
+    if rows.size < 2:
+        return True
+    increasing = cols[1:] > cols[:-1]
+    if indptr is None:
+        if not (rows[1:] >= rows[:-1]).all():
+            return False
+        increasing |= rows[1:] != rows[:-1]
+    else:                                  # a new row starts after position indptr[i] - 1
+        starts = indptr[1:-1]
+        increasing[starts[(starts > 0) & (starts < rows.size)] - 1] = True
+    return bool(increasing.all())
+
+
 def _read_only(a: np.ndarray) -> np.ndarray:
     a.flags.writeable = False
     return a
@@ -592,29 +634,46 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
                              f"{int(A.workers[e])}, task {int(A.tasks[e])} with n_labels={K}.")
         return _FitView(A.with_n_labels(K))
     if sp.issparse(A):
-        coo = sp.coo_array(A)
-        if coo.ndim != 2:
-            raise ValueError(f"`A` passed to {owner} must be 2-D with shape (n_workers, "
-                             f"n_tasks); got shape {coo.shape} instead.")
-        rows = np.asarray(coo.row, dtype=np.int64)
-        cols = np.asarray(coo.col, dtype=np.int64)
-        data = as_int_array(coo.data, "A", owner=owner,
-                            where=lambda pos: f"worker {int(rows[pos[0]])}, task "
-                                              f"{int(cols[pos[0]])}",
-                            nan_hint=" Leave unanswered entries unstored (or store 0).")
-        stored = np.flatnonzero(data != 0)
-        rows, cols, data = rows[stored], cols[stored], data[stored]
-        shape = coo.shape
-        dups = _find_duplicates(rows, cols, shape[1])
-        if dups.n_pairs:
-            raise _duplicates_error(
-                dups, source=f"The sparse matrix passed to {owner}", unit="stored entries",
-                where=lambda e: f"in stored entry {int(stored[e])}",
-                show=lambda e: (int(rows[e]), int(cols[e]), int(data[e])),
-                fix="scipy would add the labels of a repeated pair; build the responses "
-                    "from triples instead (Responses.from_triples with duplicates='first' "
-                    "or 'last').")
-        rows, cols, data = rows[dups.order], cols[dups.order], data[dups.order]
+        entries = _csr_entries(A)
+        fresh_rows = entries is not None       # built here, not the caller's array
+        if entries is None:                    # any other format, or a malformed CSR
+            coo = sp.coo_array(A)
+            if coo.ndim != 2:
+                raise ValueError(f"`A` passed to {owner} must be 2-D with shape (n_workers, "
+                                 f"n_tasks); got shape {coo.shape} instead.")
+            entries = (coo.row, coo.col, coo.data, coo.shape, None)
+        rows, cols, raw, shape, indptr = entries   # scipy's index dtype (int64 if needed)
+        # signed integers need no conversion (as_int_array would only widen them; the
+        # label checks below are the same on any integer dtype)
+        data = raw if raw.dtype.kind == "i" else as_int_array(
+            raw, "A", owner=owner,
+            where=lambda pos: f"worker {int(rows[pos[0]])}, task {int(cols[pos[0]])}",
+            nan_hint=" Leave unanswered entries unstored (or store 0).")
+        answered = data != 0
+        stored = None                          # positions of the stored nonzeros, if any 0
+        own = (True, True, True)               # which arrays are this function's own
+        if not answered.all():
+            stored = np.flatnonzero(answered)
+            rows, cols, data = rows[stored], cols[stored], data[stored]
+        # Sorted by (worker, task) with each pair once -- a canonical CSR matrix, checked
+        # here in a few O(nnz) comparisons, never trusted from scipy's flag -- needs no
+        # reordering (a stable sort would return the identity); anything else is sorted
+        # and searched for repeated pairs.
+        if not _sorted_pairs(rows, cols, indptr if stored is None else None):
+            dups = _find_duplicates(rows, cols, shape[1])
+            if dups.n_pairs:
+                at = (lambda e: e) if stored is None else (lambda e: int(stored[e]))
+                raise _duplicates_error(
+                    dups, source=f"The sparse matrix passed to {owner}",
+                    unit="stored entries", where=lambda e: f"in stored entry {at(e)}",
+                    show=lambda e: (int(rows[e]), int(cols[e]), int(data[e])),
+                    fix="scipy would add the labels of a repeated pair; build the responses "
+                        "from triples instead (Responses.from_triples with "
+                        "duplicates='first' or 'last').")
+            rows, cols, data = rows[dups.order], cols[dups.order], data[dups.order]
+            own = (True, True, True)
+        elif stored is None:   # the caller's arrays (but rows of a CSR): copied below
+            own = (fresh_rows, False, False)
     else:
         if isinstance(A, (list, tuple)) and len(A) == 0:
             raise ValueError(f"`A` passed to {owner} is empty; it must be a 2-D array of shape "
@@ -633,6 +692,7 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
             raise ValueError(f"`A` passed to {owner} must be 2-D with shape (n_workers, "
                              f"n_tasks); got an array with shape {arr.shape} instead.")
         shape = arr.shape
+        own = (True, True, True)
         rows, cols = np.nonzero(arr)
         data = arr[rows, cols]
         if (arr < 0).any():
@@ -652,6 +712,9 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
     K = _resolve_n_labels(data, n_labels, owner=owner,
                           where=lambda e: f"worker {int(rows[e])}, task {int(cols[e])}",
                           subject=f"`A` passed to {owner}")
-    return _FitView(Responses(rows.astype(np.int32), cols.astype(np.int32),
-                              data.astype(np.int32), shape=(int(shape[0]), int(shape[1])),
+    # int32 arrays (labels checked <= INT32_MAX above); the caller's own arrays are copied,
+    # so that freezing the responses never touches the caller's data
+    rows, cols, data = (a.astype(np.int32, copy=not mine)
+                        for a, mine in zip((rows, cols, data), own))
+    return _FitView(Responses(rows, cols, data, shape=(int(shape[0]), int(shape[1])),
                               n_labels=K))
