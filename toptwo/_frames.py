@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._validation import (_is_missing, _show, as_int_array)
+from ._validation import (_is_dataframe, _is_missing, _show,  # noqa: F401
+                          as_int_array)
 
 if TYPE_CHECKING:
     pass
@@ -22,11 +23,6 @@ TRIPLE_COLUMNS = ("worker", "task", "label")
 
 
 # ------------------------------------------------------------------ pandas (optional)
-
-
-def _is_dataframe(x: Any) -> bool:
-    """A pandas DataFrame, recognised without importing pandas (an optional extra)."""
-    return type(x).__module__.split(".")[0] == "pandas" and type(x).__name__ == "DataFrame"
 
 
 def _values(x: Any) -> Any:

@@ -25,14 +25,13 @@ from typing import Any, Callable
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import (as_int_array, check_choice, check_id_names,
-                          check_int, default_where)
-from ._frames import (TRIPLE_COLUMNS, _frame_triples, _ids_or_ints, _is_dataframe, _show_id,
-                      _values)
-from ._gate import (DUPLICATE_POLICIES, INT32_MAX, Duplicates, _check_consistent,
-                    _duplicates_error, _find_duplicates, _resolve_n_labels,
-                    binary_labels_message, check_labels_used, check_n_labels_bound)
-from ._gate import MAX_INFERRED_LABELS, exceeds_label_bound  # noqa: F401 (re-exported)
+from ._validation import (INT32_MAX, _is_dataframe, _resolve_n_labels, as_int_array,
+                          check_choice, check_id_names, check_int, check_n_labels_bound,
+                          default_where)
+from ._validation import MAX_INFERRED_LABELS, exceeds_label_bound  # noqa: F401 (re-exported)
+from ._frames import (TRIPLE_COLUMNS, _frame_triples, _ids_or_ints, _show_id, _values)
+from ._gate import (DUPLICATE_POLICIES, Duplicates, _check_consistent, _duplicates_error,
+                    _find_duplicates, binary_labels_message, check_labels_used)
 
 __all__ = ["Responses", "as_responses", "check_labels_used", "check_n_labels_bound",
            "binary_labels_message", "TRIPLE_COLUMNS"]
