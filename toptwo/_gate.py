@@ -8,7 +8,7 @@ the CSV reader and the estimators that need every label 1..K.
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import numpy as np
 

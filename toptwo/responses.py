@@ -85,14 +85,14 @@ class Responses:
         # be rebound, so what passed the gate (as_responses, from_triples) stays valid.
         # Arrays that are views of someone else's writeable memory are copied first.
         init = object.__setattr__
-        init(self, "workers", _frozen(workers))
-        init(self, "tasks", _frozen(tasks))
-        init(self, "labels", _frozen(labels))
+        init(self, "workers", self._frozen(workers))
+        init(self, "tasks", self._frozen(tasks))
+        init(self, "labels", self._frozen(labels))
         init(self, "n_workers", int(shape[0]))
         init(self, "n_tasks", int(shape[1]))
         init(self, "n_labels", int(n_labels))
-        init(self, "worker_ids", None if worker_ids is None else _frozen(worker_ids))
-        init(self, "task_ids", None if task_ids is None else _frozen(task_ids))
+        init(self, "worker_ids", None if worker_ids is None else self._frozen(worker_ids))
+        init(self, "task_ids", None if task_ids is None else self._frozen(task_ids))
         init(self, "_checked", False)      # set by the gate once; the data cannot change
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -113,6 +113,38 @@ class Responses:
 
     def _memoized(self, key: str) -> bool:
         return False
+
+    @staticmethod
+    def _read_only(a: np.ndarray) -> np.ndarray:
+        a.flags.writeable = False
+        return a
+
+    @staticmethod
+    def _frozen(a: Any) -> np.ndarray:
+        """``a`` as a read-only array: in place if it owns its memory, else a read-only copy.
+
+        A view (of a user's array, or a slice) cannot be protected by clearing its own flag,
+        since its base stays writeable; it is copied once.
+        """
+        a = np.asarray(a)
+        if not a.flags.writeable:
+            if a.base is None or not Responses._writeable_base(a):
+                return a
+        elif a.base is None:
+            a.flags.writeable = False
+            return a
+        a = a.copy()
+        a.flags.writeable = False
+        return a
+
+    @staticmethod
+    def _writeable_base(a: np.ndarray) -> bool:
+        base = a.base
+        while isinstance(base, np.ndarray):
+            if base.flags.writeable:
+                return True
+            base = base.base
+        return base is not None and not isinstance(base, (bytes,))
 
     # ------------------------------------------------------------------ basics
     @property
@@ -225,8 +257,8 @@ class Responses:
         """
         def build() -> np.ndarray:
             if self._memoized("task_major"):
-                return _read_only(np.diff(self.task_major()[0]))
-            return _read_only(np.bincount(self.tasks, minlength=self.n_tasks))
+                return self._read_only(np.diff(self.task_major()[0]))
+            return self._read_only(np.bincount(self.tasks, minlength=self.n_tasks))
         return self._memo("task_counts", build)
 
     def worker_counts(self) -> np.ndarray:
@@ -236,8 +268,8 @@ class Responses:
         """
         def build() -> np.ndarray:
             if self._memoized("csr"):
-                return _read_only(np.diff(self.tocsr().indptr))
-            return _read_only(np.bincount(self.workers, minlength=self.n_workers))
+                return self._read_only(np.diff(self.tocsr().indptr))
+            return self._read_only(np.bincount(self.workers, minlength=self.n_workers))
         return self._memo("worker_counts", build)
 
     def unused_labels(self) -> np.ndarray:
@@ -514,38 +546,6 @@ def _sorted_pairs(rows: np.ndarray, cols: np.ndarray, indptr: np.ndarray | None 
     return bool(increasing.all())
 
 
-def _read_only(a: np.ndarray) -> np.ndarray:
-    a.flags.writeable = False
-    return a
-
-
-def _frozen(a: Any) -> np.ndarray:
-    """``a`` as a read-only array: in place if it owns its memory, else a read-only copy.
-
-    A view (of a user's array, or a slice) cannot be protected by clearing its own flag,
-    since its base stays writeable; it is copied once.
-    """
-    a = np.asarray(a)
-    if not a.flags.writeable:
-        if a.base is None or not _writeable_base(a):
-            return a
-    elif a.base is None:
-        a.flags.writeable = False
-        return a
-    a = a.copy()
-    a.flags.writeable = False
-    return a
-
-
-def _writeable_base(a: np.ndarray) -> bool:
-    base = a.base
-    while isinstance(base, np.ndarray):
-        if base.flags.writeable:
-            return True
-        base = base.base
-    return base is not None and not isinstance(base, (bytes,))
-
-
 def _rebuild(cls, workers, tasks, labels, shape, n_labels, worker_ids, task_ids):
     return cls(workers, tasks, labels, shape=shape, n_labels=n_labels,
                worker_ids=worker_ids, task_ids=task_ids)
@@ -713,7 +713,7 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
                           subject=f"`A` passed to {owner}")
     # int32 arrays (labels checked <= INT32_MAX above); the caller's own arrays are copied,
     # so that freezing the responses never touches the caller's data
-    rows, cols, data = (a.astype(np.int32, copy=not mine)
-                        for a, mine in zip((rows, cols, data), own))
-    return _FitView(Responses(rows, cols, data, shape=(int(shape[0]), int(shape[1])),
-                              n_labels=K))
+    return _FitView(Responses(rows.astype(np.int32, copy=not own[0]),
+                              cols.astype(np.int32, copy=not own[1]),
+                              data.astype(np.int32, copy=not own[2]),
+                              shape=(int(shape[0]), int(shape[1])), n_labels=K))
