@@ -28,8 +28,9 @@ Common output (both classes)
 ``top_two_`` (n_tasks, 2)
     The labels with the largest and second largest posterior (column 0 = g_hat,
     column 1 = h_hat), ranked on the log scale so that posteriors that underflow to 0
-    still keep their order. Exact ties are broken deterministically in favour of the
-    smaller label. ``(0, 0)`` for tasks without any response.
+    still keep their order. Scores within ``TIE_RTOL`` (relative) of each other are
+    tied; ties go to the most voted label, then the smaller label (the rule of every
+    score-based baseline). ``(0, 0)`` for tasks without any response.
 ``confusion_`` (n_tasks,)
     ``post(g_hat) / (post(g_hat) + post(h_hat))``, the D&S analogue of q_j (NaN for
     unanswered tasks).
@@ -236,7 +237,8 @@ class DawidSkene(_DSBase):
     Attributes
     ----------
     top_two_ : ndarray of shape (n_tasks, 2)
-        Labels with the largest and second largest posterior, ties to the smaller label;
+        Labels with the largest and second largest posterior, ties (within TIE_RTOL) to
+        the most voted, then the smaller label;
         (0, 0) for unanswered tasks.
     posteriors_ : ndarray of shape (n_tasks, K)
         Posterior class probabilities (NaN rows for unanswered tasks).
