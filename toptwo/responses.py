@@ -489,8 +489,6 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
         A private view for one fit: the same arrays (no copy), plus room for the
         arrays the fit derives from them (CSR form, task-major order, counts).
     """
-    if _is_dataframe(A):
-        return _frame_responses(A, n_labels, owner)
     if isinstance(A, Responses):
         if not isinstance(A, _FitView) and not A._checked:
             _check_consistent(A, owner)
@@ -549,6 +547,8 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
         elif stored is None:   # the caller's arrays (but rows of a CSR): copied below
             own = (fresh_rows, False, False)
     else:
+        if _is_dataframe(A):          # neither Responses nor scipy sparse
+            return _frame_responses(A, n_labels, owner)
         if isinstance(A, (list, tuple)) and len(A) == 0:
             raise ValueError(f"`A` passed to {owner} is empty; it must be a 2-D array of shape "
                              f"(n_workers, n_tasks) with at least one response.")
