@@ -42,7 +42,7 @@ def subset_replicates(raw: Raw, replicates: Sequence[int] | slice) -> dict[str, 
     Replicates are independent draws (:func:`toptwo.experiments.replicate_seed`), so two
     disjoint subsets are two independent runs of the experiment with other seeds.
     """
-    out = {}
+    out: dict[str, dict[str, list[float]]] = {}
     for method, table in raw.items():
         out[method] = {}
         for x, values in table.items():
@@ -213,7 +213,7 @@ def holm_ranking(raw_by_group: Mapping[str, Raw], methods: Sequence[str], *,
     for group, raw in raw_by_group.items():
         order[group] = sorted(methods, key=lambda m: (float(grid_average(raw, m).mean()), m))
         lead = {order[group][0], order[group][1], *focus}
-        pairs = sorted({tuple(sorted((a, b))) for a in lead for b in methods if a != b})
+        pairs = sorted({(min(a, b), max(a, b)) for a in lead for b in methods if a != b})
         res += compare_methods(raw, pairs, alpha=alpha)
         flat += [(group, a, b) for a, b in pairs]
     padj = holm([r["p"] for r in res])
