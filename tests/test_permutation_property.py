@@ -86,3 +86,40 @@ def test_rows_in_any_order_give_the_same_answer_per_id():
             got = dict(zip(R.task_ids.tolist(), ESTIMATORS[name](0).fit(R).top_two_.tolist()))
             want = got if want is None else want
             assert got == want, name
+
+
+def test_content_keys_follow_the_content_and_the_seed():
+    # worker_keys / task_keys: a permutation of the input permutes the keys; another
+    # seed gives other keys; key_uniforms are in (0, 1) and uniform over keys
+    from toptwo.baselines._base import content_groups, key_uniforms, task_keys, worker_keys
+    A, K = instance(1)
+    pw, pt = np.random.default_rng(7).permutation(A.shape[0]), \
+        np.random.default_rng(8).permutation(A.shape[1])
+    R, Rp = toptwo.as_responses(A, K), toptwo.as_responses(A[pw][:, pt], K)
+    wk = worker_keys(R, np.random.default_rng(3))
+    np.testing.assert_array_equal(worker_keys(Rp, np.random.default_rng(3)), wk[pw])
+    tk = task_keys(R, R.task_label_counts(), np.random.default_rng(3))
+    np.testing.assert_array_equal(task_keys(Rp, Rp.task_label_counts(),
+                                            np.random.default_rng(3)), tk[pt])
+    assert (worker_keys(R, np.random.default_rng(4)) != wk).all()
+    U = key_uniforms(np.arange(20000, dtype=np.uint64), 3, np.random.default_rng(0))
+    assert U.min() > 0 and U.max() < 1
+    # mean of 60000 uniforms: sd 1/sqrt(12 * 60000) = 0.0012, 5 sd
+    assert abs(U.mean() - 0.5) < 0.006, U.mean()
+    # groups: nearly equal sizes for distinct keys, equal (score, key) share a group
+    g = content_groups(np.arange(10, dtype=np.uint64)[::-1].copy(), 3)
+    assert sorted(np.bincount(g).tolist()) == [3, 3, 4]
+    g = content_groups(np.array([5, 5, 1, 2], dtype=np.uint64), 3,
+                       score=np.array([0.5, 0.5, 0.9, 0.1]))
+    assert g.tolist() == [1, 1, 0, 0]      # ranks 1-2 (one block), 0, 3: round-robin
+
+
+def test_random_starts_depend_on_the_seed():
+    # the content hash keeps the starts random: other seeds, other starts
+    A, K = instance(2)
+    lls = {tuple(np.round(baselines.MACE(rng=s, n_restarts=3).fit(
+        A, n_labels=K).restart_log_likelihoods_, 9)) for s in range(3)}
+    assert len(lls) == 3, lls
+    spl = {tuple(baselines.OptDawidSkene(rng=s).fit(A, n_labels=K)
+                 .spectral_confusion_.round(6).ravel()) for s in range(3)}
+    assert len(spl) == 3
