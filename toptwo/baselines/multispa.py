@@ -96,19 +96,24 @@ def spa(Y: np.ndarray, k: int) -> np.ndarray:
     """Indices of k columns of Y chosen by the successive projection algorithm.
 
     Ties (residual squared norms within ``SPA_RTOL`` of the largest, relative) go to
-    the first such column; :func:`_multispa_matrices` passes the columns in a canonical
+    the first such column; SPA stops early (fewer than k indices) when every residual
+    is below ``SPA_RTOL`` times the largest initial norm (the columns span fewer than k
+    directions), instead of choosing among round-off; :func:`_multispa_matrices` passes the columns in a canonical
     order (sorted, duplicates merged), so the choice is by content, not by position.
     """
     Rm = np.array(Y, dtype=float)
-    chosen = []
+    chosen: list[int] = []
+    scale = 0.0
     for _ in range(k):
         norms = np.einsum("ij,ij->j", Rm, Rm)
-        j = int(np.argmax(norms >= norms.max() * (1.0 - SPA_RTOL)))
+        top = norms.max() if norms.size else 0.0
+        scale = scale or top
+        if top <= SPA_RTOL * scale:
+            break          # the columns span fewer than k directions: the rest is round-off
+        j = int(np.argmax(norms >= top * (1.0 - SPA_RTOL)))
         chosen.append(j)
         u = Rm[:, j].copy()
         nu = np.linalg.norm(u)
-        if nu == 0:
-            break
         u /= nu
         Rm -= np.outer(u, u @ Rm)
     return np.asarray(chosen, dtype=np.int64)
@@ -125,12 +130,12 @@ def _multispa_matrices(N: np.ndarray, common: np.ndarray, K: int) -> np.ndarray:
         Z = cols.transpose(1, 0, 2).reshape(K, -1)      # columns = (l, b)
         s = Z.sum(axis=0)
         Z = Z[:, s > 0] / s[s > 0]
+        if Z.shape[1] < K:
+            continue
         # canonical column order: the distinct columns, sorted (exact ratios of counts,
         # so equal columns are equal floats); SPA's ties then go by content, not by the
         # position of the co-worker (issue 27)
         Z = np.unique(Z, axis=1)
-        if Z.shape[1] < K:
-            continue
         sel = Z[:, spa(Z, K)]
         sel = np.maximum(sel, _FLOOR)
         sel /= sel.sum(axis=0, keepdims=True)

@@ -58,6 +58,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.optimize import linear_sum_assignment
 
 from .._validation import check_rng
 from ._base import check_dense_size, content_groups, worker_keys
@@ -111,15 +112,19 @@ def _solve_group(x1: np.ndarray, x2: np.ndarray, x3: np.ndarray,
     mu = np.zeros((K, K))
     w = np.zeros(K)
     Wp = U * np.sqrt(S)[None, :]                      # (W^T)^+
-    for _ in range(K):
+    cols, lams = np.zeros((K, K)), np.zeros(K)
+    for t in range(K):
         lam, v = _robust_power(T, U, gen)
         T = T - lam * np.einsum("i,j,k->ijk", v, v, v)
-        col = lam * (Wp @ v)
-        idx = int(np.argmax(col))
-        if w[idx] != 0:
-            idx = int(np.flatnonzero(w == 0)[0])
-        mu[:, idx] = col
-        w[idx] = 1.0 / lam ** 2 if lam != 0 else 0.0
+        cols[:, t], lams[t] = lam * (Wp @ v), lam
+    # columns to classes by diagonal dominance: the assignment maximising the sum of the
+    # columns' (normalised) entries on their classes, instead of greedily in the order
+    # the power method found them (which let a column's class go to an earlier one)
+    tot = cols.sum(axis=0)
+    share = np.divide(cols, tot, out=np.zeros_like(cols), where=tot != 0)
+    classes, which = linear_sum_assignment(-share)
+    mu[:, classes] = cols[:, which]
+    w[classes] = np.divide(1.0, lams[which] ** 2, out=np.zeros(K), where=lams[which] != 0)
     return mu, w
 
 
