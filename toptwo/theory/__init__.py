@@ -27,7 +27,8 @@ from .bounds import (LE_CAM_PINSKER_CONSTANT, THEOREM3A_MAX_SAMPLING_RATE, le_ca
                      spammer_hammer_error_g, theorem3a_max_sampling_rate,
                      theorem3b_corrected_bound)
 from .montecarlo import (PAPER_ALGORITHM1, PAPER_ALGORITHM2, binary_sample_mean, binomial_ci,
-                         competitor_information, every_task_recovery, label_union_failures,
+                         competitor_information, every_task_recovery, label_union_exponent,
+                         label_union_failures,
                          first_order_sin_theta, lemma1_tail, minimax_gap_curves,
                          minimax_sample_complexity, sign_rule_flips, singular_vector_errors,
                          theorem1_decay, theorem3b_counterexample)
@@ -41,4 +42,4 @@ __all__ = ["THEOREM3A_MAX_SAMPLING_RATE", "theorem3a_max_sampling_rate", "spamme
            "le_cam_queries", "loglog_slope", "first_crossing", "scaling_summary", "scaling_checks",
            "scaling_report", "binary_sample_mean", "singular_vector_errors",
            "first_order_sin_theta", "PAPER_ALGORITHM1", "PAPER_ALGORITHM2", "competitor_information",
-           "label_union_failures"]
+           "label_union_failures", "label_union_exponent"]

@@ -442,6 +442,38 @@ def label_union_failures(estimator: str = "alg1", n_labels_list: tuple[int, ...]
     return out
 
 
+def label_union_exponent(data: dict[Any, Any]) -> tuple[float, float, dict[int, tuple[float, float]]]:
+    """kappa of :func:`label_union_failures`: -log(1 - F_K) = c (K - 2)^kappa (-log(1 - f_K)).
+
+    Weighted least squares of y_K = log(log(1 - F_K)/log(1 - f_K)) on log(K - 2) over the K of
+    ``data`` (the intercept log c is free, so labels outside the K - 2 competitors -- the swap,
+    g's errors -- only move c), with the delta-method variances of y_K (F_K and f_K treated as
+    independent binomials). kappa = 1 is the union bound's log K; 0 means no K-dependence.
+
+    Returns
+    -------
+    (kappa, standard error, {K: (F_K, f_K)}). ValueError when some F_K or f_K is 0 or 1.
+    """
+    xs, ys, ws, rates = [], [], [], {}
+    for K in data["n_labels_list"]:
+        r = data[K]
+        F, NF = r["task_failed"] / r["task_trials"], r["task_trials"]
+        f, Nf = r["competitor_wins"] / r["competitor_trials"], r["competitor_trials"]
+        if not (0 < F < 1 and 0 < f < 1):
+            raise ValueError(f"label_union_exponent: K = {K}: no usable failure counts ({r['task_failed']}/{NF}, "
+                             f"{r['competitor_wins']}/{Nf}); need 0 < failures < trials.")
+        var = F / (NF * (1 - F)) / np.log1p(-F) ** 2 + f / (Nf * (1 - f)) / np.log1p(-f) ** 2
+        xs.append(np.log(K - 2))
+        ys.append(np.log(np.log1p(-F) / np.log1p(-f)))
+        ws.append(1 / var)
+        rates[K] = (F, f)
+    X = np.column_stack([np.ones(len(xs)), xs])
+    w = np.asarray(ws)
+    cov = np.linalg.inv((X * w[:, None]).T @ X)
+    coef = cov @ (X * w[:, None]).T @ np.asarray(ys)
+    return float(coef[1]), float(np.sqrt(cov[1, 1])), rates
+
+
 def sign_rule_flips(n_workers: int = 100, n_tasks: int = 300, n_labels: int = 5, *,
                     hammer_fractions: tuple[float, ...] = (0.6, 0.4, 0.2, 0.1),
                     queries_per_task: float = 20.0, confusion_range: tuple[float, float] = (0.9, 1.0),
