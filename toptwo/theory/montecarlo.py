@@ -674,7 +674,8 @@ def singular_vector_errors(model: TopTwoModel, sampling_rates: Any, n_reps: int,
 
     For every rate s, ``n_reps`` draws of A and every k, one row
     ``(s, k, ||E||, sin theta, wedin)``: E = A^(k) - E[A^(k)] (the noise of Proposition
-    1), sin theta the angle between TopTwo1's u^(k) (``centering="paper"``) and
+    1), sin theta the angle between TopTwo1's per-k u^(k) (``centering="paper"``,
+    ``left_vector="per_k"``) and
     p/||p||_2, and Wedin's bound sqrt(2) ||X_hat - E[X]|| / (sigma_1 - ||X_hat - E[X]||)
     on it, with sigma_1 = 2 s ||p|| ||r^(k)|| (Prop. 1). Dense: teaching-sized models.
     """
@@ -691,7 +692,7 @@ def singular_vector_errors(model: TopTwoModel, sampling_rates: Any, n_reps: int,
     for s_val in np.asarray(sampling_rates, dtype=float):
         for _ in range(R):
             A_s = model.sample(s_val, rng=gen)
-            est = TopTwo1(centering="paper").fit(A_s)
+            est = TopTwo1(centering="paper", left_vector="per_k").fit(A_s)
             for k in range(1, K):
                 Ak = to_binary(A_s, k).toarray()
                 EX_k = model.expected_binary(k, s_val) - s_val * (K - 2 * k) / K
