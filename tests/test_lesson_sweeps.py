@@ -115,3 +115,19 @@ def test_notebook11_soft_label_claims_other_seeds(block) -> None:
     assert not t_claim(d, "<", 0.0)["holds"]
     d = R[("MLP", L.SOFT_TARGETS[2])][:, 0] - R[("MLP", L.SOFT_TARGETS[1])][:, 0]
     assert not estimate_claim(abs(float(d.mean())), float(d.std(ddof=1) / np.sqrt(d.size)), "<", 0.01)["holds"]
+
+
+@pytest.mark.slow
+def test_notebook09_topt_claims_other_seeds() -> None:
+    # the stored run has seed 20230; seeds 1-8 (20 replicates each, about 5 s per seed)
+    outcomes = []
+    for sd in range(1, 9):
+        S = L.topt_summary(seed=sd, replicates=20)
+        claims = L.notebook09_claims(S)
+        outcomes += [c["holds"] for c in claims.values()]
+        bad = {k: round(c["estimate"], 4) for k, c in claims.items() if not c["holds"]}
+        assert not bad, f"seed {sd}: {bad}"
+        # a wrong answer is rejected: TopTwo2 no better than MV at s = 1 (MV - TopTwo2 < 0.05)
+        g = S["err_ordered"]["MV"]["mean"][-1] - S["err_ordered"]["TopTwo2"]["mean"][-1]
+        assert not estimate_claim(g, 0.01, "<", 0.05)["holds"]
+    assert sweep_failures(outcomes)["failures"] == 0
