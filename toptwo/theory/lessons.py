@@ -243,11 +243,11 @@ def notebook10_claims(gaps: dict[str, np.ndarray], calib: dict[str, tuple[np.nda
     se_diff = bootstrap_sem(lambda a, b, c, d: ece(c, d) - ece(a, b), pg, og, pm, om)
     final = curves["adaptive"][:, -1] - curves["uniform"][:, -1]
     return {
-        "em_below_toptwo2": _rec("TopTwoEM's gap below TopTwo2's (paired 95% t interval below 0)", 0.0,
+        "em_below_toptwo2": _rec("TopTwoEM's gap below TopTwo2's (paired 95% t interval < 0)", 0.0,
                                   t_claim(gaps["TopTwoEM"] - gaps["TopTwo2"], "<", 0.0), "<"),
         "ece_grid": _rec("ECE of the grid posterior <= 0.04", 0.04, estimate_claim(e_grid, se_grid, "<", 0.04), "<"),
         "ece_map_worse": _rec("ECE(map) - ECE(grid) > 0", 0.0, estimate_claim(e_map - e_grid, se_diff, ">", 0.0), ">"),
-        "adaptive_below_uniform": _rec("adaptive labelling below uniform at the end (paired 95% t interval below 0)",
+        "adaptive_below_uniform": _rec("adaptive labelling below uniform at the end (paired 95% t interval < 0)",
                                        0.0, t_claim(final, "<", 0.0), "<"),
     }
 
