@@ -1,6 +1,6 @@
 """Monte-Carlo checks of the paper's probabilistic statements (Theorem 1, Lemma 1, Theorem 2, Thm. 3(b)).
 
-Usage (from the repository root; about 30 s on one core)::
+Usage (from the repository root; about 45 s on one core, plus 85 s for the scaling part)::
 
     OMP_NUM_THREADS=1 python benchmarks/theorems_mc.py
 
@@ -34,6 +34,10 @@ intervals (``scipy.stats.binomtest``), and asserts each statement's *shape*:
 * **Theorem 1, the log K factor**: the same decay for K = 3, 6, 12 (q = 0.75, p in [0.5, 1]). The union
   bound over k puts a factor at most K in front of exp(-b x): asserted, where both errors are measurable, the
   K = 12 error is at least the K = 3 one and at most 4 times it (Clopper-Pearson limits), and above it somewhere.
+* **Corollaries 1-2, the log K** (``toptwo.theory.label_union_failures``, Algorithms 1 and 2 as printed): K = 3, 5, 9
+  at matched per-competitor information; kappa of -log(1 - F_K) ~ (K - 2)^kappa (-log(1 - f_K)). Asserted: kappa
+  in (0, 1] within 3 s.e. (the union bound's log K is an upper bound; ``theory_checks`` tests kappa = 1 at
+  resolution 1/2).
 * **Minimax optimality** (``toptwo.theory.minimax_gap_curves``): the x = s n D-bar at which TopTwo2 and the
   oracle MLE reach pair error 0.05, for q in {0.6, 0.65, 0.7, 0.8} (D-bar from 0.04 to 0.15), next to
   Theorem 3(b)'s x = 1/4 and the x-scale of Cor. 2's first term, n D-bar/(delta^2 ||p||^2) ~ 1/(rho^2 D-bar).
@@ -69,6 +73,7 @@ from pathlib import Path
 import numpy as np
 
 from toptwo import theory
+from toptwo.theory.montecarlo import _fit_decay
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE.parent / "toptwo" / "experiments" / "results" / "theorems_mc.json"
@@ -81,7 +86,7 @@ def _common_slopes(rows: list[dict]) -> dict[str, dict]:
     for qv in sorted({r["confusion"] for r in rows}):
         group = [r for r in rows if r["confusion"] == qv]
         common = np.all([r["trials"] > 0 for r in group], axis=0)
-        fits = [theory._fit_decay(r["x"][common], r["wrong"][common], r["trials"][common]) for r in group]
+        fits = [_fit_decay(r["x"][common], r["wrong"][common], r["trials"][common]) for r in group]
         out[f"{qv:.4f}"] = {
             "x_common": group[0]["x"][common].tolist(),
             "slopes": [f[0] for f in fits], "slope_se": [f[1] for f in fits],
@@ -112,6 +117,14 @@ def run(quick: bool = False) -> dict:
                                        x_grid=(0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0), n_reps=2 if quick else 3,
                                        rng=SEED + 6 + K)[0] for K in (3, 6, 12)}
     t7 = time.perf_counter()
+    # the log K of Corollaries 1-2 (Algorithms 1 and 2 as printed; theory_checks mc_corollary{1,2}_log_K)
+    union = {}
+    for est, info, reps_u in (("alg1", 9.0, 3 if quick else 6), ("alg2", 2.0, 2 if quick else 4)):
+        d = theory.label_union_failures(est, (3, 5, 9), information=info, n_reps=reps_u, rng=SEED + 30)
+        kappa, kse, _ = theory.label_union_exponent(d)
+        union[est] = {"information": info, "n_reps": reps_u, "kappa": kappa, "kappa_se": kse,
+                      "per_K": {str(K): d[K] for K in (3, 5, 9)}}
+    t8 = time.perf_counter()
     pooled_wrong = int(round(ce["mean"] * 400 * ce["pair_errors"].size))
     ce_lo, ce_hi = theory.binomial_ci(pooled_wrong, 400 * ce["pair_errors"].size)
     return {
@@ -159,7 +172,8 @@ def run(quick: bool = False) -> dict:
                      "rate": r["rate"].tolist(), "ci_low": r["ci_low"].tolist(), "ci_high": r["ci_high"].tolist(),
                      "slope": r["slope"], "slope_se": r["slope_se"]} for K, r in kscale.items()
         } | {"seconds": t7 - t6},
-        "seed": SEED, "quick": quick, "seconds": t7 - t0,
+        "label_union": union | {"seconds": t8 - t7},
+        "seed": SEED, "quick": quick, "seconds": t8 - t0,
     }
 
 
@@ -258,6 +272,12 @@ def check(res: dict) -> list[str]:
     if not (np.all(hi12[both] / lo3[both] >= 1) and np.all(lo12[both] / hi3[both] <= 4)
             and np.any(lo12[both] > hi3[both])):
         fails.append("Theorem 1 (log K): the error at fixed x does not grow with K by a factor in [1, K2/K1]")
+    for est, u in res["label_union"].items():
+        if not isinstance(u, dict):
+            continue
+        # the union bound over the K - 2 competitor labels: kappa in (0, 1] within 3 s.e. (finite size: below 1)
+        if not (u["kappa"] - 3 * u["kappa_se"] > 0 and u["kappa"] - 3 * u["kappa_se"] <= 1):
+            fails.append(f"log K ({est}): kappa {u['kappa']:.2f} +- {u['kappa_se']:.2f} not in (0, 1]")
     mg = res["minimax_gap"]["rows"]
     need = {k: np.array([r["x_needed"][k] for r in mg]) for k in ("TopTwo2", "oracle MLE")}
     order = np.argsort([r["d_bar"] for r in mg])
@@ -304,6 +324,15 @@ def report(res: dict) -> str:
               "| K | " + " | ".join(f"x = {x:g}" for x in tk["3"]["x"]) + " | b |", "|---|" + "---|" * (len(tk["3"]["x"]) + 1)]
     for K in ("3", "6", "12"):
         lines.append(f"| {K} | " + " | ".join(f"{v:.3f}" for v in tk[K]["rate"]) + f" | {tk[K]['slope']:.2f} |")
+    lines += ["", "## Corollaries 1-2, the log K: task failure F and per-competitor failure f at matched information "
+              "(Algorithms 1 and 2 as printed, q = 0.8)", "",
+              "| algorithm | K = 3 (s, F, f) | K = 5 | K = 9 | kappa |", "|---|---|---|---|---|"]
+    for est, u in res["label_union"].items():
+        if not isinstance(u, dict):
+            continue
+        cells = [f"{c['sampling_rate']:.3f}, {c['task_failed'] / c['task_trials']:.3f}, "
+                 f"{c['competitor_wins'] / c['competitor_trials']:.3f}" for c in u["per_K"].values()]
+        lines.append(f"| {est} | " + " | ".join(cells) + f" | {u['kappa']:.2f} ± {u['kappa_se']:.2f} |")
     mg = res["minimax_gap"]
     lines += ["", f"## Minimax gap: x = s n D-bar needed for pair error {mg['target']} (n = {mg['n_workers']}, "
               f"m = {mg['n_tasks']}); Thm 3(b): no method below x = 1/4", "",

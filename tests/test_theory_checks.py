@@ -79,6 +79,8 @@ NEGATIVE_TWINS = {
     "mc_theorem1_gap_exponent": dict(exponent=1.0),  # gap(q) for Theorem 1's gap(q)^2
     "mc_corollary1_log_m": dict(kappa=0.0),  # no log m: Theorem 1's rate for every task at once
     "mc_corollary2_log_m": dict(kappa=0.0),
+    "mc_corollary1_log_K": dict(kappa=0.0),  # no log K: one label comparison per task
+    "mc_corollary2_log_K": dict(kappa=2.0),  # Theorem 2's log K^2 as if all K^2 pairs bound
     "mc_majority_vote_rate": dict(exponent=1.0),  # MV needs only Theta(1/mean p) (no necessity of the square)
     "lemma4_trimming_instances": dict(sin_const=0.5),
     "lemma6_second_moment": dict(constant=lambda rho: 2 / (1 - rho)),  # log(1/rho) dropped
@@ -219,6 +221,18 @@ def test_mc_log_m_checks_other_seeds(name: str) -> None:
     # false alarms: each seed fails with probability <= 5e-4 (nominal), P(any of 8 fails) <= 4e-3 (Bonferroni);
     # power: kappa = 0 (no log m) and kappa = 2 must be rejected at every seed
     for sd in range(21, 29):
+        tc.CHECKS[name](seed=sd)
+        for wrong in (0.0, 2.0):
+            with pytest.raises(ClaimFailed):
+                tc.CHECKS[name](kappa=wrong, seed=sd)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["mc_corollary1_log_K", "mc_corollary2_log_K"])
+def test_mc_log_K_checks_other_seeds(name: str) -> None:
+    # false alarms: each seed fails with probability <= 5e-4 (nominal), P(any of 6 fails) <= 3e-3 (Bonferroni);
+    # power: kappa = 0 (no log K) and kappa = 2 (log K^2 tight) must be rejected at every seed
+    for sd in range(21, 27):
         tc.CHECKS[name](seed=sd)
         for wrong in (0.0, 2.0):
             with pytest.raises(ClaimFailed):
@@ -403,6 +417,46 @@ def test_theorem1_decay_and_every_task_small() -> None:
     ev = every_task_recovery(n_workers=100, n_tasks_list=(10, 200), x_grid=(2, 6, 10, 14), n_reps=10, rng=0)
     assert ev[10]["all_ok"][-1] >= ev[200]["all_ok"][-1]  # more tasks, harder to get all right
     assert ev["slope"] > 0 and ev["predicted_shift"] > 0
+
+
+def test_label_union_failures_small() -> None:
+    import numpy as np
+
+    from toptwo import theory
+    from theory_checks.checks_montecarlo import label_union_exponent
+
+    for est in ("alg1", "alg2"):
+        r = theory.label_union_failures(est, (3, 6), n_workers=400, n_tasks=300,
+                                        information={"alg1": 9.0, "alg2": 2.0}[est], n_reps=1, rng=0)
+        for K in (3, 6):
+            c = r[K]
+            assert 0 < c["sampling_rate"] <= 1 and c["task_trials"] == 300
+            assert c["competitor_trials"] == 300 * (K - 2) and 0 <= c["competitor_wins"] <= c["competitor_trials"]
+        # matched information: the per-competitor failure is comparable across K, the task failure grows
+        f = [r[K]["competitor_wins"] / r[K]["competitor_trials"] for K in (3, 6)]
+        assert r[6]["task_failed"] > r[3]["task_failed"] and max(f) < 4 * min(f)
+    # the exponent: -log(1 - F) = (K - 2)^kappa (-log(1 - f)) exactly gives kappa back
+    f = 0.02
+    data = {"n_labels_list": [3, 5, 9]}
+    for K in (3, 5, 9):
+        F = 1 - (1 - f) ** (K - 2)
+        data[K] = {"task_failed": round(F * 10**7), "task_trials": 10**7,
+                   "competitor_wins": round(f * 10**7), "competitor_trials": 10**7}
+    kappa, se, _ = label_union_exponent(data)
+    assert kappa == pytest.approx(1.0, abs=1e-3) and se < 0.01
+    # the information per unit s: alg1's signal-to-noise and alg2's Bhattacharyya distance grow with ||p||
+    p = np.full(10, 0.5)
+    assert theory.competitor_information(2 * p, 0.8, 4, "alg1") > theory.competitor_information(p, 0.8, 4, "alg1")
+    assert theory.competitor_information(p, 0.8, 4, "alg2") == pytest.approx(
+        10 * (np.sqrt(0.1 + 0.125) - np.sqrt(0.125)) ** 2)
+    with pytest.raises(ValueError, match="label_union_failures: `confusion` must lie in \\(2/3, 1\\)"):
+        theory.label_union_failures(confusion=0.6, n_reps=1)
+    with pytest.raises(ValueError, match="label_union_failures: `estimator` must be 'alg1' or 'alg2'"):
+        theory.label_union_failures("mv", n_reps=1)
+    with pytest.raises(ValueError, match="needs s = "):
+        theory.label_union_failures(information=1e3, n_reps=1)
+    with pytest.raises(ValueError, match="competitor_information: `estimator`"):
+        theory.competitor_information(p, 0.8, 4, "x")
 
 
 def test_sign_rule_flips_small() -> None:

@@ -53,8 +53,9 @@ from __future__ import annotations
 
 from . import paper
 from .stats import (aggregate, paired_gap, paired_differences, paired_row_tests, holm_family,
-                    grid_average, compare_methods, holm, queries_needed, paired_tolerance)
+                    grid_average, compare_methods, holm, queries_needed, paired_tolerance,
+                    t_claim, estimate_claim, sweep_failures)
 from .sweeps import (sweep, replicate_seed, grid_key, score_top_two, score_top_t, score_truth,
                      subsample_per_task, vote_ratio, METRICS, DRAWS)
 
-__all__ = ["sweep", "replicate_seed", "grid_key", "score_top_two", "score_top_t", "score_truth", "subsample_per_task", "vote_ratio", "METRICS", "DRAWS", "aggregate", "paired_gap", "paired_differences", "paired_row_tests", "holm_family", "grid_average", "compare_methods", "holm", "queries_needed", "paired_tolerance", "paper"]
+__all__ = ["sweep", "replicate_seed", "grid_key", "score_top_two", "score_top_t", "score_truth", "subsample_per_task", "vote_ratio", "METRICS", "DRAWS", "aggregate", "paired_gap", "paired_differences", "paired_row_tests", "holm_family", "grid_average", "compare_methods", "holm", "queries_needed", "paired_tolerance", "t_claim", "estimate_claim", "sweep_failures", "paper"]

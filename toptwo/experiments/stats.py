@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 
-__all__ = ["aggregate", "paired_gap", "paired_differences", "paired_row_tests", "holm_family", "grid_average", "compare_methods", "holm", "queries_needed", "paired_tolerance"]
+__all__ = ["aggregate", "paired_gap", "paired_differences", "paired_row_tests", "holm_family", "grid_average", "compare_methods", "holm", "queries_needed", "paired_tolerance", "t_claim", "estimate_claim", "sweep_failures"]
 
 #: A standard error at or below this is zero up to round-off: error rates and their
 #: differences are multiples of 1/m (>= 1e-8 for any m the package handles), so paired
@@ -435,3 +435,87 @@ def paired_tolerance(top_a: Any, top_b: Any, n_sd: float = 2.0) -> float:
                          f"got {a.shape} and {b.shape}.")
     d = float(np.mean(np.any(a != b, axis=1)))
     return float(n_sd * np.sqrt(d / a.shape[0]))
+
+
+# ------------------------------------------------------------- false-alarm rates of claims
+def _check_side(side: Any, owner: str) -> str:
+    if side not in (">", "<"):
+        raise ValueError(f"{owner}: `side` must be '>' or '<'; got {side!r} instead.")
+    return side
+
+
+def t_claim(values: Any, side: str, bound: float = 0.0, level: float = 0.95) -> dict[str, float | bool]:
+    """A claim "mean > bound" (``side=">"``) or "mean < bound" shown by a Student-t interval.
+
+    The claim is accepted when the whole two-sided ``level`` interval of the mean of
+    ``values`` (paired differences, one per seed) lies on the claimed side of ``bound``. Its
+    **false-alarm rate** is the probability that a re-run on fresh seeds fails the check
+    although the claim holds; at the measured effect (true mean and standard deviation equal
+    to the sample's) it is the noncentral-t probability P(T' <= t_(1+level)/2), T' ~
+    nct(n - 1, delta), delta = |mean - bound| sqrt(n)/sd (``scipy.stats.nct``). This is an
+    estimate (the effect is estimated too); the seed sweeps of the lessons check it.
+
+    Returns
+    -------
+    dict with ``mean``, ``half`` (half-width of the interval), ``limit`` (the interval's end
+    nearest ``bound``), ``holds`` and ``false_alarm``.
+    """
+    from scipy import stats
+
+    _check_side(side, "t_claim")
+    d = np.asarray(values, float)
+    if d.ndim != 1 or d.size < 2 or not np.all(np.isfinite(d)):
+        raise ValueError(f"t_claim needs a 1-d sample of at least 2 finite values; got shape {d.shape}.")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"t_claim: `level` must lie in (0, 1); got {level!r} instead.")
+    n = d.size
+    mean, sd = float(d.mean()), float(d.std(ddof=1))
+    t_crit = float(stats.t.ppf(0.5 + level / 2, n - 1))
+    half = t_crit * sd / math.sqrt(n)
+    sign = 1.0 if side == ">" else -1.0
+    limit = mean - sign * half
+    holds = bool(sign * (limit - bound) > 0)
+    if sd <= _ROUNDOFF_SEM:
+        fa = 0.0 if sign * (mean - bound) > 0 else 1.0
+    else:
+        delta = sign * (mean - bound) * math.sqrt(n) / sd
+        fa = float(stats.nct.cdf(t_crit, n - 1, delta))
+    return {"mean": mean, "half": half, "limit": limit, "holds": holds, "false_alarm": fa}
+
+
+def estimate_claim(estimate: float, sem: float, side: str, bound: float) -> dict[str, float | bool]:
+    """A claim "quantity > bound" (``side=">"``) or "< bound" checked on a point estimate.
+
+    With the estimate approximately normal with standard error ``sem``, the false-alarm rate
+    at the measured value (the probability that a re-run lands on the wrong side of
+    ``bound`` although the true value is the estimate) is Phi(-|estimate - bound|/sem) when
+    the claim holds (and >= 1/2 when it does not).
+
+    Returns
+    -------
+    dict with ``estimate``, ``sem``, ``holds`` and ``false_alarm``.
+    """
+    from scipy import stats
+
+    _check_side(side, "estimate_claim")
+    est, se = float(estimate), float(sem)
+    if not (math.isfinite(est) and math.isfinite(se) and se >= 0):
+        raise ValueError(f"estimate_claim needs a finite estimate and sem >= 0; got {estimate!r}, {sem!r}.")
+    sign = 1.0 if side == ">" else -1.0
+    margin = sign * (est - float(bound))
+    holds = bool(margin > 0)
+    fa = (0.0 if holds else 1.0) if se <= _ROUNDOFF_SEM else float(stats.norm.cdf(-margin / se))
+    return {"estimate": est, "sem": se, "holds": holds, "false_alarm": fa}
+
+
+def sweep_failures(outcomes: Any, level: float = 0.95) -> dict[str, float | int]:
+    """How often a check failed over a seed sweep: count, trials and the Clopper-Pearson upper
+    limit of the failure rate (one-sided ``level``; ``scipy.stats.binomtest``)."""
+    from scipy import stats
+
+    ok = np.asarray(outcomes, bool).ravel()
+    if ok.size == 0:
+        raise ValueError("sweep_failures needs at least one outcome.")
+    fails = int((~ok).sum())
+    hi = float(stats.binomtest(fails, ok.size).proportion_ci(confidence_level=2 * level - 1, method="exact").high)
+    return {"failures": fails, "trials": int(ok.size), "upper": hi}

@@ -16,6 +16,9 @@ module holds the numerical side that notebooks and ``benchmarks/`` call:
   D-bar = min_j D-bar^(j)) fails when the tasks have different q_j.
 * :func:`theorem3b_corrected_bound` -- what does hold: the Le Cam + Pinsker bound per
   task, averaged over tasks.
+* :func:`label_union_failures` -- the log K of Corollaries 1-2: task failures against
+  per-competitor failures over K, through the paper's algorithms as printed
+  (:data:`PAPER_ALGORITHM1`, :data:`PAPER_ALGORITHM2`).
 * :func:`binomial_ci` -- Clopper-Pearson intervals (scipy.stats) for the Monte-Carlo checks.
 """
 
@@ -23,7 +26,9 @@ from .bounds import (LE_CAM_PINSKER_CONSTANT, THEOREM3A_MAX_SAMPLING_RATE, le_ca
                      lemma1_bound, minimax_lower_bound_g, sign_flip_probability,
                      spammer_hammer_error_g, theorem3a_max_sampling_rate,
                      theorem3b_corrected_bound)
-from .montecarlo import (binary_sample_mean, binomial_ci, every_task_recovery,
+from .montecarlo import (PAPER_ALGORITHM1, PAPER_ALGORITHM2, binary_sample_mean, binomial_ci,
+                         competitor_information, every_task_recovery, label_union_exponent,
+                         label_union_failures,
                          first_order_sin_theta, lemma1_tail, minimax_gap_curves,
                          minimax_sample_complexity, sign_rule_flips, singular_vector_errors,
                          theorem1_decay, theorem3b_counterexample)
@@ -36,4 +41,5 @@ __all__ = ["THEOREM3A_MAX_SAMPLING_RATE", "theorem3a_max_sampling_rate", "spamme
            "sign_rule_flips", "sign_flip_probability", "minimax_gap_curves", "minimax_sample_complexity",
            "le_cam_queries", "loglog_slope", "first_crossing", "scaling_summary", "scaling_checks",
            "scaling_report", "binary_sample_mean", "singular_vector_errors",
-           "first_order_sin_theta"]
+           "first_order_sin_theta", "PAPER_ALGORITHM1", "PAPER_ALGORITHM2", "competitor_information",
+           "label_union_failures", "label_union_exponent"]

@@ -175,8 +175,8 @@ def theorem1_decay(n_workers: int = 400, n_tasks: int = 300, n_labels: int = 4, 
     that does not depend on ||p|| (nor, up to the constant, on q). For every reliability
     range and confusion q (all tasks share q, so gap is fixed) the sampling rate is set to
     s = x / (||p||^2 gap^2) (points with s > 1 are skipped) and Algorithm 1 as written
-    (``TopTwo1(sample_splitting=True, centering="paper", left_vector="per_k")``) is run
-    ``n_reps`` times.
+    (``TopTwo1(**PAPER_ALGORITHM1)``: per-k left vectors and the paper's sign rule, not the
+    package's pooled default) is run ``n_reps`` times.
 
     Returns
     -------
@@ -206,7 +206,7 @@ def theorem1_decay(n_workers: int = 400, n_tasks: int = 300, n_labels: int = 4, 
                 if s > 1:
                     continue
                 for _ in range(R):
-                    est = TopTwo1(sample_splitting=True, centering="paper", left_vector="per_k", rng=gen).fit(model.sample(s, rng=gen), K)
+                    est = TopTwo1(**PAPER_ALGORITHM1, rng=gen).fit(model.sample(s, rng=gen), K)
                     wrong[a] += int(np.sum(np.any(est.top_two_ != model.top_two, axis=1)))
                     trials[a] += m
             ok = trials > 0
@@ -335,6 +335,143 @@ def every_task_recovery(n_workers: int = 60, n_tasks_list: tuple[int, ...] = (20
     res["measured_shift"] = res[ms[-1]]["x_half"] - res[ms[0]]["x_half"]
     res["n_tasks_list"] = ms
     return res
+
+
+#: The configurations of the paper's algorithms as printed (Algorithm 1 and Algorithm 2): sample
+#: splitting, the paper's centring and sign rule, one left vector per binary matrix (``"per_k"``),
+#: eq. (5) with the paper's normalisation. The package's defaults differ (``left_vector="stacked"``,
+#: docs/design_stage1.md); statements about the paper's algorithms are measured on these.
+PAPER_ALGORITHM1 = {"sample_splitting": True, "centering": "paper", "left_vector": "per_k", "sign_rule": "paper"}
+PAPER_ALGORITHM2 = {**PAPER_ALGORITHM1, "reliability_normalization": "paper"}
+
+
+def competitor_information(reliability: Any, confusion: float, n_labels: int, estimator: str) -> float:
+    """Per-competitor information per unit sampling rate: x / s for the label-union experiment.
+
+    A task fails through label c (c not in {g, h}) when c out-scores h. Algorithm 1 compares
+    the u-weighted counts of h and c (Delta v of eq. (2), u ~ p/||p||); its signal-to-noise
+    ratio squared, s (1-q)^2 ||p||^4 / sum_i p_i^2 (p_i (1-q) + 2 (1-p_i)/K), is s times the
+    returned value for ``estimator="alg1"``. Eq. (6) compares log-likelihoods of (g, h) and
+    (g, c), two answer distributions that differ by swapping the probabilities a_i =
+    p_i (1-q) + (1-p_i)/K and b_i = (1-p_i)/K of h and c; the Chernoff information of such a
+    swap is the Bhattacharyya distance, s sum_i (sqrt(a_i) - sqrt(b_i))^2 to first order in s
+    (the exponent of the likelihood-ratio test's error), returned over s for ``estimator="alg2"``.
+    """
+    p = np.asarray(reliability, float)
+    q, K = float(confusion), int(n_labels)
+    a = p * (1 - q)
+    if estimator == "alg1":
+        return float((1 - q) ** 2 * np.sum(p**2) ** 2 / np.sum(p**2 * (a + 2 * (1 - p) / K)))
+    if estimator == "alg2":
+        return float(np.sum((np.sqrt(a + (1 - p) / K) - np.sqrt((1 - p) / K)) ** 2))
+    raise ValueError(f"competitor_information: `estimator` must be 'alg1' or 'alg2'; got {estimator!r}.")
+
+
+def label_union_failures(estimator: str = "alg1", n_labels_list: tuple[int, ...] = (3, 5, 9), *,
+                         n_workers: int = 400, n_tasks: int = 2000, confusion: float = 0.8,
+                         reliability_range: tuple[float, float] = (0.3, 0.9), information: float = 12.0,
+                         n_reps: int = 4, rng: Any = None) -> dict[str, Any]:
+    """The log K of Corollaries 1-2: task failures against per-competitor failures, over K.
+
+    Corollary 1's log(mK/eps) and Theorem 2's log(mK^2/eps) come from union bounds: a task
+    fails when one of several label comparisons fails, and there are more of them at larger K.
+    With q = ``confusion`` > 2/3 the binding comparisons are "c beats h" for the K - 2 labels
+    c not in {g, h} (the g-vs-h gap 2q - 1 is larger than 1 - q). One worker pool
+    (p_i ~ U(``reliability_range``)) is used for every K; at each K the sampling rate is set so
+    that the per-competitor information (:func:`competitor_information`) equals
+    ``information`` (matched per-task information), pairs are drawn uniformly, and the
+    estimator is fitted ``n_reps`` times: ``"alg1"`` is Algorithm 1 as printed
+    (``TopTwo1(**PAPER_ALGORITHM1)``), ``"alg2"`` Algorithm 2 as printed
+    (``TopTwo2(**PAPER_ALGORITHM2)``). Counted: tasks with (g_hat, h_hat) != (g, h), and
+    competitor events (task j, label c not in {g_j, h_j}) in which c out-scores h_j -- on
+    Delta v (Algorithm 1: Delta v_c < Delta v_h) or on eq. (6)'s second-label score
+    sum_{i: A_ij = c} log(1 + K p_i (1 - q_j)/(1 - p_i)) with the fit's p_hat, q_hat
+    (Algorithm 2: larger than h's).
+
+    If the K - 2 competitor events of a task acted like independent trials, the task would
+    fail with probability 1 - (1 - f)^(c (K-2)^kappa) with kappa = 1 (the union bound's
+    log K); ``theory_checks`` check ``mc_corollary1_log_K`` / ``mc_corollary2_log_K`` estimate kappa.
+
+    Returns
+    -------
+    dict with ``estimator``, ``n_labels_list``, ``information``, ``confusion`` and per K (key K):
+    ``sampling_rate``, ``task_failed``, ``task_trials``, ``competitor_wins``,
+    ``competitor_trials``.
+    """
+    from ..mle import MAX_RELIABILITY, MIN_RELIABILITY, TopTwo2
+    from ..spectral import TopTwo1
+
+    owner = "label_union_failures"
+    if estimator not in ("alg1", "alg2"):
+        raise ValueError(f"{owner}: `estimator` must be 'alg1' or 'alg2'; got {estimator!r} instead.")
+    n, m, K0, R, gen = _check_mc_sizes(owner, n_workers, n_tasks, min(n_labels_list), n_reps, rng)
+    Ks = tuple(check_int(K, "n_labels_list", owner=owner, minimum=3) for K in n_labels_list)
+    qv = float(confusion)
+    if not 2 / 3 < qv < 1:
+        raise ValueError(f"{owner}: `confusion` must lie in (2/3, 1) so that the K - 2 labels c bind; got {confusion!r}.")
+    lo, hi = _check_unit_range(reliability_range, "reliability_range", owner)
+    p = gen.uniform(lo, hi, size=n)
+    out: dict[Any, Any] = {"estimator": estimator, "n_labels_list": list(Ks), "information": float(information),
+                           "confusion": qv, "n_workers": n, "n_tasks": m, "n_reps": R}
+    rows = np.arange(m)
+    for K in Ks:
+        g = gen.integers(1, K + 1, size=m)
+        h = (g - 1 + gen.integers(1, K, size=m)) % K + 1
+        model = TopTwoModel(p, np.full(m, qv), np.column_stack([g, h]), K)
+        s = float(information) / competitor_information(p, qv, K, estimator)
+        if not 0 < s <= 1:
+            raise ValueError(f"{owner}: information {information!r} needs s = {s:.3g} at K = {K} (must be in (0, 1]).")
+        others = np.ones((m, K), dtype=bool)
+        others[rows, g - 1] = others[rows, h - 1] = False
+        failed = wins = 0
+        for _ in range(R):
+            A = model.sample(s, rng=gen)
+            if estimator == "alg1":
+                est = TopTwo1(**PAPER_ALGORITHM1, rng=gen).fit(A, K)
+                score = -est.result_.delta_v                      # smaller Delta v ranks first
+            else:
+                est = TopTwo2(**PAPER_ALGORITHM2, rng=gen).fit(A, K)
+                p_hat = np.clip(np.nan_to_num(est.reliability_, nan=MIN_RELIABILITY), MIN_RELIABILITY,
+                                MAX_RELIABILITY)
+                w = np.log1p(K * p_hat[A.workers] * (1 - est._q_mle[A.tasks]) / (1 - p_hat[A.workers]))
+                score = np.bincount(A.tasks * K + (A.labels - 1), weights=w, minlength=m * K).reshape(m, K)
+            failed += int(np.sum(np.any(est.top_two_ != model.top_two, axis=1)))
+            wins += int(np.sum((score > score[rows, h - 1][:, None]) & others))
+        out[K] = {"sampling_rate": s, "task_failed": failed, "task_trials": R * m,
+                  "competitor_wins": wins, "competitor_trials": R * m * (K - 2)}
+    return out
+
+
+def label_union_exponent(data: dict[Any, Any]) -> tuple[float, float, dict[int, tuple[float, float]]]:
+    """kappa of :func:`label_union_failures`: -log(1 - F_K) = c (K - 2)^kappa (-log(1 - f_K)).
+
+    Weighted least squares of y_K = log(log(1 - F_K)/log(1 - f_K)) on log(K - 2) over the K of
+    ``data`` (the intercept log c is free, so labels outside the K - 2 competitors -- the swap,
+    g's errors -- only move c), with the delta-method variances of y_K (F_K and f_K treated as
+    independent binomials). kappa = 1 is the union bound's log K; 0 means no K-dependence.
+
+    Returns
+    -------
+    (kappa, standard error, {K: (F_K, f_K)}). ValueError when some F_K or f_K is 0 or 1.
+    """
+    xs, ys, ws, rates = [], [], [], {}
+    for K in data["n_labels_list"]:
+        r = data[K]
+        F, NF = r["task_failed"] / r["task_trials"], r["task_trials"]
+        f, Nf = r["competitor_wins"] / r["competitor_trials"], r["competitor_trials"]
+        if not (0 < F < 1 and 0 < f < 1):
+            raise ValueError(f"label_union_exponent: K = {K}: no usable failure counts ({r['task_failed']}/{NF}, "
+                             f"{r['competitor_wins']}/{Nf}); need 0 < failures < trials.")
+        var = F / (NF * (1 - F)) / np.log1p(-F) ** 2 + f / (Nf * (1 - f)) / np.log1p(-f) ** 2
+        xs.append(np.log(K - 2))
+        ys.append(np.log(np.log1p(-F) / np.log1p(-f)))
+        ws.append(1 / var)
+        rates[K] = (F, f)
+    X = np.column_stack([np.ones(len(xs)), xs])
+    w = np.asarray(ws)
+    cov = np.linalg.inv((X * w[:, None]).T @ X)
+    coef = cov @ (X * w[:, None]).T @ np.asarray(ys)
+    return float(coef[1]), float(np.sqrt(cov[1, 1])), rates
 
 
 def sign_rule_flips(n_workers: int = 100, n_tasks: int = 300, n_labels: int = 5, *,
