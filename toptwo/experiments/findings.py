@@ -101,7 +101,8 @@ def paired_rows_from_raw(raw: Mapping[str, Mapping[str, Sequence[float]]], metho
 
     ``raw`` is :meth:`~toptwo.experiments.paper.StoredRun.raw` (``{method: {str(x): [error
     per replicate]}}``); ``replicates`` selects replicates (independent draws, so two
-    disjoint selections are two runs with other seeds). sem = sd / sqrt(n), ddof = 1.
+    disjoint selections are two runs with other seeds). sem = sd / sqrt(n), ddof = 1. A grid
+    point where the selection holds no replicate of one of the methods is left out.
     """
     for m in (method, other):
         if m not in raw:
@@ -112,6 +113,8 @@ def paired_rows_from_raw(raw: Mapping[str, Mapping[str, Sequence[float]]], metho
         n = min(a.size, b.size)
         idx = np.arange(n)[replicates]
         d = a[idx] - b[idx]
+        if d.size == 0:          # fewer replicates stored for this method (e.g. 10 of 30)
+            continue
         sem = float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else math.nan
         rows.append([float(key), float(d.mean()), sem, int(d.size)])
     return rows
