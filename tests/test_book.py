@@ -8,7 +8,10 @@ Three layers, each skipped only when its tool is missing:
   every stored figure shown by an ``<img>`` whose file exists, no CDN script;
 * the pages are opened in headless Chromium (``/usr/bin/chromium``): MathJax must
   typeset every math element without error and every figure must decode to a
-  nonzero size.
+  nonzero size; no page scrolls sideways, cuts a box off or lets it stick out of the
+  text column (desktop and phone widths); every reduced figure zooms on a click; and
+  no lesson figure shows its (at least 10 pt) text below 9 CSS px (docs/README.md,
+  "Figures and wide outputs").
 
 Each checker is also run on a deliberately broken page to show it rejects it.
 """
@@ -344,23 +347,50 @@ async function check(url) {
     imgs: imgs.length,
     broken: imgs.filter(i => !(i.naturalWidth > 0 && i.naturalHeight > 0)).map(i => i.src)};
   // the page never scrolls sideways; a wide box scrolls inside itself instead of cutting
-  res.overflow = d.documentElement.scrollWidth - d.documentElement.clientWidth;
-  res.clipped = Array.from(d.querySelectorAll('article pre, article table')).filter(e =>
-    e.scrollWidth > e.clientWidth + 1 &&
-    !['auto', 'scroll'].includes(w.getComputedStyle(e).overflowX) &&
-    !(e.parentElement && ['auto', 'scroll'].includes(w.getComputedStyle(e.parentElement).overflowX))
-  ).length;
-  // a figure shown smaller than stored can be clicked to fill the window
-  const small = imgs.filter(i => i.naturalWidth > 0 && i.getBoundingClientRect().width < 0.95 * i.naturalWidth);
+  // its content off or sticking out of the text column (docs/README.md)
+  const art = d.querySelector('article');
+  const scrolls = e => ['auto', 'scroll'].includes(w.getComputedStyle(e).overflowX);
+  const inScroller = e => { for (let a = e.parentElement; a && a !== art; a = a.parentElement)
+    if (scrolls(a)) return true; return false; };
+  const describe = e => ({tag: e.tagName.toLowerCase(), cls: String(e.className || '').slice(0, 60),
+    text: (e.textContent || e.getAttribute('src') || '').trim().replace(/\\s+/g, ' ').slice(0, 60),
+    sw: e.scrollWidth, cw: e.clientWidth, right: Math.round(e.getBoundingClientRect().right)});
+  const boxes = 'pre, table, div.cell_output, div.output, div.highlight, mjx-container, img';
+  const layout = () => {
+    // the text column: furo's .content (the article and its padding)
+    const edge = (d.querySelector('.content') || art).getBoundingClientRect().right + 1;
+    const out = Array.from(art.querySelectorAll('*')).filter(e =>
+      e.getBoundingClientRect().right > edge && e.getBoundingClientRect().width > 0 &&
+      !e.closest('mjx-assistive-mml') && !inScroller(e));   // (MathJax's hidden screen-reader copy)
+    return {overflow: d.documentElement.scrollWidth - d.documentElement.clientWidth,
+      // content cut off: a box narrower than its content that neither scrolls nor sits in a scroller
+      cut: Array.from(art.querySelectorAll(boxes)).filter(e =>
+        e.scrollWidth > e.clientWidth + 1 && !scrolls(e) && !inScroller(e) &&
+        w.getComputedStyle(e).overflowX !== 'visible').map(describe),
+      // content sticking out of the text column (outermost such elements only)
+      spill: out.filter(e => !out.includes(e.parentElement)).map(describe)};
+  };
+  res.layout = {desktop: layout()};
+  res.overflow = res.layout.desktop.overflow;
+  res.clipped = res.layout.desktop.cut.length + res.layout.desktop.spill.length;
+  res.article = Math.round(art.getBoundingClientRect().width);
+  // every figure: its stored (natural) and shown width, and its width when clicked (zoom)
+  res.figures = imgs.map((i, k) => {
+    const shown = i.getBoundingClientRect().width;
+    i.click();
+    const zoomed = i.getBoundingClientRect().width;
+    i.click();
+    return {k, src: i.getAttribute('src'), nw: i.naturalWidth, nh: i.naturalHeight,
+            w: shown, zoom: i.naturalWidth ? Math.min(zoomed / Math.min(i.naturalWidth, w.innerWidth), 1) : null};
+  });
+  const small = res.figures.filter(f => f.nw > 0 && f.w < 0.95 * f.nw);
   res.small = small.length;
-  res.zoom = null;
-  if (small.length) {
-    const i = small[0];
-    i.click();
-    const r = i.getBoundingClientRect();
-    res.zoom = Math.min(r.width / Math.min(i.naturalWidth, w.innerWidth), 1);
-    i.click();
-  }
+  res.zoom = small.length ? Math.min(...small.map(f => f.zoom)) : null;
+  // the same page on a phone-sized screen
+  f.style.width = '420px';
+  await new Promise(r => setTimeout(r, 50));
+  void d.body.offsetWidth;             // lay the page out again at the new width
+  res.layout.phone = layout();
   f.remove();
   return res;
 }
@@ -390,6 +420,22 @@ def _browse(root: Path, pages: list[Path], tmp: Path) -> dict[str, dict]:
             for r in json.loads(html.unescape(m[1]))}
 
 
+def _layout_problems(r: dict) -> list[str]:
+    """Sideways scrolling, cut-off or protruding boxes, on a desktop and a phone screen."""
+    problems = []
+    for screen, lay in r.get("layout", {}).items():
+        if lay["overflow"] > 1:
+            problems.append(f"{screen}: the page scrolls sideways by {lay['overflow']} px")
+        for e in lay["cut"]:
+            problems.append(f"{screen}: <{e['tag']} class='{e['cls']}'> cut off at the right "
+                            f"({e['sw']} px of content in {e['cw']} px, no scroll bar): "
+                            f"{e['text']!r}")
+        for e in lay["spill"]:
+            problems.append(f"{screen}: <{e['tag']} class='{e['cls']}'> sticks out of the "
+                            f"text column (right edge at {e['right']} px): {e['text']!r}")
+    return problems
+
+
 def _browser_problems(r: dict, want_imgs: int) -> list[str]:
     problems = []
     if "error" in r:
@@ -404,44 +450,222 @@ def _browser_problems(r: dict, want_imgs: int) -> list[str]:
         problems.append(f"{r['imgs']} images for {want_imgs} figures")
     if r["broken"]:
         problems.append(f"images that do not decode: {r['broken']}")
-    if r.get("overflow", 0) > 1:
-        problems.append(f"horizontal overflow of {r['overflow']} px")
-    if r.get("clipped"):
-        problems.append(f"{r['clipped']} code/output boxes cut off at the right edge")
+    problems += _layout_problems(r)
     if r.get("small") and (r.get("zoom") is None or r["zoom"] < 0.97):
         problems.append(f"figures shown reduced cannot be zoomed (zoom {r.get('zoom')})")
     return problems
 
 
+# ------------------------------------------------------------- legible figures
+# The rule (docs/README.md, "Figures and wide outputs"): every text in a figure is at
+# least FONT_FLOOR_PT points at the source (toptwo.viz.LEGIBLE; checked in
+# tests/test_viz.py and, for the notebooks' own calls, by
+# test_notebook_figures_use_no_font_below_the_floor), and the book shows it at least
+# TEXT_FLOOR_PX CSS pixels high on a desktop screen (1200 px window, 736 px text column):
+#     smallest text [CSS px] = FONT_FLOOR_PT * dpi / 72 * shown width / stored width,
+# with dpi read from the PNG (matplotlib writes it in the pHYs chunk) and the two widths
+# measured in Chromium. For a figure shown reduced to the column, dpi cancels: the figure
+# must be at most 736 * FONT_FLOOR_PT / (72 * TEXT_FLOOR_PX) = 11.4 inches wide. Every
+# reduced figure also zooms to the window when clicked (checked above).
+FONT_FLOOR_PT = 10
+TEXT_FLOOR_PX = 9
+
+
+def png_dpi(path: Path) -> float | None:
+    """The resolution a PNG records (pHYs chunk, pixels per metre), in dots per inch."""
+    import struct
+
+    data = path.read_bytes()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    i = 8
+    while i + 8 <= len(data):
+        n, kind = struct.unpack(">I4s", data[i:i + 8])
+        if kind == b"pHYs":
+            x, _, unit = struct.unpack(">IIB", data[i + 8:i + 17])
+            return x * 0.0254 if unit == 1 else None
+        if kind == b"IDAT":
+            return None                     # pHYs comes before the image data
+        i += 12 + n
+    return None
+
+
+def _figure_problems(r: dict, page: Path) -> list[str]:
+    """Every figure of the page whose FONT_FLOOR_PT text is shown below TEXT_FLOOR_PX."""
+    problems = []
+    figures = [f for f in r.get("figures", []) if "_images/" in (f["src"] or "")]
+    for n, f in enumerate(figures):
+        name = Path(f["src"]).name
+        where = f"{page.name} figure {n + 1} of {len(figures)} ({name if len(name) < 30 else name[:12] + '…'})"
+        dpi = png_dpi(page.parent / f["src"])
+        if dpi is None:
+            problems.append(f"{where}: the PNG records no dpi (pHYs), its text size is unknown")
+            continue
+        if not f["nw"]:
+            continue                        # does not decode: reported by the page check
+        px = FONT_FLOOR_PT * dpi / 72 * f["w"] / f["nw"]
+        if px < TEXT_FLOOR_PX - 1e-9:
+            inches = f["nw"] / dpi
+            most = f["w"] * FONT_FLOOR_PT / (72 * TEXT_FLOOR_PX)
+            problems.append(
+                f"{where}: {FONT_FLOOR_PT} pt text shown {px:.1f} px high (floor "
+                f"{TEXT_FLOOR_PX} px): stored {f['nw']} px = {inches:.1f} in at {dpi:.0f} dpi, "
+                f"shown {f['w']:.0f} px wide; make it at most {most:.1f} in wide "
+                f"(fewer panels)")
+    return problems
+
+
+_SMALL = r"(?:[0-9]*\.?[0-9]+|[\"'](?:xx-small|x-small|small|smaller)[\"'])"
+_FONT_SETTINGS = re.compile(
+    r"\b(?:fontsize|labelsize|title_fontsize)\s*=\s*(" + _SMALL + r")"          # ax.legend(fontsize=8)
+    r"|\bprop\s*=\s*\{[^}]*[\"']size[\"']\s*:\s*(" + _SMALL + r")"            # prop={"size": 8}
+    r"|[\"'](?:font\.size|[a-z]+\.labelsize|legend\.(?:title_)?fontsize|[a-z]+\.titlesize)[\"']"
+    r"\s*[:\],]\s*=?\s*(" + _SMALL + r")")                                    # rcParams["font.size"] = 8
+
+
+def small_font_settings(code: str) -> list[str]:
+    """Lines of ``code`` that set a font below FONT_FLOOR_PT points (a number below it, or a
+    size name smaller than matplotlib's 10 pt "medium")."""
+    found = []
+    for n, line in enumerate(code.splitlines(), 1):
+        for m in _FONT_SETTINGS.finditer(line.split("#")[0]):
+            value = next(v for v in m.groups() if v)
+            if value[0] in "\"'" or float(value) < FONT_FLOOR_PT:
+                found.append(f"line {n}: {line.strip()[:100]}")
+                break
+    return found
+
+
+def test_the_font_floor_check_finds_small_fonts():
+    bad = ("ax.legend(fontsize=8)\nax.text(0, 0, 's', fontsize='small')\n"
+           "plt.rcParams['font.size'] = 9\nax.legend(prop={'size': 6.5}, loc=2)\n"
+           "ax.tick_params(labelsize=7)\nmatplotlib.rc('legend', fontsize=8)\n"
+           "plt.rcParams.update({'axes.labelsize': 'x-small'})")
+    assert len(small_font_settings(bad)) == 7, small_font_settings(bad)
+    good = ("ax.legend(fontsize=10)\nax.set_title('t', fontsize=12)\nx = rng.normal(size=3)\n"
+            "ax.plot(x, ms=4)  # fontsize=8 in a comment\nplt.rcParams['font.size'] = 11")
+    assert small_font_settings(good) == []
+
+
+def test_notebook_figures_use_no_font_below_the_floor():
+    # matplotlib's defaults are 10 pt and more (font.size 10; titles 12): only explicit
+    # smaller settings in the lessons' code can break the floor the browser check assumes
+    problems = []
+    for nb in NOTEBOOKS:
+        if nb.parent.name != "notebooks":
+            continue
+        cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
+        for i, c in enumerate(cells):
+            if c["cell_type"] == "code":
+                problems += [f"{nb.name} cell {i} {p}" for p in small_font_settings("".join(c["source"]))]
+    assert problems == [], (f"{len(problems)} font settings below {FONT_FLOOR_PT} pt "
+                            "(toptwo.viz.small_texts(fig) lists a figure's small texts):\n"
+                            + "\n".join(problems))
+
+
 needs_chromium = pytest.mark.skipif(not CHROMIUM.is_file(), reason="needs /usr/bin/chromium")
+
+# the other pages of the book: checked for overflow like the lessons
+OTHER_PAGES = ["index", "library", "cli", "reproducibility", "reproduction", "theory_checks",
+               "theory_status", "measurements", "speed", "robustness", "design",
+               "design_stage1", "api", "course/syllabus", "course/rubric",
+               "course/instructors"]
+
+
+def _png(width: int, height: int, dpi: float | None) -> bytes:
+    """A white PNG of the given size, recording ``dpi`` (pHYs) if given."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+    raw = b"".join(b"\x00" + b"\xff" * width for _ in range(height))
+    phys = chunk(b"pHYs", struct.pack(">IIB", round(dpi / 0.0254), round(dpi / 0.0254), 1)) \
+        if dpi else b""
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+            + phys + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+@pytest.fixture(scope="module")
+def browsed(book, tmp_path_factory) -> dict[str, dict]:
+    """Every lesson, exercise and other page in Chromium, plus two twins of lesson 01:
+    ``broken_in_browser.html`` (a figure that does not decode, no MathJax, no course.js,
+    a cut-off <pre>, a 3000 px wide <div>, a figure 20 in wide at 150 dpi) and
+    ``twin_good.html`` (a 6.7 in figure and a 400-character output that scrolls)."""
+    pages = [_page(book, nb) for nb in NOTEBOOKS] + [book / f"{p}.html" for p in OTHER_PAGES]
+    good = pages[0]
+    img = _imgs(good)[0]
+    d = book / "_images"
+    (d / "not-a-png.png").write_bytes(b"not an image")
+    (d / "twin-too-wide.png").write_bytes(_png(3000, 300, 150))   # 20 in at 150 dpi
+    (d / "twin-ok.png").write_bytes(_png(1000, 300, 150))         # 6.7 in at 150 dpi
+    (d / "twin-no-dpi.png").write_bytes(_png(700, 300, None))
+    figure = '<div class="cell_output docutils container"><img alt="" src="../_images/{}"></div>'
+    text = good.read_text(encoding="utf-8")
+    bad = good.with_name("broken_in_browser.html")
+    bad.write_text(text.replace(f'src="{img}"', 'src="../_images/not-a-png.png"', 1)
+                   .replace("mathjax/tex-chtml.js", "mathjax/missing.js")
+                   .replace("course.js", "missing.js")
+                   .replace("</article>", '<pre style="overflow:hidden">' + "x" * 400 +
+                            '</pre><div style="width:3000px">wide</div>'
+                            + figure.format("twin-too-wide.png")
+                            + figure.format("twin-no-dpi.png") + "</article>", 1),
+                   encoding="utf-8")
+    twin = good.with_name("twin_good.html")
+    twin.write_text(text.replace("</article>", '<div class="cell_output docutils container">'
+                                 '<div class="output stream highlight-myst-ansi notranslate">'
+                                 '<div class="highlight"><pre>' + "y" * 400 + "</pre></div>"
+                                 "</div></div>" + figure.format("twin-ok.png") + "</article>", 1),
+                    encoding="utf-8")
+    return _browse(book, pages + [bad, twin], tmp_path_factory.mktemp("chromium"))
 
 
 @needs_sphinx
 @needs_chromium
-def test_pages_render_math_and_figures_in_chromium(book, tmp_path):
-    pages = [_page(book, nb) for nb in NOTEBOOKS]
-    # A broken copy of a page: its first figure points at garbage, MathJax is gone.
-    good = pages[0]
-    bad = good.with_name("broken_in_browser.html")
-    img = _imgs(good)[0]
-    (good.parent / "not-a-png.png").write_bytes(b"not an image")
-    bad.write_text(good.read_text(encoding="utf-8")
-                   .replace(f'src="{img}"', 'src="not-a-png.png"', 1)
-                   .replace("mathjax/tex-chtml.js", "mathjax/missing.js")
-                   .replace("course.js", "missing.js")
-                   .replace("</article>", '<pre style="overflow:hidden">' + "x" * 400 +
-                            '</pre><div style="width:3000px">wide</div></article>', 1),
-                   encoding="utf-8")
-    results = _browse(book, pages + [bad], tmp_path)
-    for nb, page in zip(NOTEBOOKS, pages):
-        r = results[page.name]
+def test_pages_render_math_and_figures_in_chromium(book, browsed):
+    for nb in NOTEBOOKS:
+        page = _page(book, nb)
+        r = browsed[page.name]
         assert r["math"] > 0, f"{page.name}: no math found"
         assert _browser_problems(r, _stored_figures(nb)) == [], page.name
-    found = " | ".join(_browser_problems(results[bad.name], _stored_figures(NOTEBOOKS[0])))
+    for name in OTHER_PAGES:
+        r = browsed[Path(name).name + ".html"]
+        assert "error" not in r and _layout_problems(r) == [], (name, _layout_problems(r))
+    found = " | ".join(_browser_problems(browsed["broken_in_browser.html"],
+                                         _stored_figures(NOTEBOOKS[0])))
     assert "MathJax did not load" in found and "do not decode" in found, found
-    assert "horizontal overflow" in found and "cut off" in found, found
-    if results[bad.name]["small"]:                 # without course.js nothing zooms
-        assert "cannot be zoomed" in found, found
+    assert "desktop: the page scrolls sideways" in found, found
+    for screen in ("desktop", "phone"):
+        assert f"{screen}: <pre class=''> cut off" in found, found
+        assert f"{screen}: <div class=''> sticks out of the text column" in found, found
+    assert "cannot be zoomed" in found, found          # without course.js nothing zooms
+    good = browsed["twin_good.html"]
+    assert _layout_problems(good) == [], _layout_problems(good)
+    assert good["small"] and good["zoom"] >= 0.97, good["zoom"]
+
+
+@needs_sphinx
+@needs_chromium
+def test_the_figure_text_check_rejects_a_too_wide_figure(book, browsed):
+    page = _page(book, NOTEBOOKS[0])
+    bad = _figure_problems(browsed["broken_in_browser.html"], page)
+    wide = [p for p in bad if "twin-too-wide" in p]
+    # 3000 px at 150 dpi shown 736 px wide: 10 pt = 20.8 px stored, 5.1 px shown
+    assert len(wide) == 1 and "shown 5.1 px high" in wide[0] and "20.0 in" in wide[0], bad
+    assert any("twin-no-dpi" in p and "no dpi" in p for p in bad), bad
+    good = _figure_problems(browsed["twin_good.html"], page)
+    assert not [p for p in good if "twin-ok" in p], good     # 10 pt = 15.3 px shown
+    figures = browsed["twin_good.html"]["figures"]
+    assert figures[-1]["src"].endswith("twin-ok.png") and figures[-1]["w"] < 1000
+
+
+@needs_sphinx
+@needs_chromium
+def test_figure_text_is_legible_at_page_width(book, browsed):
+    problems = [p for nb in LESSONS for p in _figure_problems(browsed[_page(book, nb).name],
+                                                              _page(book, nb))]
+    assert problems == [], f"{len(problems)} figures too small to read:\n" + "\n".join(problems)
 
 
 def test_book_is_documented():
@@ -551,3 +775,18 @@ def test_latex_to_text():
     assert latex_to_text(r"\hat g") == "g\u0302"
     assert latex_to_text(r"\|\hat{\mathbf q} - \mathbf q\|_\infty") == "‖q\u0302 - q‖∞"
     assert latex_to_text("T = 3") == "T = 3"
+
+
+def test_notebook_file_links_become_page_links():
+    pytest.importorskip("docutils", reason='the book extension needs the docs extra: pip install -e ".[docs]"')
+    sys.path.insert(0, str(DOCS / "_ext"))
+    from course_site import _notebook_links_to_pages
+
+    src = ['see [lesson 12](12_stage_one.ipynb) and [ex 1](exercises/ex01_sampling.ipynb), '
+           'not [the paper](https://x.org/a.ipynb)']
+    _notebook_links_to_pages(None, "notebooks/04_algorithms", src)
+    assert src[0] == ("see {doc}`lesson 12 <12_stage_one>` and {doc}`ex 1 <exercises/"
+                      "ex01_sampling>`, not [the paper](https://x.org/a.ipynb)")
+    other = ["[x](12_stage_one.ipynb)"]
+    _notebook_links_to_pages(None, "library", other)
+    assert other == ["[x](12_stage_one.ipynb)"]

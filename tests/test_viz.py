@@ -214,3 +214,73 @@ def test_method_color_is_stable_and_distinct():
     cols = [method_color(m, names) for m in names]
     assert len({str(c) for c in cols}) == len(names)
     assert method_color("Oracle", names) == "black"
+
+
+# ------------------------------------------------------ legible figures (the book)
+def _every_figure():
+    """One figure of every plot_* function, with legends, titles and annotations on."""
+    from toptwo.viz import (plot_error_curves, plot_estimates, plot_gap_ranking, plot_grid,
+                            plot_paired_differences)
+    model = _tiny_model()
+    A = np.array([[2, 4], [3, 0], [1, 3]])
+    dv = np.array([[0.2, -0.5, 0.2, 0.1], [0.3, 0.2, 0.2, -0.6]])
+    x = np.array([0.1, 0.2, 0.4, 0.8])
+    summ = {m: {"x": [1, 2], "mean": [0.5, 0.4], "ci_low": [0.4, 0.3], "ci_high": [0.6, 0.5]}
+            for m in ("TopTwo2", "MV")}
+    gaps = {"A": {"mean": 0.03, "ci_low": 0.02, "ci_high": 0.04},
+            "B": {"mean": 0.01, "ci_low": 0.0, "ci_high": 0.02}}
+    return {
+        "plot_answer_frequencies": plot_answer_frequencies(model, A, [0, 1, 0, 1]),
+        "plot_singular_values": plot_singular_values({"E[A]": [5.0, 1.0], "A": [7.0, 2.0]},
+                                                     title="t"),
+        "plot_rate": plot_rate(x, 2 * x ** -0.5, reference=(-0.5, 1.0), title="t"),
+        "plot_delta_v": plot_delta_v(dv, [1, 0, 1, 0, 1], expected=dv, top_two=[[2, 4], [4, 2]]),
+        "plot_paired_differences": plot_paired_differences(
+            {"MV": [[1, -0.02, 0.005, 30]], "MACE": [[1, 0.01, 0.004, 30]]}, title="t"),
+        "plot_gap_ranking": plot_gap_ranking(gaps, title="t"),
+        "plot_error_curves": plot_error_curves(summ, lower_bound=([1, 2], [0.3, 0.2]),
+                                               title="t"),
+        "plot_estimates": plot_estimates({"p": ([0.1, 0.5], [0.2, 0.4]),
+                                          "q": ([0.6, 0.9], [0.65, 0.8])}),
+        "plot_grid": plot_grid([[("a", summ), ("b", summ)]]),
+    }
+
+
+def test_every_figure_keeps_to_the_font_floor():
+    from toptwo.viz import FONT_FLOOR_PT, small_texts
+
+    figures = _every_figure()
+    assert set(figures) == {n for n in toptwo.viz.__all__ if n.startswith("plot_")}
+    for name, fig in figures.items():
+        assert small_texts(fig) == [], (name, small_texts(fig))
+        n_texts = sum(bool(t.get_text().strip()) for t in fig.findobj(matplotlib.text.Text))
+        assert n_texts >= 5, name
+    assert FONT_FLOOR_PT == 10.0
+
+
+def test_small_texts_finds_a_text_below_the_floor():
+    from toptwo.viz import small_texts
+
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([0, 1], [0, 1], label="a line")
+    ax.legend(fontsize=8)
+    ax.set_title("fine", fontsize=10)
+    ax.tick_params(labelsize=7)
+    found = small_texts(fig)
+    assert "'a line' at 8.0 pt" in found and "'fine' at 10.0 pt" not in " ".join(found)
+    assert any(f.endswith("at 7.0 pt") for f in found)     # tick labels, once drawn
+    assert small_texts(fig, floor=7) == []
+
+
+def test_many_panels_wrap_to_rows_of_at_most_three():
+    from toptwo.viz import MAX_PANELS_PER_ROW
+
+    dv = np.tile([0.2, -0.5, 0.2, 0.1], (6, 1))
+    for n, (rows, cols) in {1: (1, 1), 3: (1, 3), 4: (2, 2), 5: (2, 3), 6: (2, 3)}.items():
+        fig = plot_delta_v(dv, list(range(n)))
+        assert len(fig.axes) == n                       # no empty panels left over
+        assert fig.get_size_inches()[0] == pytest.approx(3.2 * cols), n
+        assert fig.get_size_inches()[1] == pytest.approx(2.8 * rows), n
+        titles = [ax.get_title() for ax in fig.axes]
+        assert titles == [f"task {j}: ĝ=2, ĥ=4" for j in range(n)]  # panel t is task t
+        assert cols <= MAX_PANELS_PER_ROW

@@ -41,6 +41,7 @@ __all__ = [
     "plot_error_curves",
     "plot_estimates",
     "plot_grid",
+    "small_texts",
 ]
 
 
@@ -164,10 +165,17 @@ def _check_tasks(tasks: Any, n_tasks: int, owner: str) -> list[int]:
 
 
 def _subplots(n_panels: int, *, width: float = 3.2, height: float = 2.8):
+    # at most MAX_PANELS_PER_ROW panels a row, rows balanced (4 -> 2 x 2): legible at the
+    # book's page width (docs/README.md, "Figures and wide outputs")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, n_panels, figsize=(width * n_panels, height), squeeze=False)
-    return fig, list(axes[0])
+    nrows = -(-n_panels // MAX_PANELS_PER_ROW)
+    ncols = -(-n_panels // nrows)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows),
+                             squeeze=False)
+    for ax in axes.ravel()[n_panels:]:
+        fig.delaxes(ax)                    # fig.axes[t] stays panel t
+    return fig, list(axes.ravel()[:n_panels])
 
 
 # ---------------------------------------------------------------------- figures
@@ -196,12 +204,12 @@ def plot_answer_frequencies(model: TopTwoModel, A: Any, tasks: Sequence[int]):
         ax.plot(labels, exp, "o", color="tab:red", label="eq. (1)")
         g, h = int(model.top_two[j, 0]), int(model.top_two[j, 1])
         ax.set_title(f"task {j}: g={g}, h={h}, q={model.weights[j, 0]:.2f}, "
-                     f"{n_ans} answers", fontsize=9)
+                     f"{n_ans} answers", fontsize=10)
         ax.set_xticks(labels)
         ax.set_xlabel("label")
         ax.set_ylim(0, 1)
     axes[0].set_ylabel("fraction of answers")
-    axes[0].legend(fontsize=8)
+    axes[0].legend(fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -237,7 +245,7 @@ def plot_singular_values(series: Mapping[str, Any], *, n_show: int | None = None
     ax.set_xlabel("index")
     ax.set_ylabel("singular value")
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -289,7 +297,7 @@ def plot_rate(x: Any, y: Any, fit: tuple[float, float] | bool = True, *,
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -344,12 +352,12 @@ def plot_delta_v(delta_v: Any, tasks: Sequence[int], *, expected: Any = None,
         if top_two is not None:
             g, h = (int(v) for v in np.asarray(top_two)[j, :2])
             title += f" (true {g}, {h})"
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title, fontsize=10)
         ax.set_xticks(labels)
         ax.set_xlabel("k")
     axes[0].set_ylabel(r"$\Delta v^{(k)}_j$")
     if exp is not None:
-        axes[0].legend(fontsize=8)
+        axes[0].legend(fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -451,7 +459,7 @@ def plot_paired_differences(rows: Mapping[str, Sequence[Sequence[float]]], *, ax
     if title:
         ax.set_title(title, fontsize=10)
     if legend:
-        ax.legend(fontsize=7, ncol=2)
+        ax.legend(fontsize=10, ncol=2)
     ax.grid(True, alpha=0.3)
     return fig
 
@@ -489,7 +497,7 @@ def plot_gap_ranking(gaps: Mapping[str, Mapping[str, float]], *, ax: Any = None,
     hi = np.array([gaps[m]["ci_high"] for m in ranked]) - mean
     ax.errorbar(mean, y, xerr=[lo, hi], fmt="none", ecolor="0.6")
     ax.scatter(mean, y, c=[method_color(m, names) for m in ranked], s=18, zorder=3)
-    ax.set_yticks(y, ranked, fontsize=8)
+    ax.set_yticks(y, ranked, fontsize=10)
     ax.invert_yaxis()
     ax.axvline(0, color="k", lw=0.8)
     ax.set_xlabel(xlabel)
@@ -562,7 +570,7 @@ def plot_error_curves(summary: Mapping[Any, Mapping[str, np.ndarray]], *,
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
     return fig
@@ -609,7 +617,7 @@ def plot_estimates(panels: Mapping[str, tuple[Any, Any]], *, ncols: int = 3) -> 
             t_lo, t_hi = float(t[ok].min()), float(t[ok].max())
             pad = 0.05 * max(t_hi - t_lo, 1e-9)
             ax.set_xlim(t_lo - pad, t_hi + pad)
-        ax.set_title(str(title), fontsize=9)
+        ax.set_title(str(title), fontsize=10)
         ax.set_xlabel("truth")
         ax.set_ylabel("estimate")
     for ax in axes.ravel()[k:]:
@@ -667,6 +675,46 @@ def plot_grid(panels: Sequence[Sequence[tuple[str, Mapping[str, Mapping[str, Any
                 ax.get_legend().remove()
     fig.tight_layout()
     return fig
+
+
+# ------------------------------------------------------- legible figures (the book)
+#: The smallest font (points) a figure may use: at the book's page width a 10 pt text is
+#: at least 9 CSS pixels high for a figure up to 11.4 in wide (docs/README.md, "Figures
+#: and wide outputs"; checked in Chromium by tests/test_book.py). Every figure made here
+#: uses at least this size; lessons keep to it with :func:`small_texts`.
+FONT_FLOOR_PT = 10.0
+#: Panels in one row of a figure made here (more panels wrap to further rows).
+MAX_PANELS_PER_ROW = 3
+
+
+def small_texts(fig: Any, floor: float = FONT_FLOOR_PT) -> list[str]:
+    """The visible texts of ``fig`` set in less than ``floor`` points.
+
+    Titles, axis labels, tick labels, legend entries and annotations alike. An empty list
+    means the figure keeps to the book's font floor; a lesson can assert it::
+
+        assert not small_texts(fig), small_texts(fig)
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure to inspect (it is drawn once, so that its tick labels exist).
+    floor : float, default=FONT_FLOOR_PT
+        Smallest allowed size in points.
+
+    Returns
+    -------
+    list of str
+        ``"'text' at 8.0 pt"`` for each offending text, in drawing order.
+    """
+    from matplotlib.text import Text  # lazy
+
+    fig.canvas.draw()                      # tick labels exist only once drawn
+    out = []
+    for t in fig.findobj(Text):
+        if t.get_visible() and t.get_text().strip() and t.get_fontsize() < floor - 1e-9:
+            out.append(f"{t.get_text()!r} at {t.get_fontsize():.1f} pt")
+    return out
 
 
 # ---------------------------------------------------------------- differences per group

@@ -183,6 +183,18 @@ class LessonLinks(SphinxPostTransform):
                 parent.replace(text, pieces)
 
 
+_NOTEBOOK_LINK = re.compile(r"\[([^\]\n]+)\]\(((?:\.\./|exercises/)?[0-9a-z][\w]*)\.ipynb\)")
+
+
+def _notebook_links_to_pages(app: Any, docname: str, source: list[str]) -> None:
+    """``[lesson 12](12_stage_one.ipynb)`` in a notebook (a link that works in Jupyter and
+    on Colab) becomes a link to that lesson's page: a ``{doc}`` role, which Sphinx resolves
+    by document name. (As a file link it would be resolved through the ``docs/notebooks``
+    symlink's target, outside the source tree, and fail the build.)"""
+    if docname.startswith("notebooks/"):
+        source[0] = _NOTEBOOK_LINK.sub(lambda m: f"{{doc}}`{m[1]} <{m[2]}>`", source[0])
+
+
 def _ancestors(node: nodes.Node):
     node = node.parent
     while node is not None:
@@ -211,6 +223,7 @@ def _add_static(app: Any) -> None:
 def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("course_repository", repository(), "html")
     app.connect("builder-inited", _add_static)
+    app.connect("source-read", _notebook_links_to_pages)
     app.connect("doctree-read", _clean_titles)
     app.connect("html-page-context", _page_context)
     app.connect("build-finished", _copy_notebooks)

@@ -175,7 +175,8 @@ def theorem1_decay(n_workers: int = 400, n_tasks: int = 300, n_labels: int = 4, 
     that does not depend on ||p|| (nor, up to the constant, on q). For every reliability
     range and confusion q (all tasks share q, so gap is fixed) the sampling rate is set to
     s = x / (||p||^2 gap^2) (points with s > 1 are skipped) and Algorithm 1 as written
-    (``TopTwo1(sample_splitting=True, centering="paper")``) is run ``n_reps`` times.
+    (``TopTwo1(sample_splitting=True, centering="paper", left_vector="per_k")``) is run
+    ``n_reps`` times.
 
     Returns
     -------
@@ -205,7 +206,7 @@ def theorem1_decay(n_workers: int = 400, n_tasks: int = 300, n_labels: int = 4, 
                 if s > 1:
                     continue
                 for _ in range(R):
-                    est = TopTwo1(sample_splitting=True, centering="paper", rng=gen).fit(model.sample(s, rng=gen), K)
+                    est = TopTwo1(sample_splitting=True, centering="paper", left_vector="per_k", rng=gen).fit(model.sample(s, rng=gen), K)
                     wrong[a] += int(np.sum(np.any(est.top_two_ != model.top_two, axis=1)))
                     trials[a] += m
             ok = trials > 0
@@ -536,7 +537,8 @@ def singular_vector_errors(model: TopTwoModel, sampling_rates: Any, n_reps: int,
 
     For every rate s, ``n_reps`` draws of A and every k, one row
     ``(s, k, ||E||, sin theta, wedin)``: E = A^(k) - E[A^(k)] (the noise of Proposition
-    1), sin theta the angle between TopTwo1's u^(k) (``centering="paper"``) and
+    1), sin theta the angle between TopTwo1's per-k u^(k) (``centering="paper"``,
+    ``left_vector="per_k"``) and
     p/||p||_2, and Wedin's bound sqrt(2) ||X_hat - E[X]|| / (sigma_1 - ||X_hat - E[X]||)
     on it, with sigma_1 = 2 s ||p|| ||r^(k)|| (Prop. 1). Dense: teaching-sized models.
     """
@@ -553,7 +555,7 @@ def singular_vector_errors(model: TopTwoModel, sampling_rates: Any, n_reps: int,
     for s_val in np.asarray(sampling_rates, dtype=float):
         for _ in range(R):
             A_s = model.sample(s_val, rng=gen)
-            est = TopTwo1(centering="paper").fit(A_s)
+            est = TopTwo1(centering="paper", left_vector="per_k").fit(A_s)
             for k in range(1, K):
                 Ak = to_binary(A_s, k).toarray()
                 EX_k = model.expected_binary(k, s_val) - s_val * (K - 2 * k) / K
