@@ -222,11 +222,12 @@ def estimation_instance(seed: int, *, s: float = 0.2, shape: tuple[int, int, int
     return {"rel_p": rel_p, "rel_q": rel_q, "model": model, "estimator": t2}
 
 
-def per_task_difference(a: Any, b: Any) -> dict[str, float]:
-    """Mean of ``a - b`` over tasks with its 95% Student-t interval (``mean``, ``half``, ``n``).
+def per_task_difference(a: Any, b: Any, alpha: float = 0.05) -> dict[str, float]:
+    """Mean of ``a - b`` over tasks with its Student-t interval (``mean``, ``half``, ``n``).
 
     ``a`` and ``b`` are per-task errors (0/1) of two methods on the same tasks. The interval
-    is over the tasks of one fixed dataset: it says how sure the comparison is on tasks like
+    (level ``1 - alpha``; pass ``alpha / N`` for a Bonferroni family of N comparisons) is
+    over the tasks of one fixed dataset: it says how sure the comparison is on tasks like
     these, not over re-collections of the data. ``half`` is 0 when every difference is equal.
     """
     from scipy import stats  # lazy
@@ -235,7 +236,9 @@ def per_task_difference(a: Any, b: Any) -> dict[str, float]:
     if d.ndim != 1 or d.size < 2:
         raise ValueError(f"per_task_difference: need two 1-D arrays of at least 2 tasks; got "
                          f"shape {d.shape}.")
-    half = float(stats.t.ppf(0.975, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size))
+    if not 0 < alpha < 1:
+        raise ValueError(f"per_task_difference: alpha must be in (0, 1); got {alpha!r}.")
+    half = float(stats.t.ppf(1 - alpha / 2, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size))
     return {"mean": float(d.mean()), "half": half, "n": int(d.size)}
 
 
