@@ -94,6 +94,11 @@ def test_low_high_split_and_per_task_difference():
         findings.low_high_split(wrong, q_hat, 51)
     d = findings.per_task_difference(np.ones(10), np.zeros(10))
     assert (d["mean"], d["half"], d["n"]) == (1.0, 0.0, 10)
+    a = np.random.default_rng(0).integers(0, 2, 200)
+    wide = findings.per_task_difference(a, np.zeros(200), alpha=0.05 / 28)   # Bonferroni
+    assert wide["half"] > findings.per_task_difference(a, np.zeros(200))["half"]
+    with pytest.raises(ValueError, match="alpha"):
+        findings.per_task_difference(a, a, alpha=1.5)
 
 
 def test_printed_comparison_marks_the_differing_cells():
@@ -248,6 +253,20 @@ def test_lesson08_stored_table_equals_the_fits_here(color):
             est = getattr(toptwo, alg)(rng=0).fit(ds.responses)
             err = float(np.mean(est.top_two_[ds.has_truth, 0] != ds.truth[ds.has_truth]))
             assert abs(err - base.group(name)[alg]) < 5e-4, (name, alg, err)
+
+
+def test_lesson08_stage1_verdicts_reject_a_wrong_answer(color):
+    """Lesson 08 § 5's Bonferroni-corrected per-task CIs: "tied" is rejected where Algorithm
+    1 as printed breaks down (web), and a method compared with itself is always tied."""
+    web = toptwo.datasets.load_dataset("web", duplicates="last")
+    wrong = {}
+    for v, kw in findings.STAGE1_VARIANTS.items():
+        est = toptwo.TopTwo1(rng=0, **kw).fit(web.responses)
+        wrong[v] = (est.top_two_[web.has_truth, 0] != web.truth[web.has_truth]).astype(float)
+    d = findings.per_task_difference(wrong["default"], wrong["printed"], 0.05 / 28)
+    assert d["mean"] + d["half"] < 0                # not "tied": the default is better
+    same = findings.per_task_difference(wrong["printed"], wrong["printed"], 0.05 / 28)
+    assert same["mean"] == 0 and same["half"] == 0
 
 
 def test_lesson08_low_q_hat_check_rejects_an_uninformative_q_hat(color):
