@@ -18,7 +18,9 @@ Every case is then measured in its own fresh child process, which loads the arra
 builds a fresh :class:`toptwo.Responses` for every repeat (so conversions such as
 ``tocsr()`` are part of the timed fit); ``toptwo2_csr`` passes a ``scipy.sparse``
 CSR matrix instead, as users do, so its validation and conversion are timed too.
-Cases: TopTwo2 (``toptwo2``, ``toptwo2_csr``, ``toptwo2_split``), TopTwo1, majority vote.
+Cases: TopTwo2 (``toptwo2``, ``toptwo2_csr``, ``toptwo2_split``), TopTwo1, majority vote,
+and ``csr_gate``: ``as_responses`` of the CSR matrix alone (the validation and conversion
+inside ``toptwo2_csr``).
 
 * time: the median of ``--repeats`` runs (default 5; 50 at the small size), with the
   range; each run is followed by MATVECS_PER_REPEAT = 10 timings of the reference, one
@@ -74,7 +76,7 @@ MAX_MATVECS = 100
 MAX_MATVECS_CSR = 60
 #: mat-vecs timed after every fit (the reference, interleaved with the fits)
 MATVECS_PER_REPEAT = 10
-CASES = ("toptwo2", "toptwo2_csr", "toptwo1", "toptwo2_split", "majority")
+CASES = ("toptwo2", "toptwo2_csr", "csr_gate", "toptwo1", "toptwo2_split", "majority")
 DEFAULT_CROWDKIT_PYTHON = "/work/venv-bench/bin/python"
 
 
@@ -134,6 +136,10 @@ def _child_measure(case: str, size: str, datadir: str, repeats: int) -> dict:
             import scipy.sparse as sp
             A = sp.csr_matrix((lab, (w, t)), shape=shape)
             run = lambda: toptwo.TopTwo2(rng=0).fit(A)  # noqa: E731
+        elif case == "csr_gate":         # the part of toptwo2_csr that reads the matrix
+            import scipy.sparse as sp
+            A = sp.csr_matrix((lab, (w, t)), shape=shape)
+            run = lambda: toptwo.as_responses(A)  # noqa: E731
         elif case == "toptwo1":
             run = lambda: toptwo.TopTwo1(rng=0).fit(fresh())  # noqa: E731
         elif case == "toptwo2_split":
@@ -250,6 +256,11 @@ def _targets(results: dict) -> list[str]:
                 out.append(f"- {size}: {case} = {c['matvecs']:,.0f} mat-vecs (ratio of medians; "
                            f"per-repeat {lo:,.0f}-{hi:,.0f}) <= {bound}: "
                            f"{'met' if c['matvecs'] <= bound else 'MISSED'}")
+        g = res["cases"].get("csr_gate")
+        if g and "matvecs" in g:
+            lo, hi = g["matvecs_spread"]
+            out.append(f"- {size}: of which reading the CSR matrix (csr_gate) = "
+                       f"{g['matvecs']:,.1f} mat-vecs (per-repeat {lo:,.1f}-{hi:,.1f})")
         t1 = res["cases"].get("toptwo1")
         if t1:       # in mat-vecs: each child's own unit (the load differs between children)
             out.append(f"- {size}: TopTwo1 / TopTwo2 = {t1['matvecs'] / r['matvecs']:.2f} "

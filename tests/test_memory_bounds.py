@@ -110,3 +110,39 @@ def test_dense_baselines_refuse_up_front(cls, shape, msg):
     finally:
         tracemalloc.stop()
     assert peak < 64 * 2**20, peak                            # refused before allocating
+
+
+def _peak_mb(fit) -> float:
+    tracemalloc.start()
+    try:
+        fit()
+        return tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+
+
+def test_memory_does_not_grow_with_k_squared_at_fixed_nnz():
+    # the same 3000 answers with K = 200 and K = 1000: O(n K^2) (Xe of the label
+    # blocks, 800 MB at K = 1000) would be 25 times more; O(nnz + (n + m) K) at most 5
+    small, big = _big_K(K=200), _big_K(K=1000)
+    for make in (lambda: toptwo.TopTwo1(), lambda: toptwo.TopTwo2(rng=0),
+                 lambda: toptwo.TopTwo1(left_vector="per_k")):
+        p200 = _peak_mb(lambda make=make: make().fit(small))
+        p1000 = _peak_mb(lambda make=make: make().fit(big))
+        assert p1000 < 5 * p200 + 16, (p200, p1000)
+
+
+@pytest.mark.parametrize("left_vector", ["stacked", "averaged", "per_k"])
+def test_many_components_at_k1000_in_bounded_memory(left_vector):
+    # 500 components of 3 workers x 1 task (the batched path, toptwo._batched)
+    gen = np.random.default_rng(0)
+    n_comp, K = 500, 1000
+    w = np.arange(3 * n_comp)
+    t = np.repeat(np.arange(n_comp), 3)
+    lab = gen.integers(1, K + 1, size=w.size)
+    lab[:K] = np.arange(1, K + 1)
+    R = toptwo.Responses.from_triples(w, t, lab, n_labels=K)
+    n, m = R.shape
+    peak = _peak_mb(lambda: toptwo.TopTwo1(left_vector=left_vector).fit(R)) * 2**20
+    bound = 8 * 12 * (R.nnz + (n + m) * K) + 48 * 2**20      # batches of 2^21 elements
+    assert peak < bound, (peak, bound)

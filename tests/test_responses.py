@@ -211,6 +211,63 @@ def test_coo_duplicate_coordinates():
         as_responses(M)
 
 
+
+def _csr_parts(indptr, indices, data, shape):
+    """A CSR matrix taken as given (unsorted, repeated or explicit-zero entries kept)."""
+    M = sp.csr_matrix(shape, dtype=np.asarray(data).dtype)
+    M.indptr, M.indices, M.data = (np.asarray(indptr, np.int32), np.asarray(indices, np.int32),
+                                   np.asarray(data))
+    return M
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint16, float])
+def test_csr_fast_path_equals_the_general_path(dtype):
+    # the CSR read (no COO copy, one O(nnz) sortedness check) gives exactly what the
+    # COO path gives, for canonical, unsorted and explicit-zero CSR input (issue 29)
+    rng = np.random.default_rng(3)
+    A = rng.integers(0, 5, size=(30, 40)) * (rng.random((30, 40)) < 0.3)
+    canonical = sp.csr_matrix(A.astype(dtype))
+    order = [rng.permutation(np.arange(canonical.indptr[i], canonical.indptr[i + 1]))
+             for i in range(30)]
+    perm = np.concatenate(order)
+    unsorted = _csr_parts(canonical.indptr, canonical.indices[perm], canonical.data[perm],
+                          A.shape)
+    zeros = sp.csr_matrix(A.astype(dtype) + 0)
+    zeros.data[::7] = 0                               # stored zeros: not answered
+    for M, dense in ((canonical, A), (unsorted, A), (zeros, zeros.toarray())):
+        R, C = as_responses(M), as_responses(sp.coo_array(M))
+        for attr in ("workers", "tasks", "labels"):
+            np.testing.assert_array_equal(getattr(R, attr), getattr(C, attr))
+            assert getattr(R, attr).dtype == np.int32
+        np.testing.assert_array_equal(R.toarray(), dense)
+
+
+def test_csr_input_is_neither_frozen_nor_changed():
+    M = sp.csr_array(TOY_A)
+    before = (M.indptr.copy(), M.indices.copy(), M.data.copy())
+    as_responses(M)
+    for a, b in zip((M.indptr, M.indices, M.data), before):
+        assert a.flags.writeable
+        np.testing.assert_array_equal(a, b)
+
+
+def test_csr_repeated_pair_and_malformed_csr():
+    # a repeated column within a row: the duplicates message of every sparse input
+    M = _csr_parts([0, 1, 3], [2, 0, 0], np.array([1, 2, 3]), (2, 3))
+    with pytest.raises(ValueError, match=r"1 \(worker, task\) pair\(s\) occur more than "
+                                         r"once .* e.g. worker 1 answered task 0 in stored "
+                                         r"entry 1 \(label 2\) and in stored entry 2"):
+        as_responses(M)
+    # a column index outside the shape: left to scipy's own check (COO conversion)
+    M = _csr_parts([0, 1, 2], [2, 5], np.array([1, 2]), (2, 3))
+    with pytest.raises(ValueError, match="index 5 exceeds matrix dimension"):
+        as_responses(M)
+    # labels beyond int32 are refused with their value, not wrapped around
+    M = sp.csr_array(np.array([[1, 2**40], [2, 0]], dtype=np.int64))
+    with pytest.raises(ValueError, match=str(2**40)):
+        as_responses(M, n_labels=3)
+
+
 # ------------------------------------------------------------------ triples
 def test_triples_three_arrays_and_n_by_3():
     w, t, lab = [2, 0, 1, 0], [1, 0, 1, 2], [3, 1, 2, 2]

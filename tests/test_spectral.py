@@ -8,7 +8,7 @@ import pytest
 
 import toptwo
 from toptwo import TopTwoModel, spectral_from_matrices
-from toptwo import _chunks, _components, _linalg
+from toptwo import _batched, _chunks, _components, _linalg
 from toptwo import spectral as spectral_mod
 from toptwo.spectral import fix_sign, trim, top_from_projections
 
@@ -569,6 +569,9 @@ def _with_single_worker_components(n_single: int, seed: int = 0):
 
 def test_one_worker_components_are_handled_in_one_pass(monkeypatch):
     R = _with_single_worker_components(300)
+    # the per-component loop for the connected crowd (30 workers would be batched,
+    # tests/test_components_batched.py)
+    monkeypatch.setattr(_batched, "BATCH_MAX_WORKERS", 0)
     calls = []
     original = spectral_mod._spectral_block
     monkeypatch.setattr(spectral_mod, "_spectral_block",

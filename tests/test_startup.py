@@ -47,3 +47,75 @@ def test_cli_help_loads_no_heavy_library():
 def test_the_check_can_fail():
     # the same check sees a heavy import when there is one
     assert "scipy.stats" in _heavy_modules("import scipy.stats")
+
+
+# ------------------------------------------------- start-up under ulimit -v (issue 27)
+import pytest  # noqa: E402
+
+resource = pytest.importorskip("resource")
+
+#: Address-space limits (KiB) from "numpy cannot load" to "the demo runs"; before issue
+#: 27 these gave ImportError tracebacks, an OpenBLAS exit from C, or a hang (250000).
+LIMITS_KIB = (60_000, 100_000, 150_000, 200_000, 250_000, 300_000, 600_000)
+
+
+def _run_limited(args: list[str], limit_kib: int) -> subprocess.CompletedProcess:
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit_kib * 1024, limit_kib * 1024))
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    return subprocess.run([sys.executable, "-m", "toptwo", *args], capture_output=True,
+                          text=True, env=env, preexec_fn=limit, timeout=180)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS semantics")
+@pytest.mark.parametrize("limit_kib", LIMITS_KIB)
+def test_cli_under_an_address_space_limit_fails_in_one_line(limit_kib):
+    proc = _run_limited(["demo"], limit_kib)          # a hang fails by the timeout
+    assert "Traceback" not in proc.stderr, proc.stderr
+    if proc.returncode != 0:
+        assert proc.returncode == 2, (proc.returncode, proc.stderr)
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("python -m toptwo"), proc.stderr
+        assert f"limited to {limit_kib} KiB" in lines[0], lines[0]
+    else:
+        assert "OracleMLE" in proc.stdout
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS semantics")
+def test_cli_limits_cover_both_outcomes():
+    # the check can fail: the smallest limit cannot load numpy, the largest runs the demo
+    low, high = _run_limited(["demo"], LIMITS_KIB[0]), _run_limited(["demo"], 2_000_000)
+    assert low.returncode == 2 and "cannot start" in low.stderr
+    assert high.returncode == 0 and "OracleMLE" in high.stdout
+
+
+def test_running_as_cli_reads_the_command_line(monkeypatch):
+    from toptwo import _startup
+    for argv, want in ((["python", "-m", "toptwo", "demo"], True),
+                       (["python", "-X", "dev", "-m", "toptwo"], True),
+                       (["python", "-mtoptwo"], True),
+                       (["python", "-m", "pytest", "tests"], False),
+                       (["python", "script.py", "-m", "toptwo"], False),
+                       (["python", "-c", "import toptwo"], False)):
+        monkeypatch.setattr(sys, "orig_argv", argv, raising=False)
+        monkeypatch.setattr(sys, "argv", argv[1:] if argv[1] != "-m" else ["-m"])
+        assert _startup.running_as_cli() is want, argv
+    monkeypatch.setattr(sys, "orig_argv", ["/venv/bin/python", "/venv/bin/toptwo"])
+    monkeypatch.setattr(sys, "argv", ["/venv/bin/toptwo", "demo"])
+    assert _startup.running_as_cli()
+
+
+def test_library_import_errors_stay_import_errors(monkeypatch):
+    from toptwo import _startup
+    monkeypatch.setattr(_startup, "running_as_cli", lambda: False)
+    with pytest.raises(ImportError):
+        with _startup.cli_imports():
+            raise ImportError("no numpy")
+    monkeypatch.setattr(_startup, "running_as_cli", lambda: True)
+    with pytest.raises(SystemExit) as info:
+        with _startup.cli_imports():
+            raise ImportError("\n\nIMPORTANT: ...\nOriginal error was: no numpy\n")
+    assert info.value.code == 2

@@ -31,13 +31,17 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .binary import binary_stack, from_binary, to_binary
-from .extensions import TopTwoEM
-from .metrics import top_two_errors
-from .mle import OracleMLE, TopTwo2, best_pairs, estimate_reliability, plugin_mle
-from .model import SCENARIOS, TopTwoModel, label_distribution
-from .responses import Responses, as_responses
-from .spectral import TopTwo1, spectral_estimate, spectral_from_matrices, split_entries
+from ._startup import cli_imports as _cli_imports
+
+# as the command line, a failed numpy/scipy import is one line, not a traceback
+with _cli_imports():
+    from .binary import binary_stack, from_binary, to_binary
+    from .extensions import TopTwoEM
+    from .metrics import top_two_errors
+    from .mle import OracleMLE, TopTwo2, best_pairs, estimate_reliability, plugin_mle
+    from .model import SCENARIOS, TopTwoModel, label_distribution
+    from .responses import Responses, as_responses
+    from .spectral import TopTwo1, spectral_estimate, spectral_from_matrices, split_entries
 
 __version__ = "0.1.0"
 

@@ -8,8 +8,9 @@ a scenario of Table 1) and prints the error rates of majority vote, TopTwo1
 task, the estimated top two (g, h) and the confusion probability q_hat as CSV; per
 worker, the reliability p_hat on request.
 
-Exit status: 0 on success, 2 on bad input or bad arguments (message on stderr, no
-traceback).
+Exit status: 0 on success, 2 on bad input or bad arguments, or when numpy/scipy cannot
+be loaded or memory runs out (message on stderr, one line, no traceback; see
+``toptwo._startup``).
 """
 
 from __future__ import annotations
@@ -26,17 +27,20 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any, NoReturn
 
-import numpy as np
+from ._startup import address_space_limit, cli_imports
 
-from .baselines.majority import MajorityVote
-from .baselines.dawid_skene import OneCoinDawidSkene
-from .extensions.em import TopTwoEM
-from .io import read_triples_csv, write_reliability_csv, write_results_csv
-from .metrics import top_two_errors
-from .mle import OracleMLE, TopTwo2
-from .model import SCENARIOS, TopTwoModel
-from .responses import binary_labels_message, check_labels_used
-from .spectral import TopTwo1
+with cli_imports():             # a failed import: one line, exit status 2 (issue 27)
+    import numpy as np
+
+    from .baselines.majority import MajorityVote
+    from .baselines.dawid_skene import OneCoinDawidSkene
+    from .extensions.em import TopTwoEM
+    from .io import read_triples_csv, write_reliability_csv, write_results_csv
+    from .metrics import top_two_errors
+    from .mle import OracleMLE, TopTwo2
+    from .model import SCENARIOS, TopTwoModel
+    from .responses import binary_labels_message, check_labels_used
+    from .spectral import TopTwo1
 
 __all__ = ["main", "run_demo", "build_parser"]
 
@@ -690,6 +694,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (_UsageError, ValueError, TypeError, OSError, OverflowError, MemoryError) as exc:
         _error(f"{parser.prog} {args.command}: error: "
                f"{_one_line(str(exc) or type(exc).__name__)}")
+        return 2
+    except ImportError as exc:          # a module loaded on first use (e.g. ulimit -v)
+        limit = address_space_limit()
+        _error(f"{parser.prog} {args.command}: error: cannot load a module: "
+               f"{_one_line(str(exc) or type(exc).__name__)}"
+               + (f"; the address space is limited to {limit // 1024} KiB (ulimit -v): "
+                  f"raise the limit" if limit is not None else ""))
         return 2
     finally:
         for signum, handler in old_handlers.items():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._ties import _smallest_columns
+from ._ties import _select_rows, _smallest_columns
 
 
 
@@ -19,7 +19,8 @@ from ._ties import _smallest_columns
 CHUNK_RESPONSES = 1 << 17
 
 
-def _task_chunks(indptr: np.ndarray, size: int | None = None, first: int | None = None):
+def _task_chunks(indptr: np.ndarray, size: int | None = None, first: int | None = None
+                 ) -> list[tuple[int, int, int, int]]:
     """(lo, hi, e0, e1): consecutive task ranges [lo, hi) holding about ``size``
     responses each (default ``CHUNK_RESPONSES``, read at call time; the first range about
     ``first``), and their response range [e0, e1) in task-major order."""
@@ -29,18 +30,9 @@ def _task_chunks(indptr: np.ndarray, size: int | None = None, first: int | None 
     nnz = int(indptr[-1])
     start = size if first is None else first
     cuts = np.searchsorted(indptr, np.arange(start, nnz, size), side="right")
-    bounds = np.unique(np.concatenate(([0], cuts, [m])))
-    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-        if hi > lo:
-            yield lo, hi, int(indptr[lo]), int(indptr[hi])
-
-
-def _select_rows(M: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """M[idx[j], j] for every column j of a (K, m) array."""
-    m = M.shape[1]
-    flat = idx * m
-    flat += np.arange(m)
-    return M.reshape(-1).take(flat)
+    bounds = np.unique(np.concatenate(([0], cuts, [m]))).tolist()
+    return [(lo, hi, int(indptr[lo]), int(indptr[hi]))
+            for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
 
 
 #: Tasks per chunk of the row-local steps of eq. (3) (cache-sized temporaries).
@@ -75,7 +67,9 @@ def _steps_4_5_chunked(v: np.ndarray, n_top: int, tol4: np.ndarray) -> tuple | N
             delta_v[lo:hi, k] = cols[k]
         oc = _smallest_columns(cols.copy(), n_top, t4[lo:hi], bool(np.isposinf(cols).any()))
         order[lo:hi] = oc
-        mass = [_select_rows(cols, oc[:, t]) for t in range(n_top)]
+        mass = []                             # top-t masses (a loop: one visit to _ties)
+        for t in range(n_top):
+            mass.append(_select_rows(cols, oc[:, t]))
         for t in range(n_top):
             top_mass[lo:hi, t] = mass[t]
         if K < 8:

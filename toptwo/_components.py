@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 from .binary import binary_sign
 from .responses import Responses, _FitView
+from . import _batched
 from ._chunks import _task_chunks
 from ._linalg import _single_row_norms
 from ._ties import _v_error_bound
@@ -280,17 +281,22 @@ class Stage1Parts:
     one part per connected component of the worker-task graph with responses in B and C
     (the data themselves when connected); one-worker components (u = (1), v_j^(k) the
     worker's centred answer / (2 s')) are done all at once by
-    :meth:`fill_single_workers`. ``groups`` is every task's component (-1: no
-    stage-1 estimate); ``sv``, ``sx``, ``sy`` the values reported when the largest part
-    is a one-worker component (NaN otherwise until a part reports).
+    :meth:`fill_single_workers`. With ``batch`` (the dense Gram path), components of 2 to
+    ``toptwo._batched.BATCH_MAX_WORKERS`` workers are done all at once by
+    :meth:`fill_small_components` (the same arithmetic as the per-component path).
+    ``groups`` is every task's component (-1: no stage-1 estimate); ``sv``, ``sx``,
+    ``sy`` the values reported when the largest part is a one-worker component (NaN
+    otherwise until a part reports).
     """
 
-    def __init__(self, B: Responses, C: Responses, centering: str) -> None:
+    def __init__(self, B: Responses, C: Responses, centering: str,
+                 batch: bool = True) -> None:
         n, m, K = B.n_workers, B.n_tasks, B.n_labels
         self.groups = np.full(m, -1, dtype=np.int64)
         self.sv = np.full(K - 1, np.nan)
         self.sx = self.sy = float("nan")
         self._singles: dict | None = None
+        self._small: dict | None = None
         self._parts: list[Part] = []
         if centering == "paper":
             self._parts = [Part(B, C, n * m, None, None, None, True)]
@@ -318,7 +324,18 @@ class Stage1Parts:
         # the component with the most responses in B reports sigma_1 and s' (the first
         # such one on a tie)
         best = int(np.argmax(np.where(has_u, nB_c, -1))) if has_u.any() else -1
-        for c in (int(x) for x in np.flatnonzero(~singles & has_u)):
+        small = np.zeros(n_comp, dtype=bool)
+        if batch and _batched.BATCH_MAX_WORKERS >= 2:
+            small = (has_u & (nw_c >= 2) & (nw_c <= _batched.BATCH_MAX_WORKERS)
+                     & (_batched.pair_counts(B, tcomp, n_comp) <= _batched.BATCH_BUDGET))
+        if small.any():
+            comps = np.flatnonzero(small)
+            self._small = dict(B=B, C=C, comps=comps, wcomp=wcomp, tcomp=tcomp,
+                               w_loc=w_loc, w_bounds=w_bounds, nw_c=nw_c, nt_c=nt_c,
+                               nB_c=nB_c, nC_c=nC_c,
+                               best=best if best >= 0 and small[best] else -1)
+            self.groups[np.isin(tcomp, comps)] = tcomp[np.isin(tcomp, comps)]
+        for c in (int(x) for x in np.flatnonzero(~singles & has_u & ~small)):
             w_idx = w_bounds[0][w_bounds[1][c]:w_bounds[1][c + 1]]
             t_idx = t_bounds[0][t_bounds[1][c]:t_bounds[1][c + 1]]
             shape = (w_idx.size, t_idx.size)
@@ -340,6 +357,26 @@ class Stage1Parts:
     def __iter__(self) -> Iterator[Part]:
         return iter(self._parts)
 
+    def fill_small_components(self, U: np.ndarray, Ut: np.ndarray, v: np.ndarray,
+                              v_err: np.ndarray, *, eta: float, sign_rule: str,
+                              left_vector: str) -> tuple | None:
+        """Steps 1-3 of every batched component, written into the global arrays.
+
+        Returns (sigma_1, s' of B, s' of C) when the largest part is one of them.
+        """
+        if self._small is None:
+            return None
+        d = self._small
+        sv = _batched.small_components(
+            d["B"], d["C"], d["comps"], d["wcomp"], d["tcomp"], d["w_loc"], d["w_bounds"],
+            d["nw_c"], d["nt_c"], d["nC_c"], eta=eta, sign_rule=sign_rule,
+            left_vector=left_vector, U=U, Ut=Ut, v=v, v_err=v_err, report=d["best"])
+        if sv is None:
+            return None
+        c = d["best"]
+        size = int(d["nw_c"][c]) * int(d["nt_c"][c])
+        return sv, int(d["nB_c"][c]) / size, int(d["nC_c"][c]) / size
+
     def fill_single_workers(self, U: np.ndarray, Ut: np.ndarray, v: np.ndarray,
                             v_err: np.ndarray) -> None:
         """Steps 2-3 of every one-worker component, written into the global arrays."""
@@ -352,6 +389,7 @@ class Stage1Parts:
         v_err[blk["tasks"]] = blk["v_err"]
 
 
-def stage1_parts(B: Responses, C: Responses, centering: str) -> Stage1Parts:
+def stage1_parts(B: Responses, C: Responses, centering: str, batch: bool = True
+                 ) -> Stage1Parts:
     """The parts of (B, C) that Algorithm 1 runs on (see :class:`Stage1Parts`)."""
-    return Stage1Parts(B, C, centering)
+    return Stage1Parts(B, C, centering, batch)

@@ -1,17 +1,19 @@
-"""The input gate's label and duplicate checks: K from the data, unused labels, repeated pairs.
+"""The input gate's checks of whole responses: repeated pairs, unused labels, consistency.
 
-Private: used by :func:`toptwo.responses.as_responses`, :meth:`toptwo.Responses.from_triples`,
+(The checks of label values and of K, applied entry by entry while the gate reads an
+array, live in :mod:`toptwo._validation`, with the other value checks.) Private: used by :func:`toptwo.responses.as_responses`, :meth:`toptwo.Responses.from_triples`,
 the CSV reader and the estimators that need every label 1..K.
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import numpy as np
 
-from ._validation import (check_choice, check_int)
+from ._validation import (INT32_MAX, MAX_INFERRED_LABELS, _resolve_n_labels,  # noqa: F401
+                          check_choice, check_n_labels_bound, exceeds_label_bound)
 
 if TYPE_CHECKING:
     from .responses import Responses
@@ -20,13 +22,6 @@ Duplicates = Literal["error", "first", "last"]
 #: The policies for a (worker, task) pair given more than once.
 DUPLICATE_POLICIES = ("error", "first", "last")
 
-#: Largest K inferred from the data without an explicit ``n_labels`` (the estimators
-#: allocate n_tasks x K arrays, so one stray label of 10^6 must not set K silently).
-MAX_INFERRED_LABELS = 1000
-
-#: Indices and labels are stored as int32 (CSR indices, compact arrays); anything larger
-#: is refused instead of being wrapped around.
-INT32_MAX = int(np.iinfo(np.int32).max)
 
 
 
@@ -50,7 +45,10 @@ def _find_duplicates(workers: np.ndarray, tasks: np.ndarray, n_tasks: int) -> _D
     """Sort responses by (worker, task), stably, and find the repeated pairs.
 
     The one place that detects repeated (worker, task) pairs: triples, CSV files, the
-    real datasets and sparse matrices all go through it. O(N log N) time, O(N) memory.
+    real datasets and sparse matrices all go through it (a sparse matrix already sorted
+    by (worker, task), pairs strictly increasing, is recognised by
+    :func:`~toptwo.responses.as_responses` in one O(N) pass and has none to find).
+    O(N log N) time, O(N) memory.
     The example is the repeat that comes first in input order, with its pair's first
     occurrence.
     """
@@ -83,65 +81,6 @@ def _duplicates_error(dups: _DuplicatePairs, *, source: str, unit: str, where, s
         f"{source}: {dups.n_pairs} (worker, task) pair(s) occur more than once "
         f"({dups.n_extra} extra {unit} out of {dups.order.size}); e.g. worker {w} answered "
         f"task {t} {where(e1)} (label {l1}) and {where(e2)} (label {l2}). {fix}")
-
-
-def _resolve_n_labels(labels: np.ndarray, n_labels: Any, *, owner: str, where,
-                      subject: str | None = None) -> int:
-    """Check labels >= 1 and <= K; infer K as the largest label when not given.
-
-    An explicit K above :data:`MAX_INFERRED_LABELS` is accepted only when a label that
-    large occurs in the data (see :func:`check_n_labels_bound`). ``subject`` (e.g.
-    "`A` passed to TopTwo2.fit") starts every message.
-    """
-    lead = f"{subject}: " if subject else ""
-    neg = labels < 0
-    if neg.any():
-        e = int(np.argmax(neg))
-        raise ValueError(f"{lead}labels must be in 1..n_labels with 0 for 'not answered'; found "
-                         f"{int(labels[e])} at {where(e)}.")
-    top = int(labels.max())
-    if top > INT32_MAX:
-        e = int(np.argmax(labels > INT32_MAX))
-        raise ValueError(f"{lead}labels must be in 1..n_labels with n_labels <= {INT32_MAX} "
-                         f"(stored as int32); found {int(labels[e])} at {where(e)}.")
-    if n_labels is None:
-        if top > MAX_INFERRED_LABELS:
-            e = int(np.argmax(labels))
-            raise ValueError(f"{lead}n_labels was not given and the largest label in the data is "
-                             f"{top} (at {where(e)}), so K would be {top} > "
-                             f"{MAX_INFERRED_LABELS}, which is almost always a stray value; "
-                             f"pass n_labels=K explicitly if K is really that large.")
-        if top < 2:
-            raise ValueError(f"{lead}n_labels was not given and the largest label in the data is "
-                             f"{top}, so K would be {top} < 2; pass n_labels=K explicitly.")
-        return top
-    K = check_int(n_labels, "n_labels", owner=owner, minimum=2)
-    check_n_labels_bound(K, top, owner=owner)
-    if top > K:
-        e = int(np.argmax(labels > K))
-        raise ValueError(f"{lead}labels must be in 1..n_labels with 0 for 'not answered'; found "
-                         f"{int(labels[e])} at {where(e)} with n_labels={K}.")
-    return K
-
-
-def exceeds_label_bound(K: int, top: int) -> bool:
-    """True if K is refused for data whose largest label is ``top`` (see below)."""
-    return K > max(MAX_INFERRED_LABELS, top)
-
-
-def check_n_labels_bound(K: int, top: int, *, owner: str, name: str = "n_labels") -> None:
-    """Refuse an explicit K far beyond the data: K > max(MAX_INFERRED_LABELS, top).
-
-    The estimators allocate ``n_tasks x K`` arrays and loop over the K labels, so a K
-    the data do not use (``n_labels=2**40``, ``--n-labels 100000000``) would exhaust
-    memory or run for hours. Up to :data:`MAX_INFERRED_LABELS` choices are accepted
-    whatever the data; beyond, K must equal the largest label present.
-    """
-    if exceeds_label_bound(K, top):
-        raise ValueError(f"The '{name}' parameter of {owner} is {K}, but the largest label in "
-                         f"the data is {top}; a K above {MAX_INFERRED_LABELS} is accepted "
-                         f"only when the data contain a label that large (the estimators "
-                         f"allocate n_tasks x K arrays). Pass the real number of choices.")
 
 
 def check_labels_used(R: "Responses", owner: str, *, cli: bool = False,

@@ -30,35 +30,7 @@ DENSE_GRAM_MAX_WORKERS = 400
 _LabelBlocks = LabelBlocks
 
 
-#: Lanczos settings for the joint path. The top Ritz pair (theta, u) of the Gram matrix
-#: G = X X^T has residual r = G u - theta u, and by the Davis-Kahan sin-theta theorem
-#: ||u - u_exact||_2 <= ||r|| / gap, gap = lambda_1 - lambda_2. We stop when
-#: ||r|| <= LANCZOS_TOL theta_1 (the criterion ARPACK uses), at most LANCZOS_MAX_STEPS
-#: steps (then ARPACK finishes the unconverged problems). A stop on the Ritz gap
-#: theta_1 - theta_2 instead was tried and dropped: early in the iteration theta_2 can lie
-#: far below lambda_2, so that gap overestimates the true one and the stop came too
-#: early on near-degenerate spectra (errors of 1e-5 in u where this rule gave 1e-11).
-#:
-#: u is needed to statistical precision, not to machine precision: the stop leaves
-#: ||u - u_exact||_2 <= LANCZOS_TOL theta_1 / gap, at most ITERATIVE_U_TOL = 1e-5 for
-#: theta_1/gap <= 100 (on Table 1's scenarios theta_1/gap is 1-7; the measured error is
-#: 3e-9 to 7e-8). The sampling noise of u is 100-300 times that bound: between two
-#: independent draws of the ``hard`` scenario the entries of u^(k) differ by 3.1e-3
-#: (rms / sqrt 2) at 2e6 responses and 1.4e-3 at 1e7 (``benchmarks/u_precision.py``).
-#: The stop was 1e-10 theta_1 before: three more joint steps on ``hard`` at 2e6 (10
-#: instead of 7), four on ``few_smart`` (14 instead of 10).
-#:
-#: The decisions taken from u (zeroing, the sign rule, ties of Delta v: ``U_ABS_TOL``)
-#: guard against round-off, not against this truncation error: on one solver path the
-#: iteration is the same computation on every machine, BLAS kernel and thread count up
-#: to round-off (about 1e-14 in u), and its truncation error is the same everywhere. What
-#: the truncation error does decide is the agreement between solver paths (a forced
-#: ``solver=`` other than the one "auto" picks from n): u within ITERATIVE_U_TOL, labels
-#: equal except where a Delta v lies within that of a tie (none in the tests). The stop
-#: itself is a threshold on a computed residual: round-off could move it to the next
-#: step only if the residual fell within about 1e-12 (relative) of LANCZOS_TOL theta_1,
-#: which over the factor of about 15 that one step spans has a probability of about
-#: 1e-11 per fit.
+#: Lanczos stop: Ritz residual <= LANCZOS_TOL theta_1; why: docs/design.md "Eigen-solvers".
 LANCZOS_TOL = 1e-7
 #: Accuracy of u^(k) on the iterative paths (see ``LANCZOS_TOL``): for path comparisons.
 ITERATIVE_U_TOL = 100.0 * LANCZOS_TOL

@@ -124,6 +124,42 @@ def _first_true(conds: list[np.ndarray]) -> np.ndarray:
     return key.astype(np.int64)
 
 
+def _select_rows(M: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """M[idx[j], j] for every column j of a (K, m) array."""
+    m = M.shape[1]
+    flat = idx * m
+    flat += np.arange(m)
+    return M.reshape(-1).take(flat)
+
+
+def _best_pairs_columns(A: np.ndarray, Bc: np.ndarray, tol: np.ndarray | float
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`best_pairs` on scores stored label-major: A[c] = Sa[:, c], shape (K, m).
+
+    Column by column (K passes over the m rows): the same comparisons and sums as a
+    row-wise argmax/partition, without reductions along the short axis.
+    """
+    K, m = A.shape
+    tol = np.broadcast_to(np.asarray(tol, float), (m,))
+    # largest Sb, its first column b1, and the largest Sb outside column b1
+    first = Bc.max(axis=0)
+    b1 = _first_true([Bc[c] == first for c in range(K)])
+    at_b1 = b1 * m                                   # flat index of (b1[j], j)
+    at_b1 += np.arange(m)
+    rest = Bc.copy()
+    rest.reshape(-1)[at_b1] = -np.inf
+    second = rest.max(axis=0) if K > 1 else rest[0]
+    # best pair starting at a: Sa[a] + the largest Sb outside column a
+    pair_best = A + first
+    pair_best.reshape(-1)[at_b1] = A.reshape(-1).take(at_b1) + second
+    floor = pair_best.max(axis=0)
+    floor -= tol
+    a = _first_true([pair_best[c] >= floor for c in range(K)])   # smallest a within tol
+    sa = _select_rows(A, a)
+    b = _first_true([(sa + Bc[c] >= floor) & (a != c) for c in range(K)])
+    return a, b, sa + _select_rows(Bc, b)
+
+
 def _clean(u: np.ndarray) -> np.ndarray:
     """Entries within ``U_ABS_TOL`` of 0 are 0 in exact arithmetic as far as the solvers
     can tell: set them to exactly 0 (so they neither vote in the sign rule nor add noise

@@ -1,5 +1,8 @@
 """Input validation shared by every public entry point (scipy ``_iv`` style).
 
+The checks of values: parameters, and the entries of the arrays the gate
+(:func:`toptwo.as_responses`) reads -- integer conversion, labels and K
+(``_resolve_n_labels``) -- so that reading a response matrix is one visit here.
 One function per kind of argument; every message names the argument, quotes the
 constraint and shows the offending value, in scikit-learn's phrasing
 "must be ...; got ... instead". Estimators declare their constructor parameters with
@@ -75,6 +78,74 @@ def check_int(value: Any, name: str, *, owner: str, minimum: int) -> int:
         raise ValueError(f"The '{name}' parameter of {owner} must be an int >= {minimum}; "
                          f"got {value} instead.")
     return int(value)
+
+
+#: Largest K inferred from the data without an explicit ``n_labels`` (the estimators
+#: allocate n_tasks x K arrays, so one stray label of 10^6 must not set K silently).
+MAX_INFERRED_LABELS = 1000
+
+#: Indices and labels are stored as int32 (CSR indices, compact arrays); anything larger
+#: is refused instead of being wrapped around.
+INT32_MAX = int(np.iinfo(np.int32).max)
+
+
+def _resolve_n_labels(labels: np.ndarray, n_labels: Any, *, owner: str, where,
+                      subject: str | None = None) -> int:
+    """Check labels >= 1 and <= K; infer K as the largest label when not given.
+
+    An explicit K above :data:`MAX_INFERRED_LABELS` is accepted only when a label that
+    large occurs in the data (see :func:`check_n_labels_bound`). ``subject`` (e.g.
+    "`A` passed to TopTwo2.fit") starts every message.
+    """
+    lead = f"{subject}: " if subject else ""
+    neg = labels < 0
+    if neg.any():
+        e = int(np.argmax(neg))
+        raise ValueError(f"{lead}labels must be in 1..n_labels with 0 for 'not answered'; found "
+                         f"{int(labels[e])} at {where(e)}.")
+    top = int(labels.max())
+    if top > INT32_MAX:
+        e = int(np.argmax(labels > INT32_MAX))
+        raise ValueError(f"{lead}labels must be in 1..n_labels with n_labels <= {INT32_MAX} "
+                         f"(stored as int32); found {int(labels[e])} at {where(e)}.")
+    if n_labels is None:
+        if top > MAX_INFERRED_LABELS:
+            e = int(np.argmax(labels))
+            raise ValueError(f"{lead}n_labels was not given and the largest label in the data is "
+                             f"{top} (at {where(e)}), so K would be {top} > "
+                             f"{MAX_INFERRED_LABELS}, which is almost always a stray value; "
+                             f"pass n_labels=K explicitly if K is really that large.")
+        if top < 2:
+            raise ValueError(f"{lead}n_labels was not given and the largest label in the data is "
+                             f"{top}, so K would be {top} < 2; pass n_labels=K explicitly.")
+        return top
+    K = check_int(n_labels, "n_labels", owner=owner, minimum=2)
+    check_n_labels_bound(K, top, owner=owner)
+    if top > K:
+        e = int(np.argmax(labels > K))
+        raise ValueError(f"{lead}labels must be in 1..n_labels with 0 for 'not answered'; found "
+                         f"{int(labels[e])} at {where(e)} with n_labels={K}.")
+    return K
+
+
+def exceeds_label_bound(K: int, top: int) -> bool:
+    """True if K is refused for data whose largest label is ``top`` (see below)."""
+    return K > max(MAX_INFERRED_LABELS, top)
+
+
+def check_n_labels_bound(K: int, top: int, *, owner: str, name: str = "n_labels") -> None:
+    """Refuse an explicit K far beyond the data: K > max(MAX_INFERRED_LABELS, top).
+
+    The estimators allocate ``n_tasks x K`` arrays and loop over the K labels, so a K
+    the data do not use (``n_labels=2**40``, ``--n-labels 100000000``) would exhaust
+    memory or run for hours. Up to :data:`MAX_INFERRED_LABELS` choices are accepted
+    whatever the data; beyond, K must equal the largest label present.
+    """
+    if exceeds_label_bound(K, top):
+        raise ValueError(f"The '{name}' parameter of {owner} is {K}, but the largest label in "
+                         f"the data is {top}; a K above {MAX_INFERRED_LABELS} is accepted "
+                         f"only when the data contain a label that large (the estimators "
+                         f"allocate n_tasks x K arrays). Pass the real number of choices.")
 
 
 def check_n_top(value: Any, n_labels: int, *, owner: str, minimum: int) -> int:
@@ -178,6 +249,11 @@ def check_id_names(ids: Any, name: str, size: Any, size_name: str, owner: str):
 
 
 _INT64_LIMIT = 2 ** 63
+
+
+def _is_dataframe(x: Any) -> bool:
+    """A pandas DataFrame, recognised without importing pandas (an optional extra)."""
+    return type(x).__module__.split(".")[0] == "pandas" and type(x).__name__ == "DataFrame"
 
 
 def _is_missing(x: Any) -> bool:

@@ -36,9 +36,9 @@ import numpy as np
 from ._validation import (Interval, RealArray, StrOptions, check_choice, check_length,
                           check_probability_vector)
 from ._base import BaseEstimator
-from .responses import Responses, as_responses
-from ._chunks import _select_rows, _task_chunks
-from ._ties import _EPS, _first_true
+from .responses import Responses, _FitView, as_responses
+from ._chunks import _task_chunks
+from ._ties import _EPS, _best_pairs_columns
 from .spectral import (TopTwo1, check_enough_labels, check_spectral_labels, clip_confusion,
                        undetermined_confusion, confusion_at, resolve_sign_rule,
                        spectral_estimate, split_entries)
@@ -121,6 +121,12 @@ def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str =
     """
     check_choice(normalization, "normalization", ("paper", "per_worker"),
                  owner="estimate_reliability")
+    return _reliability(A2, top, normalization, n_responses)
+
+
+def _reliability(A2: Responses, top: Any, normalization: str,
+                 n_responses: np.ndarray | None) -> np.ndarray:
+    """:func:`estimate_reliability` once ``normalization`` is checked (TopTwo2's own calls)."""
     K = A2.n_labels
     top = _check_top(top, A2, owner="estimate_reliability")
     T = top.shape[1]
@@ -185,34 +191,6 @@ def best_pairs(Sa: np.ndarray, Sb: np.ndarray, tol: np.ndarray | float = 0.0
     """
     Sa, Sb = np.asarray(Sa, float), np.asarray(Sb, float)
     return _best_pairs_columns(np.ascontiguousarray(Sa.T), np.ascontiguousarray(Sb.T), tol)
-
-
-def _best_pairs_columns(A: np.ndarray, Bc: np.ndarray, tol: np.ndarray | float
-                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`best_pairs` on scores stored label-major: A[c] = Sa[:, c], shape (K, m).
-
-    Column by column (K passes over the m rows): the same comparisons and sums as a
-    row-wise argmax/partition, without reductions along the short axis.
-    """
-    K, m = A.shape
-    tol = np.broadcast_to(np.asarray(tol, float), (m,))
-    # largest Sb, its first column b1, and the largest Sb outside column b1
-    first = Bc.max(axis=0)
-    b1 = _first_true([Bc[c] == first for c in range(K)])
-    at_b1 = b1 * m                                   # flat index of (b1[j], j)
-    at_b1 += np.arange(m)
-    rest = Bc.copy()
-    rest.reshape(-1)[at_b1] = -np.inf
-    second = rest.max(axis=0) if K > 1 else rest[0]
-    # best pair starting at a: Sa[a] + the largest Sb outside column a
-    pair_best = A + first
-    pair_best.reshape(-1)[at_b1] = A.reshape(-1).take(at_b1) + second
-    floor = pair_best.max(axis=0)
-    floor -= tol
-    a = _first_true([pair_best[c] >= floor for c in range(K)])   # smallest a within tol
-    sa = _select_rows(A, a)
-    b = _first_true([(sa + Bc[c] >= floor) & (a != c) for c in range(K)])
-    return a, b, sa + _select_rows(Bc, b)
 
 
 #: Largest number of ordered T-tuples K!/(K-T)! for which the top-T MLE enumerates all
@@ -304,7 +282,8 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
     than that error, which is as likely as any other coincidence of real numbers.
     """
     owner = "plugin_mle"
-    A = as_responses(A, owner=owner)
+    if not isinstance(A, _FitView):       # a fit's own responses have passed the gate
+        A = as_responses(A, owner=owner)
     K = A.n_labels
     p = np.asarray(reliability, float)
     if p.shape != (A.n_workers,):
@@ -540,9 +519,8 @@ class TopTwo2(BaseEstimator):
                                                             params["left_vector"]),
                                 centering=params["centering"],
                                 left_vector=params["left_vector"])
-        p_hat = estimate_reliability(A2, res.top,                     # step 3
-                                     normalization=params["reliability_normalization"],
-                                     n_responses=R.worker_counts())
+        p_hat = _reliability(A2, res.top, params["reliability_normalization"],  # step 3
+                             n_responses=R.worker_counts())
         q_raw = res.confusion_raw
         seen = np.isfinite(q_raw[:, 0])
         q_use = np.clip(q_raw, *CONFUSION_CLIP)
@@ -596,8 +574,7 @@ def _refine(R: Responses, top: np.ndarray, q_prior: np.ndarray, shrink: float
     equation E[n_g - n_h] = (2 q - 1) sum_p shrunk towards ``q_prior``; then eq. (6).
     """
     K = R.n_labels
-    p = estimate_reliability(R, top, normalization="per_worker",
-                             n_responses=R.worker_counts())
+    p = _reliability(R, top, "per_worker", n_responses=R.worker_counts())
     p = np.clip(np.nan_to_num(p, nan=MIN_RELIABILITY), MIN_RELIABILITY, MAX_RELIABILITY)
     counts = R.task_label_counts()
     rows = np.arange(R.n_tasks)

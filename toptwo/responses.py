@@ -25,14 +25,13 @@ from typing import Any, Callable
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import (as_int_array, check_choice, check_id_names,
-                          check_int, default_where)
-from ._frames import (TRIPLE_COLUMNS, _frame_triples, _ids_or_ints, _is_dataframe, _show_id,
-                      _values)
-from ._gate import (DUPLICATE_POLICIES, INT32_MAX, Duplicates, _check_consistent,
-                    _duplicates_error, _find_duplicates, _resolve_n_labels,
-                    binary_labels_message, check_labels_used, check_n_labels_bound)
-from ._gate import MAX_INFERRED_LABELS, exceeds_label_bound  # noqa: F401 (re-exported)
+from ._validation import (INT32_MAX, _is_dataframe, _resolve_n_labels, as_int_array,
+                          check_int, check_n_labels_bound, default_where)
+from ._validation import MAX_INFERRED_LABELS, exceeds_label_bound  # noqa: F401 (re-exported)
+from ._frames import TRIPLE_COLUMNS, _frame_triples, _from_triples
+from ._gate import (Duplicates, _check_consistent, _duplicates_error, _find_duplicates,
+                    binary_labels_message, check_labels_used)
+from ._gate import DUPLICATE_POLICIES  # noqa: F401 (re-exported)
 
 __all__ = ["Responses", "as_responses", "check_labels_used", "check_n_labels_bound",
            "binary_labels_message", "TRIPLE_COLUMNS"]
@@ -86,14 +85,14 @@ class Responses:
         # be rebound, so what passed the gate (as_responses, from_triples) stays valid.
         # Arrays that are views of someone else's writeable memory are copied first.
         init = object.__setattr__
-        init(self, "workers", _frozen(workers))
-        init(self, "tasks", _frozen(tasks))
-        init(self, "labels", _frozen(labels))
+        init(self, "workers", self._frozen(workers))
+        init(self, "tasks", self._frozen(tasks))
+        init(self, "labels", self._frozen(labels))
         init(self, "n_workers", int(shape[0]))
         init(self, "n_tasks", int(shape[1]))
         init(self, "n_labels", int(n_labels))
-        init(self, "worker_ids", None if worker_ids is None else _frozen(worker_ids))
-        init(self, "task_ids", None if task_ids is None else _frozen(task_ids))
+        init(self, "worker_ids", None if worker_ids is None else self._frozen(worker_ids))
+        init(self, "task_ids", None if task_ids is None else self._frozen(task_ids))
         init(self, "_checked", False)      # set by the gate once; the data cannot change
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -114,6 +113,38 @@ class Responses:
 
     def _memoized(self, key: str) -> bool:
         return False
+
+    @staticmethod
+    def _read_only(a: np.ndarray) -> np.ndarray:
+        a.flags.writeable = False
+        return a
+
+    @staticmethod
+    def _frozen(a: Any) -> np.ndarray:
+        """``a`` as a read-only array: in place if it owns its memory, else a read-only copy.
+
+        A view (of a user's array, or a slice) cannot be protected by clearing its own flag,
+        since its base stays writeable; it is copied once.
+        """
+        a = np.asarray(a)
+        if not a.flags.writeable:
+            if a.base is None or not Responses._writeable_base(a):
+                return a
+        elif a.base is None:
+            a.flags.writeable = False
+            return a
+        a = a.copy()
+        a.flags.writeable = False
+        return a
+
+    @staticmethod
+    def _writeable_base(a: np.ndarray) -> bool:
+        base = a.base
+        while isinstance(base, np.ndarray):
+            if base.flags.writeable:
+                return True
+            base = base.base
+        return base is not None and not isinstance(base, (bytes,))
 
     # ------------------------------------------------------------------ basics
     @property
@@ -226,8 +257,8 @@ class Responses:
         """
         def build() -> np.ndarray:
             if self._memoized("task_major"):
-                return _read_only(np.diff(self.task_major()[0]))
-            return _read_only(np.bincount(self.tasks, minlength=self.n_tasks))
+                return self._read_only(np.diff(self.task_major()[0]))
+            return self._read_only(np.bincount(self.tasks, minlength=self.n_tasks))
         return self._memo("task_counts", build)
 
     def worker_counts(self) -> np.ndarray:
@@ -237,8 +268,8 @@ class Responses:
         """
         def build() -> np.ndarray:
             if self._memoized("csr"):
-                return _read_only(np.diff(self.tocsr().indptr))
-            return _read_only(np.bincount(self.workers, minlength=self.n_workers))
+                return self._read_only(np.diff(self.tocsr().indptr))
+            return self._read_only(np.bincount(self.workers, minlength=self.n_workers))
         return self._memo("worker_counts", build)
 
     def unused_labels(self) -> np.ndarray:
@@ -323,131 +354,6 @@ class Responses:
                              owner="Responses.from_triples")
 
 
-def _from_triples(cls: Any, workers: Any, tasks: Any, labels: Any, *,  # noqa: C901 - every accepted input form in one gate
-                  n_workers: int | None, n_tasks: int | None, n_labels: int | None,
-                  duplicates: Any, worker_ids: Any, task_ids: Any,
-                  columns: Any, owner: str) -> Responses:
-    """:meth:`Responses.from_triples`, with the name used in messages (``owner``)."""
-    check_choice(duplicates, "duplicates", DUPLICATE_POLICIES, owner=owner)
-    if _is_dataframe(workers):
-        if tasks is not None or labels is not None:
-            raise TypeError(f"{owner} takes either one DataFrame of triples or three "
-                            f"arrays (workers, tasks, labels); got a DataFrame and more.")
-        workers, tasks, labels = _frame_triples(workers, columns, owner)
-    w_named = t_named = None
-    if tasks is None and labels is None:
-        arr = as_int_array(workers, "triples", owner=owner, masked="refuse")
-        if arr.ndim != 2 or arr.shape[1] != 3:
-            raise ValueError(f"`triples` passed to {owner} must have shape (N, 3) with "
-                             f"columns worker, task, label; got shape {arr.shape} instead.")
-        w, t, lab = arr[:, 0], arr[:, 1], arr[:, 2]
-    elif tasks is None or labels is None:
-        raise TypeError(f"{owner} takes either one (N, 3) array or three arrays "
-                        f"(workers, tasks, labels); got only two of them.")
-    else:
-        w, w_named = _ids_or_ints(workers, "workers", owner)
-        t, t_named = _ids_or_ints(tasks, "tasks", owner)
-        lab = as_int_array(_values(labels), "labels", owner=owner, masked="refuse",
-                           nan_hint=" In triples every row is an answer: leave "
-                                    "unanswered pairs out.")
-        for name, named, given in (("workers", w_named, worker_ids),
-                                   ("tasks", t_named, task_ids)):
-            if named is not None and given is not None:
-                raise TypeError(f"`{name[:-1]}_ids` passed to {owner} names the rows of "
-                                f"integer indices; `{name}` holds non-integer ids "
-                                f"already. Pass one or the other.")
-        if w_named is not None:
-            worker_ids = w_named
-            if n_workers is not None and int(n_workers) != len(w_named):
-                raise ValueError(f"`n_workers` passed to {owner} is {n_workers} but "
-                                 f"`workers` holds {len(w_named)} distinct ids.")
-        if t_named is not None:
-            task_ids = t_named
-            if n_tasks is not None and int(n_tasks) != len(t_named):
-                raise ValueError(f"`n_tasks` passed to {owner} is {n_tasks} but "
-                                 f"`tasks` holds {len(t_named)} distinct ids.")
-        for name, a in (("workers", w), ("tasks", t), ("labels", lab)):
-            if a.ndim != 1:
-                raise ValueError(f"`{name}` passed to {owner} must be 1-D; got shape "
-                                 f"{a.shape} instead.")
-        if not (w.shape == t.shape == lab.shape):
-            raise ValueError(f"`workers`, `tasks` and `labels` passed to {owner} must have "
-                             f"the same length; got {w.shape[0]}, {t.shape[0]} and "
-                             f"{lab.shape[0]}.")
-    if w.shape[0] == 0:
-        raise ValueError(f"{owner} got no responses (empty input); at least one "
-                         f"(worker, task, label) triple is needed.")
-    if n_workers is not None:
-        n_workers = check_int(n_workers, "n_workers", owner=owner, minimum=1)
-    if n_tasks is not None:
-        n_tasks = check_int(n_tasks, "n_tasks", owner=owner, minimum=1)
-    w_ids = check_id_names(worker_ids, "worker_ids", n_workers, "n_workers", owner)
-    t_ids = check_id_names(task_ids, "task_ids", n_tasks, "n_tasks", owner)
-    if n_workers is None and w_ids is not None:
-        n_workers = len(w_ids)
-    if n_tasks is None and t_ids is not None:
-        n_tasks = len(t_ids)
-    w0, t0 = w, t                                  # ids as given, for messages
-    compact: dict[str, Any] = {}
-    for name, a, size in (("worker", w, n_workers), ("task", t, n_tasks)):
-        if a.min() < 0:
-            e = int(np.argmax(a < 0))
-            what = "indices" if size is not None else "ids"
-            raise ValueError(f"{name} {what} passed to {owner} must be >= 0; found "
-                             f"{int(a[e])} in triple {e} (a negative id usually marks "
-                             f"a missing value: leave such rows out).")
-        if size is None:
-            continue
-        bound = check_int(size, f"n_{name}s", owner=owner, minimum=1)
-        if bound > INT32_MAX:
-            raise ValueError(f"The 'n_{name}s' parameter of {owner} must be an int <= "
-                             f"{INT32_MAX} (indices are stored as int32); got n_{name}s="
-                             f"{bound} instead.")
-        if a.max() >= bound:
-            e = int(np.argmax(a >= bound))
-            raise ValueError(f"{name} index {int(a[e])} in triple {e} is out of range "
-                             f"for n_{name}s={bound} (indices are 0-based; leave "
-                             f"n_{name}s out to relabel arbitrary ids compactly).")
-        compact[name] = (a, bound, None)
-    for name, a in (("worker", w), ("task", t)):
-        if name not in compact:                    # arbitrary ids -> 0..n-1, O(N log N)
-            ids, inv = np.unique(a, return_inverse=True)
-            compact[name] = (inv.reshape(-1), len(ids), ids)
-    w, nw, w_new = compact["worker"]
-    t, nt, t_new = compact["task"]
-    if w_ids is None:
-        w_ids = w_new
-    if t_ids is None:
-        t_ids = t_new
-
-    def name_of(named: np.ndarray | None, a0: np.ndarray, e: int) -> Any:
-        return int(a0[e]) if named is None else _show_id(named[a0[e]])
-
-    def where(e: int) -> str:
-        return f"triple {e} (worker {name_of(w_named, w0, e)}, task {name_of(t_named, t0, e)})"
-
-    zero = lab == 0
-    if zero.any():
-        e = int(np.argmax(zero))
-        raise ValueError(f"labels passed to {owner} must be in 1..n_labels; found 0 in "
-                         f"{where(e)}. In triples every row is an answer: leave "
-                         f"unanswered pairs out; if your labels are numbered from 0, "
-                         f"add 1 to them (e.g. df['label'] + 1).")
-    K = _resolve_n_labels(lab, n_labels, owner=owner, where=where)
-    dups = _find_duplicates(w, t, nt)
-    order = dups.order
-    if dups.n_pairs:
-        if duplicates == "error":
-            raise _duplicates_error(
-                dups, source=owner, unit="triples", where=lambda e: f"in triple {e}",
-                show=lambda e: (name_of(w_named, w0, e), name_of(t_named, t0, e),
-                                int(lab[e])))
-        order = dups.kept(duplicates)
-    return cls(w[order].astype(np.int32), t[order].astype(np.int32),
-               lab[order].astype(np.int32), shape=(nw, nt), n_labels=K,
-               worker_ids=w_ids, task_ids=t_ids)
-
-
 class _FitView(Responses):
     """The :class:`Responses` one fit reads: the same arrays, plus the derived arrays.
 
@@ -473,36 +379,46 @@ class _FitView(Responses):
         return key in self._cache
 
 
-def _read_only(a: np.ndarray) -> np.ndarray:
-    a.flags.writeable = False
-    return a
+def _csr_entries(A: Any) -> tuple | None:
+    """(rows, cols, data, shape, indptr) of a well-formed 2-D CSR matrix, without a COO copy.
 
-
-def _frozen(a: Any) -> np.ndarray:
-    """``a`` as a read-only array: in place if it owns its memory, else a read-only copy.
-
-    A view (of a user's array, or a slice) cannot be protected by clearing its own flag,
-    since its base stays writeable; it is copied once.
+    Well-formed: row pointers from 0 to nnz, non-decreasing, column indices inside the
+    shape. Anything else returns None and goes through scipy's COO conversion (and its
+    own checks and messages), as every other sparse format does.
     """
-    a = np.asarray(a)
-    if not a.flags.writeable:
-        if a.base is None or not _writeable_base(a):
-            return a
-    elif a.base is None:
-        a.flags.writeable = False
-        return a
-    a = a.copy()
-    a.flags.writeable = False
-    return a
+    if getattr(A, "format", None) != "csr" or len(A.shape) != 2:
+        return None
+    indptr, cols, data = A.indptr, A.indices, A.data
+    n, m = A.shape
+    if (indptr.shape != (n + 1,) or cols.ndim != 1 or data.shape != cols.shape
+            or indptr[0] != 0 or indptr[-1] != cols.size):
+        return None
+    counts = np.diff(indptr)
+    if (counts < 0).any() or (cols.size and (cols.min() < 0 or cols.max() >= m)):
+        return None
+    rows = np.repeat(np.arange(n, dtype=cols.dtype), counts)
+    return rows, cols, data, (int(n), int(m)), indptr
 
 
-def _writeable_base(a: np.ndarray) -> bool:
-    base = a.base
-    while isinstance(base, np.ndarray):
-        if base.flags.writeable:
-            return True
-        base = base.base
-    return base is not None and not isinstance(base, (bytes,))
+def _sorted_pairs(rows: np.ndarray, cols: np.ndarray, indptr: np.ndarray | None = None
+                  ) -> bool:
+    """True if the (row, col) pairs strictly increase: sorted, each pair once.
+
+    Compares neighbours in the arrays' own dtype (no int64 key), O(nnz). With the row
+    pointers of a CSR matrix (non-decreasing, so the rows are sorted) only the columns
+    within each row are compared.
+    """
+    if rows.size < 2:
+        return True
+    increasing = cols[1:] > cols[:-1]
+    if indptr is None:
+        if not (rows[1:] >= rows[:-1]).all():
+            return False
+        increasing |= rows[1:] != rows[:-1]
+    else:                                  # a new row starts after position indptr[i] - 1
+        starts = indptr[1:-1]
+        increasing[starts[(starts > 0) & (starts < rows.size)] - 1] = True
+    return bool(increasing.all())
 
 
 def _rebuild(cls, workers, tasks, labels, shape, n_labels, worker_ids, task_ids):
@@ -573,8 +489,6 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
         A private view for one fit: the same arrays (no copy), plus room for the
         arrays the fit derives from them (CSR form, task-major order, counts).
     """
-    if _is_dataframe(A):
-        return _frame_responses(A, n_labels, owner)
     if isinstance(A, Responses):
         if not isinstance(A, _FitView) and not A._checked:
             _check_consistent(A, owner)
@@ -592,30 +506,49 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
                              f"{int(A.workers[e])}, task {int(A.tasks[e])} with n_labels={K}.")
         return _FitView(A.with_n_labels(K))
     if sp.issparse(A):
-        coo = sp.coo_array(A)
-        if coo.ndim != 2:
-            raise ValueError(f"`A` passed to {owner} must be 2-D with shape (n_workers, "
-                             f"n_tasks); got shape {coo.shape} instead.")
-        rows = np.asarray(coo.row, dtype=np.int64)
-        cols = np.asarray(coo.col, dtype=np.int64)
-        data = as_int_array(coo.data, "A", owner=owner,
-                            where=lambda pos: f"worker {int(rows[pos[0]])}, task "
-                                              f"{int(cols[pos[0]])}",
-                            nan_hint=" Leave unanswered entries unstored (or store 0).")
-        stored = np.flatnonzero(data != 0)
-        rows, cols, data = rows[stored], cols[stored], data[stored]
-        shape = coo.shape
-        dups = _find_duplicates(rows, cols, shape[1])
-        if dups.n_pairs:
-            raise _duplicates_error(
-                dups, source=f"The sparse matrix passed to {owner}", unit="stored entries",
-                where=lambda e: f"in stored entry {int(stored[e])}",
-                show=lambda e: (int(rows[e]), int(cols[e]), int(data[e])),
-                fix="scipy would add the labels of a repeated pair; build the responses "
-                    "from triples instead (Responses.from_triples with duplicates='first' "
-                    "or 'last').")
-        rows, cols, data = rows[dups.order], cols[dups.order], data[dups.order]
+        entries = _csr_entries(A)
+        fresh_rows = entries is not None       # built here, not the caller's array
+        if entries is None:                    # any other format, or a malformed CSR
+            coo = sp.coo_array(A)
+            if coo.ndim != 2:
+                raise ValueError(f"`A` passed to {owner} must be 2-D with shape (n_workers, "
+                                 f"n_tasks); got shape {coo.shape} instead.")
+            entries = (coo.row, coo.col, coo.data, coo.shape, None)
+        rows, cols, raw, shape, indptr = entries   # scipy's index dtype (int64 if needed)
+        # signed integers need no conversion (as_int_array would only widen them; the
+        # label checks below are the same on any integer dtype)
+        data = raw if raw.dtype.kind == "i" else as_int_array(
+            raw, "A", owner=owner,
+            where=lambda pos: f"worker {int(rows[pos[0]])}, task {int(cols[pos[0]])}",
+            nan_hint=" Leave unanswered entries unstored (or store 0).")
+        answered = data != 0
+        stored = None                          # positions of the stored nonzeros, if any 0
+        own = (True, True, True)               # which arrays are this function's own
+        if not answered.all():
+            stored = np.flatnonzero(answered)
+            rows, cols, data = rows[stored], cols[stored], data[stored]
+        # Sorted by (worker, task) with each pair once -- a canonical CSR matrix, checked
+        # here in a few O(nnz) comparisons, never trusted from scipy's flag -- needs no
+        # reordering (a stable sort would return the identity); anything else is sorted
+        # and searched for repeated pairs.
+        if not _sorted_pairs(rows, cols, indptr if stored is None else None):
+            dups = _find_duplicates(rows, cols, shape[1])
+            if dups.n_pairs:
+                at = (lambda e: e) if stored is None else (lambda e: int(stored[e]))
+                raise _duplicates_error(
+                    dups, source=f"The sparse matrix passed to {owner}",
+                    unit="stored entries", where=lambda e: f"in stored entry {at(e)}",
+                    show=lambda e: (int(rows[e]), int(cols[e]), int(data[e])),
+                    fix="scipy would add the labels of a repeated pair; build the responses "
+                        "from triples instead (Responses.from_triples with "
+                        "duplicates='first' or 'last').")
+            rows, cols, data = rows[dups.order], cols[dups.order], data[dups.order]
+            own = (True, True, True)
+        elif stored is None:   # the caller's arrays (but rows of a CSR): copied below
+            own = (fresh_rows, False, False)
     else:
+        if _is_dataframe(A):          # neither Responses nor scipy sparse
+            return _frame_responses(A, n_labels, owner)
         if isinstance(A, (list, tuple)) and len(A) == 0:
             raise ValueError(f"`A` passed to {owner} is empty; it must be a 2-D array of shape "
                              f"(n_workers, n_tasks) with at least one response.")
@@ -633,6 +566,7 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
             raise ValueError(f"`A` passed to {owner} must be 2-D with shape (n_workers, "
                              f"n_tasks); got an array with shape {arr.shape} instead.")
         shape = arr.shape
+        own = (True, True, True)
         rows, cols = np.nonzero(arr)
         data = arr[rows, cols]
         if (arr < 0).any():
@@ -652,6 +586,9 @@ def as_responses(A: Any, n_labels: int | None = None, *, owner: str = "fit") -> 
     K = _resolve_n_labels(data, n_labels, owner=owner,
                           where=lambda e: f"worker {int(rows[e])}, task {int(cols[e])}",
                           subject=f"`A` passed to {owner}")
-    return _FitView(Responses(rows.astype(np.int32), cols.astype(np.int32),
-                              data.astype(np.int32), shape=(int(shape[0]), int(shape[1])),
-                              n_labels=K))
+    # int32 arrays (labels checked <= INT32_MAX above); the caller's own arrays are copied,
+    # so that freezing the responses never touches the caller's data
+    return _FitView(Responses(rows.astype(np.int32, copy=not own[0]),
+                              cols.astype(np.int32, copy=not own[1]),
+                              data.astype(np.int32, copy=not own[2]),
+                              shape=(int(shape[0]), int(shape[1])), n_labels=K))

@@ -408,7 +408,9 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
     threshold counting only the workers and tasks that have a response.
     ``centering="paper"`` subtracts s'(K-2k)/K from every entry, which couples all
     components; it runs on the whole matrix, as printed. One-worker components (u = (1))
-    are computed all at once (:func:`toptwo._components.stage1_parts`). A component with
+    are computed all at once (:func:`toptwo._components.stage1_parts`), and so are the
+    components of 2 to 64 workers (:mod:`toptwo._batched`, the same arithmetic as the
+    per-component path, in one vectorised pass). A component with
     responses in C but none in B has X^(k) = 0 and no identified u^(k): its tasks get
     no stage-1 estimate (top 0, NaN confusion, component -1). See the design notes
     (``docs/design.md``) for the measurements behind these choices.
@@ -427,7 +429,8 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
         raise ValueError(f"`left_vector` of spectral_estimate must be one of "
                          f"{LEFT_VECTORS}; got {left_vector!r} instead.")
     n, m, K = B.n_workers, B.n_tasks, B.n_labels
-    parts = stage1_parts(B, C, centering)
+    # small components all at once on the dense Gram path (``toptwo._batched``)
+    parts = stage1_parts(B, C, centering, batch=solver in ("auto", "dense"))
     U, Ut = np.zeros((K - 1, n)), np.zeros((K - 1, n))
     v, v_err = np.zeros((m, K - 1)), np.zeros(m)
     groups = parts.groups
@@ -445,6 +448,10 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
         if part.reports:                                  # sigma_1 and s' are reported
             sv, sx, sy = blk["sv"], sxc, syc              # for the largest part
     parts.fill_single_workers(U, Ut, v, v_err)
+    reported = parts.fill_small_components(U, Ut, v, v_err, eta=eta, sign_rule=sign_rule,
+                                           left_vector=left_vector)
+    if reported is not None:
+        sv, sx, sy = reported
     # steps 4-6; a task with no response in C has no data in v^(k) (v_j is 0 or the
     # centring constant), so it gets no estimate rather than the tie rule's (1, 2)
     active = (C.task_counts() > 0) & (groups >= 0)

@@ -61,6 +61,15 @@ def check_dense_size(owner: str, what: str, size: int, *, copies: int = 1,
             f"{hint}".rstrip())
 
 
+def logsumexp_rows(x: np.ndarray) -> np.ndarray:
+    """log sum_k exp(x[j, k]) per row, shifted by the row maximum (finite rows).
+
+    The one copy used by the EM objectives of DawidSkene and MACE.
+    """
+    mx = x.max(axis=1)
+    return mx + np.log(np.exp(x - mx[:, None]).sum(axis=1))
+
+
 #: Relative tolerance under which two label scores count as tied (smallest label wins).
 TIE_RTOL = 1e-9
 

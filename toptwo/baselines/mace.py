@@ -44,16 +44,11 @@ from typing import Any
 
 import numpy as np
 
-from ._base import ScoreOutputMixin, fit_doc
+from ._base import ScoreOutputMixin, fit_doc, logsumexp_rows as _logsumexp_rows
 from .._validation import Interval
 from ..responses import Responses, as_responses
 
 __all__ = ["MACE"]
-
-
-def _logsumexp_rows(x: np.ndarray) -> np.ndarray:
-    mx = x.max(axis=1)
-    return mx + np.log(np.exp(x - mx[:, None]).sum(axis=1))
 
 
 class MACE(ScoreOutputMixin):

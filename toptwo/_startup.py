@@ -1,0 +1,101 @@
+"""Start-up of the command line under tight limits (issue 27); standard library only.
+
+``python -m toptwo`` imports the package (numpy, scipy) before ``toptwo.__main__``
+runs, so a failure there would end in a traceback. :func:`cli_imports` wraps those
+imports: when the process is the command line (``python -m toptwo`` or the ``toptwo``
+script), a failed import or memory exhausted while loading numpy/scipy becomes one line
+on standard error and exit status 2. Under an address-space limit (``ulimit -v``) it
+also starts one BLAS thread instead of one per core (unless the environment says
+otherwise): OpenBLAS reserves a buffer per thread at load time, and with a few hundred
+MB of address space its thread start failed, retried for ever or exited from C
+(measured: ``ulimit -v 250000`` hung, 300000 exited "Memory allocation still failed").
+The outputs do not depend on the thread count. The library (``import toptwo``) is
+unchanged: there an ImportError stays an ImportError.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import Iterator
+
+PROG = "python -m toptwo"
+#: BLAS thread variables set to 1 under an address-space limit (when not set already).
+THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+_NAMES = ("toptwo", "toptwo.__main__")
+
+
+def running_as_cli() -> bool:
+    """True when this process is ``python [options] -m toptwo ...`` or the ``toptwo``
+    console script."""
+    argv = list(getattr(sys, "orig_argv", None) or [])
+    i = 1
+    while i < len(argv):
+        a = argv[i]
+        if a == "-m":
+            return i + 1 < len(argv) and argv[i + 1] in _NAMES
+        if a.startswith("-m"):
+            return a[2:] in _NAMES
+        if a in ("-X", "-W"):                   # options with a separate argument
+            i += 2
+            continue
+        if a == "-c" or a == "-" or not a.startswith("-"):
+            break                               # a command or a script
+        i += 1
+    script = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return script in ("toptwo", "toptwo.exe", "toptwo-script.py")
+
+
+def address_space_limit() -> int | None:
+    """The soft RLIMIT_AS in bytes, or None (no limit, or not POSIX)."""
+    try:
+        import resource
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        return None if soft == resource.RLIM_INFINITY or soft < 0 else int(soft)
+    except (ImportError, OSError, ValueError, AttributeError):
+        return None
+
+
+def _one_line(text: str) -> str:
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
+def _reason(exc: BaseException) -> str:
+    """The cause in a few words: numpy's multi-line ImportError ends with "Original
+    error was: ...", which is the part that says what failed."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    if not lines:
+        return type(exc).__name__
+    text = next((ln for ln in lines if ln.startswith("Original error was:")), lines[0])
+    text = _one_line(text)
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _fail(exc: BaseException) -> None:
+    limit = address_space_limit()
+    note = (f"; the address space is limited to {limit // 1024} KiB (ulimit -v): raise "
+            f"the limit" if limit is not None else "")
+    what = "out of memory" if isinstance(exc, MemoryError) else _reason(exc)
+    try:
+        if sys.stderr is not None:
+            print(f"{PROG}: error: cannot start: numpy/scipy could not be loaded "
+                  f"({what}){note}", file=sys.stderr)
+    except (OSError, ValueError, MemoryError):
+        pass
+
+
+@contextlib.contextmanager
+def cli_imports() -> Iterator[None]:
+    """Around the package's imports of numpy and scipy (see the module docstring)."""
+    cli = running_as_cli()
+    if cli and address_space_limit() is not None:
+        for var in THREAD_VARIABLES:
+            os.environ.setdefault(var, "1")
+    try:
+        yield
+    except (ImportError, MemoryError, OSError) as exc:
+        if not cli:
+            raise
+        _fail(exc)
+        raise SystemExit(2) from None
