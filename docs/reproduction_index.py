@@ -191,9 +191,9 @@ def _fig7_evidence() -> str:
     ps = quote("07_robustness.ipynb", "p_spread methods significantly ahead of TopTwo2")
     return (f"Holm-corrected paired tests over 360 comparisons (notebook 07 § 3): “{sp}”; “{ps}”. "
             "Holds for the number of workers and of tasks (the gap to the oracle falls from "
-            "0.069 at m = 100 to 0.006 at m = 2000); spread of p: TopTwo2 is never significantly "
+            "m = 100 to m = 2000, CIs apart); spread of p: TopTwo2 is never significantly "
             "better than majority vote; spread of q: ahead of MV, tied with the one-coin "
-            "methods; spammers: PGD and MACE are ahead at 50%.")
+            "methods; spammers: MACE is ahead at 50%.")
 
 
 def _fig7_ours() -> str:
@@ -325,7 +325,7 @@ def rows() -> list[Row]:
             "baselines with spammers, ahead when the spread of p or q grows",
             _fig7_ours, "reproduces with a stated difference", _fig7_evidence,
             "holds for workers and tasks; not for the spread of p; partly for the spread of q "
-            "and for spammers (PGD, MACE ahead at 50%)"),
+            "and for spammers (MACE ahead at 50%)"),
         Row("fig:estm_pq",
             "MSE of p̂ and q̂ against queries per task",
             [section(nb07, "5. Fig. 8"), _bench("reproduce_estimation")],
