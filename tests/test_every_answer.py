@@ -12,7 +12,9 @@ from test_permutation_property import ESTIMATORS
 
 #: Models that cannot be identified from one worker or one answer per task and learn a
 #: relabelling (EM on confusion matrices / subtypes): known limit, see the report.
-RELABELLING = {"DawidSkene", "OneCoinDawidSkene", "EBCC"}
+#: OPT-D&S and MultiSPA-EM with confusion="one_coin" end in OneCoinDawidSkene's EM.
+RELABELLING = {"DawidSkene", "OneCoinDawidSkene", "EBCC", "OptDawidSkene one_coin",
+               "MultiSPA em"}
 #: TopTwo1/TopTwo2/TopTwoEM need every label to occur (check_labels_used): [[3]] refused.
 NEEDS_ALL_LABELS = {"TopTwo1", "TopTwo2", "TopTwoEM"}
 

@@ -11,82 +11,115 @@ import toptwo
 from toptwo import baselines
 from toptwo.extensions import TopTwoEM
 
+#: name -> f(seed) building the estimator with ``rng=seed`` where it takes one
 ESTIMATORS = {
-    "TopTwo1": lambda: toptwo.TopTwo1(),
-    "TopTwo2": lambda: toptwo.TopTwo2(rng=0),
-    "TopTwoEM": lambda: TopTwoEM(rng=0),
-    "MajorityVote": lambda: baselines.MajorityVote(rng=0, tie_break="content"),
-    "OneCoinDawidSkene": lambda: baselines.OneCoinDawidSkene(),
-    "DawidSkene": lambda: baselines.DawidSkene(),
-    "OptDawidSkene": lambda: baselines.OptDawidSkene(),
-    "MultiSPA": lambda: baselines.MultiSPA(),
-    "MMSR": lambda: baselines.MMSR(rng=0),
-    "PGD": lambda: baselines.PGD(),
-    "MACE": lambda: baselines.MACE(rng=0),
-    "GLAD": lambda: baselines.GLAD(),
-    "EBCC": lambda: baselines.EBCC(rng=0),
+    "TopTwo1": lambda r=0: toptwo.TopTwo1(),
+    "TopTwo2": lambda r=0: toptwo.TopTwo2(rng=r),
+    "TopTwoEM": lambda r=0: TopTwoEM(rng=r),
+    "MajorityVote": lambda r=0: baselines.MajorityVote(rng=r, tie_break="content"),
+    "OneCoinDawidSkene": lambda r=0: baselines.OneCoinDawidSkene(),
+    "DawidSkene": lambda r=0: baselines.DawidSkene(),
+    "OptDawidSkene": lambda r=0: baselines.OptDawidSkene(rng=r),
+    "OptDawidSkene one_coin": lambda r=0: baselines.OptDawidSkene(confusion="one_coin", rng=r),
+    "MultiSPA": lambda r=0: baselines.MultiSPA(),
+    "MultiSPA none": lambda r=0: baselines.MultiSPA(refine="none"),
+    "MultiSPA em": lambda r=0: baselines.MultiSPA(refine="em", confusion="one_coin"),
+    "MMSR": lambda r=0: baselines.MMSR(rng=r),
+    "PGD": lambda r=0: baselines.PGD(),
+    "MACE": lambda r=0: baselines.MACE(rng=r),
+    "GLAD": lambda r=0: baselines.GLAD(),
+    "EBCC": lambda r=0: baselines.EBCC(rng=r),
 }
 
+SEEDS = range(4)
 
-def instances():
-    """Small instances with many ties: few answers per task, a lone-answer task."""
-    for seed in range(3):
-        gen = np.random.default_rng(seed)
+
+def instance(seed):
+    """A small instance with many ties (few answers per task, lone answers), every task
+    answered and every label used; drawn from ``seed`` until valid."""
+    gen = np.random.default_rng(seed)
+    while True:
         K = int(gen.integers(3, 6))
         model = toptwo.TopTwoModel.random(int(gen.integers(6, 12)), int(gen.integers(12, 30)),
                                           K, rng=gen)
         R = model.sample(float(gen.uniform(0.3, 0.7)), rng=gen)
         A = R.toarray()
-        if (A > 0).sum(axis=0).min() == 0 or len(np.unique(A[A > 0])) < K:
-            continue
-        yield seed, A, K
+        if (A > 0).sum(axis=0).min() > 0 and len(np.unique(A[A > 0])) == K:
+            return A, K
 
 
-#: Known limits (issue 27, left open, see the report): these baselines' outputs still
-#: depend on the order of the workers -- OPT-D&S splits the workers into three groups
-#: by index, MultiSPA's SPA and assignment break ties by column position, and M-MSR,
-#: MACE and EBCC draw their random starts per worker / task position.
-ORDER_DEPENDENT = {"OptDawidSkene": "workers grouped by index",
-                   "MultiSPA": "SPA ties by column position",
-                   "MMSR": "random start per worker position",
-                   "MACE": "random starts per worker position",
-                   "EBCC": "random subtype split per task position"}
-
-CASES = [pytest.param(name, seed, marks=pytest.mark.xfail(
-             strict=False, reason=f"issue 27, known limit: {ORDER_DEPENDENT[name]}"))
-         if name in ORDER_DEPENDENT else (name, seed)
-         for name in ESTIMATORS for seed in range(3)]
+def instances():
+    for seed in SEEDS:
+        yield (seed, *instance(seed))
 
 
-@pytest.mark.parametrize("name, seed", CASES)
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("name", list(ESTIMATORS))
 def test_discrete_outputs_equivariant(name, seed):
-    for s, A, K in instances():
-        if s != seed:
-            continue
-        ref = ESTIMATORS[name]().fit(A, n_labels=K)
-        gen = np.random.default_rng(100 + seed)
-        for _ in range(3):
-            pw, pt = gen.permutation(A.shape[0]), gen.permutation(A.shape[1])
-            est = ESTIMATORS[name]().fit(A[pw][:, pt], n_labels=K)
-            np.testing.assert_array_equal(est.top_two_, ref.top_two_[pt],
-                                          err_msg=f"{name}: workers {pw}, tasks {pt}")
-            conf = np.asarray(est.confusion_, float)
-            np.testing.assert_allclose(conf, np.asarray(ref.confusion_, float)[pt],
-                                       rtol=1e-6, atol=1e-8, err_msg=name)
+    # every estimator, every seed of its rng: permuting workers and tasks permutes the
+    # outputs (top two exactly, confusion up to round-off)
+    A, K = instance(seed)
+    ref = ESTIMATORS[name](seed).fit(A, n_labels=K)
+    gen = np.random.default_rng(100 + seed)
+    for _ in range(3):
+        pw, pt = gen.permutation(A.shape[0]), gen.permutation(A.shape[1])
+        est = ESTIMATORS[name](seed).fit(A[pw][:, pt], n_labels=K)
+        np.testing.assert_array_equal(est.top_two_, ref.top_two_[pt],
+                                      err_msg=f"{name}: workers {pw}, tasks {pt}")
+        conf = np.asarray(est.confusion_, float)
+        np.testing.assert_allclose(conf, np.asarray(ref.confusion_, float)[pt],
+                                   rtol=1e-6, atol=1e-8, err_msg=name)
 
 
 def test_rows_in_any_order_give_the_same_answer_per_id():
     # the CLI numbers workers and tasks by first appearance: a shuffled file is a
     # permutation of workers and tasks; the answer for each task id must not change
-    A = next(iter(instances()))[1]
+    A = instance(0)[0]
     w, t = np.nonzero(A)
     lab = A[w, t]
-    for name in ("MajorityVote", "TopTwo2", "TopTwoEM"):
+    for name in ESTIMATORS:
         want = None
         for s in range(3):
             o = np.random.default_rng(s).permutation(w.size)
             # ids reversed, so the compact numbering differs from the positions
             R = toptwo.Responses.from_triples(1000 - w[o], 5000 - t[o], lab[o])
-            got = dict(zip(R.task_ids.tolist(), ESTIMATORS[name]().fit(R).top_two_.tolist()))
+            got = dict(zip(R.task_ids.tolist(), ESTIMATORS[name](0).fit(R).top_two_.tolist()))
             want = got if want is None else want
             assert got == want, name
+
+
+def test_content_keys_follow_the_content_and_the_seed():
+    # worker_keys / task_keys: a permutation of the input permutes the keys; another
+    # seed gives other keys; key_uniforms are in (0, 1) and uniform over keys
+    from toptwo.baselines._base import content_groups, key_uniforms, task_keys, worker_keys
+    A, K = instance(1)
+    pw, pt = np.random.default_rng(7).permutation(A.shape[0]), \
+        np.random.default_rng(8).permutation(A.shape[1])
+    R, Rp = toptwo.as_responses(A, K), toptwo.as_responses(A[pw][:, pt], K)
+    wk = worker_keys(R, np.random.default_rng(3))
+    np.testing.assert_array_equal(worker_keys(Rp, np.random.default_rng(3)), wk[pw])
+    tk = task_keys(R, R.task_label_counts(), np.random.default_rng(3))
+    np.testing.assert_array_equal(task_keys(Rp, Rp.task_label_counts(),
+                                            np.random.default_rng(3)), tk[pt])
+    assert (worker_keys(R, np.random.default_rng(4)) != wk).all()
+    U = key_uniforms(np.arange(20000, dtype=np.uint64), 3, np.random.default_rng(0))
+    assert U.min() > 0 and U.max() < 1
+    # mean of 60000 uniforms: sd 1/sqrt(12 * 60000) = 0.0012, 5 sd
+    assert abs(U.mean() - 0.5) < 0.006, U.mean()
+    # groups: nearly equal sizes for distinct keys, equal (score, key) share a group
+    g = content_groups(np.arange(10, dtype=np.uint64)[::-1].copy(), 3)
+    assert sorted(np.bincount(g).tolist()) == [3, 3, 4]
+    g = content_groups(np.array([5, 5, 1, 2], dtype=np.uint64), 3,
+                       score=np.array([0.5, 0.5, 0.9, 0.1]))
+    assert g.tolist() == [1, 1, 0, 0]      # ranks 1-2 (one block), 0, 3: round-robin
+
+
+def test_random_starts_depend_on_the_seed():
+    # the content hash keeps the starts random: other seeds, other starts
+    A, K = instance(2)
+    lls = {tuple(np.round(baselines.MACE(rng=s, n_restarts=3).fit(
+        A, n_labels=K).restart_log_likelihoods_, 9)) for s in range(3)}
+    assert len(lls) == 3, lls
+    spl = {tuple(baselines.OptDawidSkene(rng=s).fit(A, n_labels=K)
+                 .spectral_confusion_.round(6).ravel()) for s in range(3)}
+    assert len(spl) == 3

@@ -717,6 +717,122 @@ def small_texts(fig: Any, floor: float = FONT_FLOOR_PT) -> list[str]:
     return out
 
 
+# ---------------------------------------------------------------- lesson figures at page width
+#: Matplotlib settings for figures read in the book at page width (about 730 px): 100 dpi,
+#: so a figure at most 8 in wide is at most 800 px, and no text below 10 pt.
+BOOK_RC = {"figure.dpi": 100, "font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10,
+           "xtick.labelsize": 10, "ytick.labelsize": 10, "legend.fontsize": 10}
+
+
+def plot_paired_panels(panels: Mapping[str, Mapping[str, Sequence[Sequence[float]]]], *,
+                       ylim: tuple[float, float] | None = None,
+                       xlabel: str = "average queries per task  n s",
+                       ylabel: str = "TopTwo2 minus method", width: float = 7.5,
+                       height: float = 3.0, names: Sequence[str] | None = None,
+                       sharey: bool = True) -> Any:
+    """At most three panels of paired differences against x, 95% CIs, a zero line each.
+
+    Each panel is :func:`plot_paired_differences` of its rows (e.g. one line per
+    scenario); the panels share the y axis, and one legend sits below them (10 pt), so
+    the figure stays legible at page width.
+
+    Parameters
+    ----------
+    panels : mapping title -> (mapping label -> rows ``[x, mean, sem, n]``)
+        One to three panels; every panel should have the same labels (the legend is the
+        first panel's).
+    ylim : (float, float), optional
+        Common y range (points outside are drawn at the edge as triangles).
+    xlabel, ylabel : str
+        Axis labels (the y label on the first panel only).
+    width, height : float
+        Figure size in inches (width at most 8: 800 px at :data:`BOOK_RC`'s 100 dpi).
+    names : sequence of str, optional
+        All labels, for stable colours (:func:`method_color`).
+    sharey : bool, default=True
+        One y axis for all panels (False: each panel its own range and y label).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        ``fig.axes[i]`` is panel i; its ``lines[j]`` is label j (``get_xydata()`` gives
+        (x, mean)), then the zero line.
+    """
+    import matplotlib.pyplot as plt  # lazy
+
+    if not isinstance(panels, Mapping) or not 1 <= len(panels) <= 3:
+        raise ValueError(f"plot_paired_panels: `panels` must map 1 to 3 titles to rows; got "
+                         f"{len(panels) if isinstance(panels, Mapping) else type(panels).__name__}.")
+    if not 0 < width <= 8:
+        raise ValueError(f"The 'width' parameter of plot_paired_panels must be in (0, 8] "
+                         f"inches; got {width!r} instead.")
+    fig, axes = plt.subplots(1, len(panels), figsize=(width, height), sharey=sharey,
+                             squeeze=False)
+    for ax, (title, rows) in zip(axes[0], panels.items()):
+        plot_paired_differences(rows, ax=ax, title=title, legend=False, ylim=ylim,
+                                names=names or list(rows))
+        ax.set_ylabel("")
+        ax.set_xlabel(xlabel if len(panels) == 1 else "n s")
+    axes[0, 0].set_ylabel(ylabel)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=10,
+               frameon=False)
+    n_rows = -(-len(labels) // 4)
+    fig.tight_layout(rect=(0, 0.06 + 0.07 * n_rows, 1, 1))
+    return fig
+
+
+def plot_curve_panels(panels: Mapping[str, Mapping[str, Mapping[str, Any]]], *,
+                      xlabel: str = "average queries per task  n s",
+                      ylabel: str = "error rate", logy: bool = False, width: float = 7.5,
+                      height: float = 3.0, ncol: int = 4) -> Any:
+    """At most three panels of error curves with 95% CI bands and one legend below them.
+
+    Parameters
+    ----------
+    panels : mapping title -> summary
+        ``summary`` maps method -> dict with ``x``, ``mean``, ``ci_low``, ``ci_high``
+        (:func:`toptwo.experiments.aggregate`, or
+        :meth:`toptwo.experiments.paper.StoredRun.summary`); one to three panels with the
+        same methods.
+    xlabel, ylabel : str
+        Axis labels (the y label on the first panel only).
+    logy : bool, default=False
+        Logarithmic y axes.
+    width, height : float
+        Figure size in inches (width at most 8, see :data:`BOOK_RC`); the legend adds
+        about 0.25 in per row below the panels.
+    ncol : int, default=4
+        Columns of the legend.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        ``fig.axes[i]`` is panel i; its lines are the methods in the order of the summary.
+    """
+    import matplotlib.pyplot as plt  # lazy
+
+    if not isinstance(panels, Mapping) or not 1 <= len(panels) <= 3:
+        raise ValueError("plot_curve_panels: `panels` must map 1 to 3 titles to summaries.")
+    if not 0 < width <= 8:
+        raise ValueError(f"The 'width' parameter of plot_curve_panels must be in (0, 8] "
+                         f"inches; got {width!r} instead.")
+    n_labels = len(next(iter(panels.values())))
+    n_rows = -(-n_labels // ncol)
+    fig, axes = plt.subplots(1, len(panels), figsize=(width, height + 0.25 * n_rows),
+                             sharey=True, squeeze=False)
+    for ax, (title, summary) in zip(axes[0], panels.items()):
+        plot_error_curves(summary, ax=ax, title=title, logy=logy, ylabel="",
+                          xlabel=xlabel if len(panels) == 1 else "n s")
+        ax.get_legend().remove()
+        ax.title.set_fontsize(11)
+    axes[0, 0].set_ylabel(ylabel)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=10, frameon=False)
+    fig.tight_layout(rect=(0, 0.25 * n_rows / (height + 0.25 * n_rows) + 0.04, 1, 1))
+    return fig
+
+
 # ---------------------------------------------------------------- differences per group
 def plot_group_differences(diffs: Mapping[str, Mapping[str, Mapping[str, float]]], *,
                            ax: Any = None, ylabel: str = "difference",

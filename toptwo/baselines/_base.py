@@ -26,7 +26,8 @@ from .._base import BaseEstimator
 from ..responses import Responses
 from ..model import soft_labels as _soft_labels
 
-__all__ = ["MAX_DENSE_ENTRIES", "MAX_WORK", "check_dense_size", "TIE_RTOL",
+__all__ = ["MAX_DENSE_ENTRIES", "MAX_WORK", "check_dense_size", "TIE_RTOL", "task_keys",
+           "tie_jitter", "worker_keys", "key_uniforms", "content_groups",
            "top_two_with_ties", "ScoreOutputMixin", "FIT_PARAMETERS", "fit_doc"]
 
 #: Largest number of float64 entries a baseline may hold in its dense working arrays
@@ -59,6 +60,122 @@ def check_dense_size(owner: str, what: str, size: int, *, copies: int = 1,
             f"{owner} would need about {int(work):.2e} multiply-adds for {what} "
             f"(more than toptwo.baselines.MAX_WORK = {MAX_WORK:.2e}, about a minute). "
             f"{hint}".rstrip())
+
+
+def _splitmix64(x: np.ndarray) -> np.ndarray:
+    """The splitmix64 finaliser (Steele et al. 2014), elementwise on uint64 (wrapping)."""
+    with np.errstate(over="ignore"):
+        x = x + np.uint64(0x9E3779B97F4A7C15)
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))
+
+
+def _uint_hash(counts: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """sum_c counts[:, c] z_c (mod 2^64), mixed: a hash of each row of counts."""
+    with np.errstate(over="ignore"):
+        return _splitmix64((counts.astype(np.uint64) * z[None, :]).sum(axis=1,
+                                                                      dtype=np.uint64))
+
+
+def task_keys(R: Any, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A 64-bit identity of each task from its content, not its position or id.
+
+    The key of task j mixes (a) its label counts and (b) the sum over its answers of a
+    hash of (the answering worker's label profile, the label given); a worker's profile
+    is its own label counts. Both are invariant under permutations of workers, tasks and
+    rows and the same for every input form (matrix, sparse, triples, CSV with ids).
+    Two tasks get the same key only if equally-profiled workers gave them the same
+    labels. O(nnz + (n + m) K) time and memory.
+    """
+    m, K = counts.shape
+    z = rng.integers(0, 2**63, size=(2, K), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    salt = rng.integers(0, 2**63, dtype=np.uint64)
+    index = R.workers.astype(np.int64) * K + (R.labels - 1)
+    profile = np.bincount(index, minlength=R.n_workers * K).reshape(R.n_workers, K)
+    hw = _uint_hash(profile, z[1])                              # per worker
+    with np.errstate(over="ignore"):
+        he = _splitmix64(hw[R.workers] ^ (R.labels.astype(np.uint64)
+                                           * np.uint64(0x9E3779B97F4A7C15)))
+    # 20-bit integers summed in float64: exact (below 2^53 for < 2^33 answers per task),
+    # so the per-task sum does not depend on the order of the answers
+    per_task = np.bincount(R.tasks, weights=(he >> np.uint64(44)).astype(np.float64),
+                           minlength=m).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        return _splitmix64(_uint_hash(counts, z[0]) ^ _splitmix64(per_task) ^ salt)
+
+
+def tie_jitter(keys: np.ndarray, K: int) -> np.ndarray:
+    """Jitter in [0, 1) per (task, label): splitmix64 of (task key, label), scaled.
+
+    With ``keys`` from :func:`task_keys` the ranking of a task's labels is a function of
+    (seed, the task's content) only. O(m K).
+    """
+    with np.errstate(over="ignore"):
+        lab = np.arange(1, K + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        key = _splitmix64(keys[:, None] ^ lab[None, :])
+    return (key >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+
+
+def worker_keys(R: Any, rng: np.random.Generator) -> np.ndarray:
+    """A 64-bit identity of each worker from its content, not its position or id.
+
+    The key of worker i mixes (a) its label profile (its label counts) and (b) the sum
+    over its answers of a hash of (the task's :func:`task_keys` key, the label given),
+    salted by draws of ``rng``. Invariant under permutations of workers, tasks and rows;
+    two workers get the same key only if they gave the same labels to tasks with the
+    same keys (e.g. two identical rows). O(nnz + (n + m) K).
+    """
+    K = R.n_labels
+    tk = task_keys(R, R.task_label_counts(), rng)
+    z = rng.integers(0, 2**63, size=K, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    salt = rng.integers(0, 2**63, dtype=np.uint64)
+    index = R.workers.astype(np.int64) * K + (R.labels - 1)
+    profile = np.bincount(index, minlength=R.n_workers * K).reshape(R.n_workers, K)
+    with np.errstate(over="ignore"):
+        he = _splitmix64(tk[R.tasks] ^ (R.labels.astype(np.uint64)
+                                         * np.uint64(0xD1B54A32D192ED03)))
+    # 20-bit integers summed exactly in float64: independent of the order of the answers
+    per_worker = np.bincount(R.workers, weights=(he >> np.uint64(44)).astype(np.float64),
+                             minlength=R.n_workers).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        return _splitmix64(_uint_hash(profile, z) ^ _splitmix64(per_worker) ^ salt)
+
+
+def key_uniforms(keys: np.ndarray, d: int, rng: np.random.Generator) -> np.ndarray:
+    """Uniform draws in (0, 1), shape (len(keys), d), each a hash of (key, column, a draw).
+
+    The random start of an entity (worker or task) with content key ``keys[i]``
+    (:func:`worker_keys`, :func:`task_keys`): equal keys give equal rows, so a start
+    drawn this way is equivariant under permutations of the input, and over seeds of
+    ``rng`` each entry is uniform. One 64-bit draw of ``rng`` per call. O(len(keys) d).
+    """
+    salt = rng.integers(0, 2**63, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        col = np.arange(1, d + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        h = _splitmix64(_splitmix64(keys ^ salt)[:, None] ^ col[None, :])
+    return ((h >> np.uint64(11)).astype(np.float64) + 0.5) * 2.0 ** -53
+
+
+def content_groups(keys: np.ndarray, n_groups: int,
+                   score: np.ndarray | None = None) -> np.ndarray:
+    """Split entities into ``n_groups`` nearly equal groups by their content.
+
+    Rank the entities by decreasing ``score`` (a function of their content, exact), ties
+    by their content ``keys``; an entity's group is (the rank of the first entity with
+    its (score, key)) mod ``n_groups`` -- round-robin, so that each group gets a share
+    of every score level. Entities with equal (score, key) share a group, so the split
+    is equivariant under permutations of the input (balanced when the keys are
+    distinct). Without ``score``, the order of the keys: a random balanced split.
+    """
+    score = np.zeros(keys.shape) if score is None else np.asarray(score, dtype=float)
+    order = np.lexsort((keys, -score))
+    ks, ss = keys[order], score[order]
+    new = np.r_[True, (ks[1:] != ks[:-1]) | (ss[1:] != ss[:-1])]
+    first_rank = np.maximum.accumulate(np.where(new, np.arange(keys.size), 0))
+    group = np.empty(keys.size, dtype=np.int64)
+    group[order] = first_rank % n_groups
+    return group
 
 
 def logsumexp_rows(x: np.ndarray) -> np.ndarray:

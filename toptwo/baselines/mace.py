@@ -21,7 +21,9 @@ Beta/Dirichlet priors is not implemented):
   ``xi_i(a) = (sum_{e: a_e = a} (1 - knowing_e) + delta) / (sum_e (1 - knowing_e) + K delta)``.
 
 EM is started ``n_restarts`` times from random parameters (theta_i and xi_i normalised
-from Uniform[1, 2) draws, as the MACE software and crowd-kit do) and the run with the
+from Uniform[1, 2) draws, as the MACE software and crowd-kit do; here each draw is a
+hash of a draw of ``rng`` and the worker's content, so that the result does not depend
+on the order of the workers, tasks or rows) and the run with the
 largest marginal log-likelihood ``sum_j log (1/K sum_k prod_i P(A_ij | k))`` is kept
 (first run on exact ties). Each run stops when the largest absolute change of theta
 and xi is at most ``tol``, or after ``max_iter`` iterations.
@@ -44,7 +46,8 @@ from typing import Any
 
 import numpy as np
 
-from ._base import ScoreOutputMixin, fit_doc, logsumexp_rows as _logsumexp_rows
+from ._base import (ScoreOutputMixin, fit_doc, key_uniforms, worker_keys,
+                    logsumexp_rows as _logsumexp_rows)
 from .._validation import Interval
 from ..responses import Responses, as_responses
 
@@ -65,7 +68,8 @@ class MACE(ScoreOutputMixin):
     max_iter : int, default=50
         Iterations per run (MACE's default number of EM iterations).
     rng : None, int or numpy.random.Generator
-        Draws the random starts.
+        Draws the random starts (per worker, a hash of a draw and the worker's content:
+        :func:`toptwo.baselines._base.worker_keys`).
 
     Attributes
     ----------
@@ -116,10 +120,11 @@ class MACE(ScoreOutputMixin):
         R = as_responses(A, n_labels, owner=f"{self._name}.fit")
         K = R.n_labels
         delta = 0.01 / K if params["smoothing"] is None else params["smoothing"]
+        keys = worker_keys(R, gen)
         best = None
         lls = []
         for _ in range(restarts):
-            run = self._run(R, gen, delta, tol, max_iter)
+            run = self._run(R, gen, keys, delta, tol, max_iter)
             lls.append(run[0])
             if best is None or run[0] > best[0]:
                 best = run
@@ -148,15 +153,18 @@ class MACE(ScoreOutputMixin):
                             minlength=R.n_tasks * K).reshape(R.n_tasks, K)
         return base[:, None] + bonus, know
 
-    def _run(self, R: Responses, gen: np.random.Generator, delta: float, tol: float,
-             max_iter: int):
+    def _run(self, R: Responses, gen: np.random.Generator, keys: np.ndarray, delta: float,
+             tol: float, max_iter: int):
         n, K = R.n_workers, R.n_labels
         w, lab = R.workers, R.labels.astype(np.int64) - 1
         answered = R.task_counts() > 0
         n_i = R.worker_counts().astype(float)
-        sp2 = gen.uniform(1.0, 2.0, size=(n, 2))
+        # Uniform[1, 2) draws per worker, each a hash of (a draw of rng, the worker's
+        # content): the same worker starts alike wherever it stands (issue 27)
+        start = 1.0 + key_uniforms(keys, 2 + K, gen)
+        sp2 = start[:, :2]
         theta = sp2[:, 1] / sp2.sum(axis=1)
-        xi = gen.uniform(1.0, 2.0, size=(n, K))
+        xi = start[:, 2:]
         xi /= xi.sum(axis=1, keepdims=True)
         converged = False
         it = 0

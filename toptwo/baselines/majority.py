@@ -14,65 +14,10 @@ import numpy as np
 from .._base import BaseEstimator
 from .._validation import Interval, StrOptions, check_n_top_bound
 from ..responses import as_responses
-from ._base import fit_doc
+from ._base import fit_doc, task_keys, tie_jitter
 
 __all__ = ["MajorityVote", "task_keys", "tie_jitter"]
 
-
-
-def _splitmix64(x: np.ndarray) -> np.ndarray:
-    """The splitmix64 finaliser (Steele et al. 2014), elementwise on uint64 (wrapping)."""
-    with np.errstate(over="ignore"):
-        x = x + np.uint64(0x9E3779B97F4A7C15)
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return x ^ (x >> np.uint64(31))
-
-
-def _uint_hash(counts: np.ndarray, z: np.ndarray) -> np.ndarray:
-    """sum_c counts[:, c] z_c (mod 2^64), mixed: a hash of each row of counts."""
-    with np.errstate(over="ignore"):
-        return _splitmix64((counts.astype(np.uint64) * z[None, :]).sum(axis=1,
-                                                                      dtype=np.uint64))
-
-
-def task_keys(R: Any, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A 64-bit identity of each task from its content, not its position or id.
-
-    The key of task j mixes (a) its label counts and (b) the sum over its answers of a
-    hash of (the answering worker's label profile, the label given); a worker's profile
-    is its own label counts. Both are invariant under permutations of workers, tasks and
-    rows and the same for every input form (matrix, sparse, triples, CSV with ids).
-    Two tasks get the same key only if equally-profiled workers gave them the same
-    labels. O(nnz + (n + m) K) time and memory.
-    """
-    m, K = counts.shape
-    z = rng.integers(0, 2**63, size=(2, K), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
-    salt = rng.integers(0, 2**63, dtype=np.uint64)
-    index = R.workers.astype(np.int64) * K + (R.labels - 1)
-    profile = np.bincount(index, minlength=R.n_workers * K).reshape(R.n_workers, K)
-    hw = _uint_hash(profile, z[1])                              # per worker
-    with np.errstate(over="ignore"):
-        he = _splitmix64(hw[R.workers] ^ (R.labels.astype(np.uint64)
-                                           * np.uint64(0x9E3779B97F4A7C15)))
-    # 20-bit integers summed in float64: exact (below 2^53 for < 2^33 answers per task),
-    # so the per-task sum does not depend on the order of the answers
-    per_task = np.bincount(R.tasks, weights=(he >> np.uint64(44)).astype(np.float64),
-                           minlength=m).astype(np.uint64)
-    with np.errstate(over="ignore"):
-        return _splitmix64(_uint_hash(counts, z[0]) ^ _splitmix64(per_task) ^ salt)
-
-
-def tie_jitter(keys: np.ndarray, K: int) -> np.ndarray:
-    """Jitter in [0, 1) per (task, label): splitmix64 of (task key, label), scaled.
-
-    With ``keys`` from :func:`task_keys` the ranking of a task's labels is a function of
-    (seed, the task's content) only. O(m K).
-    """
-    with np.errstate(over="ignore"):
-        lab = np.arange(1, K + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-        key = _splitmix64(keys[:, None] ^ lab[None, :])
-    return (key >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
 
 
 class MajorityVote(BaseEstimator):

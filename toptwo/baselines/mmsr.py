@@ -54,7 +54,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import ScoreOutputMixin, one_coin_scores, check_dense_size, fit_doc
+from ._base import (ScoreOutputMixin, check_dense_size, fit_doc, key_uniforms,
+                    one_coin_scores, worker_keys)
 from .._validation import Interval
 from ..responses import Responses, as_responses
 
@@ -115,7 +116,9 @@ class MMSR(ScoreOutputMixin):
         Stop when max_i |x_i(t) - x_i(t-1)| <= tol.
     max_iter : int, default=1000
     rng : None, int or numpy.random.Generator
-        Draws the random positive start of u, v (uniform on (0, 1]).
+        Draws the random positive start of u, v (uniform on (0, 1)): a hash of a draw of
+        ``rng`` and the worker's content (:func:`toptwo.baselines._base.worker_keys`),
+        so the result does not depend on the order of the workers, tasks or rows.
 
     Attributes
     ----------
@@ -176,8 +179,10 @@ class MMSR(ScoreOutputMixin):
         if F is None:
             F = max(0, int(deg[active].min()) // 2 - 1) if active.any() else 0
         X = np.abs(C)
-        u = 1.0 - gen.random(n)
-        v = 1.0 - gen.random(n)
+        # random positive start, a hash of (the seed's draw, the worker's content): the
+        # same worker gets the same start wherever it stands in the input (issue 27)
+        start = key_uniforms(worker_keys(R, gen), 2, gen)
+        u, v = start[:, 0].copy(), start[:, 1].copy()
         x_prev = np.zeros(n)
         converged = False
         it = 0

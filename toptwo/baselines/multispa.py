@@ -19,13 +19,18 @@ Ibrahim et al. estimate the A_i from these second-order statistics only:
   ``sum_{i < l} N_il KL(R_hat_il || A_i diag(d) A_l^T)`` (N_il = common tasks), here by
   L-BFGS on a softmax parametrisation (columns of A_i and d on the simplex), from
   MultiSPA; the objective is invariant to a common relabelling of the classes, so the
-  labels are fixed afterwards by maximising the diagonal of ``sum_i A_i``.
+  labels are fixed afterwards by maximising the diagonal of ``sum_i A_i``. The
+  workers enter the fit in a canonical order (sorted by a hash of their content), so
+  the result does not depend on the order of the input.
 * **MultiSPA-EM**: Dawid-Skene EM started from the MultiSPA matrices (their Sec. 5).
 
 Labels: the Dawid-Skene posterior at the estimated (A, d) (one E-step); for
 MultiSPA-EM the EM's posterior.
 
 Choices (stated, where the paper leaves room or this implementation simplifies):
+SPA runs on the distinct normalised columns in sorted order, and a tie of residual
+norms (relative ``SPA_RTOL``) goes to the first, so the choice depends on the columns'
+content, not on the order of the co-workers;
 the permutation of each worker's SPA columns is resolved by maximising the diagonal
 (Hungarian assignment, scipy's ``linear_sum_assignment``): confusion matrices are
 taken as diagonally dominant, instead of the paper's alignment through the
@@ -60,7 +65,7 @@ import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment, minimize
 from scipy.special import softmax
 
-from ._base import ScoreOutputMixin, check_dense_size, fit_doc
+from ._base import ScoreOutputMixin, check_dense_size, fit_doc, worker_keys
 from .._validation import Interval, StrOptions
 from .dawid_skene import CONFUSION_MODES, DawidSkene
 from ..responses import Responses, as_responses
@@ -83,20 +88,32 @@ def cooccurrences(R: Responses) -> tuple[np.ndarray, np.ndarray]:
     return N, common
 
 
+#: Relative tolerance under which two residual norms in SPA count as tied.
+SPA_RTOL = 1e-9
+
+
 def spa(Y: np.ndarray, k: int) -> np.ndarray:
     """Indices of k columns of Y chosen by the successive projection algorithm.
 
-    Ties in the column norms go to the first column (np.argmax).
+    Ties (residual squared norms within ``SPA_RTOL`` of the largest, relative) go to
+    the first such column; SPA stops early (fewer than k indices) when every residual
+    is below ``SPA_RTOL`` times the largest initial norm (the columns span fewer than k
+    directions), instead of choosing among round-off; :func:`_multispa_matrices` passes the columns in a canonical
+    order (sorted, duplicates merged), so the choice is by content, not by position.
     """
     Rm = np.array(Y, dtype=float)
-    chosen = []
+    chosen: list[int] = []
+    scale = 0.0
     for _ in range(k):
-        j = int(np.argmax(np.einsum("ij,ij->j", Rm, Rm)))
+        norms = np.einsum("ij,ij->j", Rm, Rm)
+        top = norms.max() if norms.size else 0.0
+        scale = scale or top
+        if top <= SPA_RTOL * scale:
+            break          # the columns span fewer than k directions: the rest is round-off
+        j = int(np.argmax(norms >= top * (1.0 - SPA_RTOL)))
         chosen.append(j)
         u = Rm[:, j].copy()
         nu = np.linalg.norm(u)
-        if nu == 0:
-            break
         u /= nu
         Rm -= np.outer(u, u @ Rm)
     return np.asarray(chosen, dtype=np.int64)
@@ -115,6 +132,10 @@ def _multispa_matrices(N: np.ndarray, common: np.ndarray, K: int) -> np.ndarray:
         Z = Z[:, s > 0] / s[s > 0]
         if Z.shape[1] < K:
             continue
+        # canonical column order: the distinct columns, sorted (exact ratios of counts,
+        # so equal columns are equal floats); SPA's ties then go by content, not by the
+        # position of the co-worker (issue 27)
+        Z = np.unique(Z, axis=1)
         sel = Z[:, spa(Z, K)]
         sel = np.maximum(sel, _FLOOR)
         sel /= sel.sum(axis=0, keepdims=True)
@@ -225,9 +246,9 @@ class MultiSPA(ScoreOutputMixin):
     >>> model = toptwo.TopTwoModel.random(20, 60, 3, rng=0)   # 20 workers, 60 tasks, K = 3
     >>> est = toptwo.baselines.MultiSPA(rng=0).fit(model.sample(0.5, rng=1))
     >>> est.top_two_[:3].tolist()                # truth: [[1, 2], [3, 2], [3, 2]]
-    [[3, 2], [3, 2], [1, 3]]
+    [[3, 1], [3, 2], [3, 1]]
     >>> round(toptwo.top_two_errors(est.top_two_, model.top_two)["pair"], 2)
-    0.62
+    0.77
     """
 
     def __init__(self, *, refine: str = "kl", confusion: str = "full", max_iter: int = 100,
@@ -274,7 +295,14 @@ class MultiSPA(ScoreOutputMixin):
             return self
         Amat = A0
         if refine == "kl":
-            Amat, d, it = _kl_refine(N, common, A0, d, max_iter)
+            # L-BFGS sums over worker pairs and amplifies round-off: run it with the
+            # workers in a canonical order (sorted by a hash of their content, a fixed
+            # draw as MultiSPA is deterministic), so that it does not depend on theirs
+            order = np.argsort(worker_keys(R, np.random.default_rng(0)), kind="stable")
+            Ac, d, it = _kl_refine(N[np.ix_(order, order)], common[np.ix_(order, order)],
+                                   A0[order], d, max_iter)
+            Amat = np.empty_like(Ac)
+            Amat[order] = Ac
         C = Amat.transpose(0, 2, 1)                         # [i, k, l]
         logC = np.log(np.maximum(C, 1e-300))
         lab = R.labels.astype(np.int64) - 1
