@@ -162,11 +162,12 @@ def _fig2_ours() -> str:
 
 def _fig2_evidence() -> str:
     lead = quote("08_real_data.ipynb", "largest significant lead over TopTwo2")
+    who = quote("08_real_data.ipynb", "leaders on the pair error:")
     low = quote("08_real_data.ipynb", "centering='observed' MV error on the 50 lowest")
-    return (f"(a) Holm-corrected paired tests over 210 comparisons (notebook 08 § 3): “{lead}”: "
-            "one-coin EM (MV-D&S), OPT-D&S, PGD, MACE and GLAD are significantly ahead at "
-            "d = 4 (some at 8), so “best in all ranges” does not hold; from d = 8 on the leads "
-            f"are at most 0.01. (b) needs the colour distances, which are not published; in its "
+    return (f"(a) Holm-corrected paired tests over 210 comparisons (notebook 08 § 3): “{lead}”; "
+            f"“{who}”: EM-type methods or PGD are significantly ahead at small budgets, so "
+            "“best in all ranges” does not hold; from d = 8 on no method is significantly "
+            f"ahead. (b) needs the colour distances, which are not published; in its "
             f"place (notebook 08 § 4): “{low}”.")
 
 
@@ -192,9 +193,9 @@ def _fig7_evidence() -> str:
     ps = quote("07_robustness.ipynb", "p_spread methods significantly ahead of TopTwo2")
     return (f"Holm-corrected paired tests over 360 comparisons (notebook 07 § 3): “{sp}”; “{ps}”. "
             "Holds for the number of workers and of tasks (the gap to the oracle falls from "
-            "0.069 at m = 100 to 0.006 at m = 2000); spread of p: TopTwo2 is never significantly "
+            "m = 100 to m = 2000, CIs apart); spread of p: TopTwo2 is never significantly "
             "better than majority vote; spread of q: ahead of MV, tied with the one-coin "
-            "methods; spammers: PGD and MACE are ahead at 50%.")
+            "methods; spammers: MACE is ahead at 50%.")
 
 
 def _fig7_ours() -> str:
@@ -274,8 +275,8 @@ def rows() -> list[Row]:
             "(a) no numbers printed; “TopTwo2 algorithm achieves the best performance in "
             "detecting (g, h), g and h in all ranges”; (b) the difficult group has the smaller gap",
             _fig2_ours, "does not reproduce", _fig2_evidence,
-            "(a) errors fall with d as published, but TopTwo2 is not best at d = 4–8 "
-            "(leads up to 0.07 for one-coin EM, PGD, MACE, GLAD); (b) needs unpublished colour "
+            "(a) errors fall with d as published, but TopTwo2 is not best at d ≤ 4 "
+            "(leads up to 0.07 for EM-type methods and PGD); (b) needs unpublished colour "
             "distances"),
         Row("fig:label_dist",
             "mean share of the i-th most frequent answer per task on the seven datasets",
@@ -326,7 +327,7 @@ def rows() -> list[Row]:
             "baselines with spammers, ahead when the spread of p or q grows",
             _fig7_ours, "reproduces with a stated difference", _fig7_evidence,
             "holds for workers and tasks; not for the spread of p; partly for the spread of q "
-            "and for spammers (PGD, MACE ahead at 50%)"),
+            "and for spammers (MACE ahead at 50%)"),
         Row("fig:estm_pq",
             "MSE of p̂ and q̂ against queries per task",
             [section(nb07, "5. Fig. 8"), _bench("reproduce_estimation")],

@@ -831,3 +831,59 @@ def plot_curve_panels(panels: Mapping[str, Mapping[str, Mapping[str, Any]]], *,
     fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=10, frameon=False)
     fig.tight_layout(rect=(0, 0.25 * n_rows / (height + 0.25 * n_rows) + 0.04, 1, 1))
     return fig
+
+
+# ---------------------------------------------------------------- differences per group
+def plot_group_differences(diffs: Mapping[str, Mapping[str, Mapping[str, float]]], *,
+                           ax: Any = None, ylabel: str = "difference",
+                           title: str | None = None, legend: bool = True) -> Any:
+    """Differences with 95% CIs per group (e.g. per dataset), one marker series per label.
+
+    For comparisons on fixed groups rather than along a budget (lesson 08: the g error of
+    one stage-1 variant minus another's on each real dataset, with the per-task CI).
+    Below the zero line the first method of the difference has the lower error; a bar that
+    crosses it is a tie.
+
+    Parameters
+    ----------
+    diffs : mapping label -> (mapping group -> {"mean", "half"})
+        ``half`` is the half-width of the 95% CI (e.g.
+        :func:`toptwo.experiments.findings.per_task_difference`). Every label should have
+        the same groups; the x axis follows the first label's order.
+    ax : matplotlib Axes, optional
+        Axes to draw on (a new figure when None).
+    ylabel, title : str
+        Axis label and title.
+    legend : bool, default=True
+        Draw a legend of the labels.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        ``ax.lines[i]`` holds label i's means (``get_xydata()`` = (group index, mean)),
+        then the zero line; the x tick labels are the groups.
+    """
+    if not diffs:
+        raise ValueError("plot_group_differences: `diffs` must hold at least one label.")
+    fig, ax = _figure_and_axes(ax, (6, 3.2))
+    groups = list(next(iter(diffs.values())))
+    markers = ("o", "s", "^", "D")
+    for i, (label, table) in enumerate(diffs.items()):
+        missing = [g for g in groups if g not in table]
+        if missing:
+            raise ValueError(f"plot_group_differences: label {label!r} has no value for "
+                             f"{missing}.")
+        x = np.arange(len(groups)) + (i - (len(diffs) - 1) / 2) * 0.18
+        mean = np.array([table[g]["mean"] for g in groups], float)
+        half = np.array([table[g]["half"] for g in groups], float)
+        line, = ax.plot(x, mean, markers[i % len(markers)], ms=5, label=label)
+        ax.vlines(x, mean - half, mean + half, color=line.get_color(), lw=1.2)
+    ax.axhline(0, color="k", lw=0.8)
+    ax.set_xticks(range(len(groups)), groups)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title, fontsize=11)
+    if legend:
+        ax.legend(fontsize=10)
+    ax.grid(True, axis="y", alpha=0.3)
+    return fig
