@@ -268,7 +268,7 @@ class DawidSkene(_DSBase):
         Pseudo-count alpha > 0 added to every confusion-matrix cell and class-prior count
         (additive/Laplace smoothing; MAP under a Dirichlet(1 + alpha) prior). See the
         module docstring.
-    tol : float, default=1e-6
+    tol : float, default=1e-5
         Stop when one iteration changes the objective by at most ``tol`` per response
         (``EM_TOL``, the convention of every EM in toptwo).
     max_iter : int, default=100
@@ -438,7 +438,7 @@ class OneCoinDawidSkene(_DSBase):
     smoothing : float, default=0.01
         Pseudo-count alpha > 0 (Beta(1 + alpha, 1 + alpha) prior on each skill,
         Dirichlet(1 + alpha) on the class prior).
-    tol : float, default=1e-6
+    tol : float, default=1e-5
         Stop when one iteration changes the objective by at most ``tol`` per response
         (``EM_TOL``, the convention of every EM in toptwo).
     max_iter : int, default=100

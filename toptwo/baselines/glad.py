@@ -65,7 +65,7 @@ class GLAD(ScoreOutputMixin):
 
     Parameters
     ----------
-    tol : float, default=1e-6
+    tol : float, default=1e-5
         Stop when an EM iteration changed the log-posterior by at most ``tol`` per
         response (``EM_TOL``, the convention of every EM in toptwo).
     max_iter : int, default=100

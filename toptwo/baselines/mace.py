@@ -69,7 +69,7 @@ class MACE(ScoreOutputMixin):
         Independent EM runs from random starts; the best marginal likelihood wins.
     smoothing : float or None, default=None
         delta > 0 added to the expected counts; None = 0.01 / K (MACE's default).
-    tol : float, default=1e-6
+    tol : float, default=1e-5
         A run stops when an iteration changed its log-posterior by at most ``tol`` per
         response (``EM_TOL``, the convention of every EM in toptwo).
     max_iter : int, default=50

@@ -77,9 +77,9 @@ Monotonicity and stopping (``confusion="map"``). E-step then the two exact condi
 maximisations never decrease the log-posterior, log L(p, q) + log pi(p) + log pi(q)
 (recorded in ``log_likelihood_``; the Newton solves stop at a relative step of 1e-12, so
 a decrease can only be round-off). EM stops when the largest change of any p_i or q_j is
-below ``tol``, or when an iteration raised the log-posterior by at most EM_TOL = 1e-6 per
-response (the stopping convention of every EM in toptwo,
-:data:`toptwo.baselines.EM_TOL`), or after ``max_iter`` iterations.
+below ``tol``, or when an iteration raised the log-posterior by at most 1e-6 per response
+(EM_GAIN_TOL: the stopping convention of every EM in toptwo,
+:data:`toptwo.baselines.EM_TOL`, ten times tighter), or after ``max_iter`` iterations.
 
 Option ``confusion="grid"`` (q_j integrated out; the default). With about 10 answers per
 task the MAP of q_j is far from q_j and the plug-in pair posterior is overconfident
@@ -129,8 +129,9 @@ Dirichlet(1 + delta) prior (delta = GRID_PSEUDO).
   current value in ``log_likelihood_``), and no decision compares numbers within
   round-off of each other except by a coincidence of measure zero.
 * Stopping. EM stops when the EM step from the current point would gain at most
-  EM_TOL = 1e-6 per response, EM_TOL nnz in all (checked before any further E-step; the
-  convention of every EM in toptwo, :data:`toptwo.baselines.EM_TOL`: a gain per
+  EM_GAIN_TOL = 1e-6 per response, EM_GAIN_TOL nnz in all (checked before any further
+  E-step; the convention of every EM in toptwo, :data:`toptwo.baselines.EM_TOL`, ten
+  times tighter than the baselines' default: a gain per
   response, so the number of E-steps does not grow with the data size, where an
   absolute 1e-3 took 5 at 10^4 responses and 12 at 10^7), or when the largest change of
   any p_i or pi_k between accepted points is below ``tol``, or (if ``posterior_tol`` > 0)
@@ -138,7 +139,7 @@ Dirichlet(1 + delta) prior (delta = GRID_PSEUDO).
   ``posterior_tol`` or more, or after ``max_iter`` E-steps. Why the gain rule is enough:
   near the maximum, along a direction whose fraction of missing information is lambda,
   the gain is (1 - lambda) times the rise still possible, so the log-posterior is within
-  EM_TOL nnz/(1 - lambda) of its maximum; and within D of the maximum (quadratic
+  EM_GAIN_TOL nnz/(1 - lambda) of its maximum; and within D of the maximum (quadratic
   approximation) every smooth function of (p, pi), each task's pair posterior among
   them, is within sqrt(2 D) posterior standard deviations of its value at the maximum.
   With D proportional to nnz the posterior standard deviations, which shrink like
@@ -182,7 +183,7 @@ from ..responses import Responses, as_responses
 from .._ties import _EPS
 from ..model import soft_labels
 from ..spectral import check_spectral_labels
-from ..baselines._base import EM_TOL
+from ._em_grid import EM_GAIN_TOL as EM_TOL
 from ._em_grid import (_EDGE, EM_GAIN_TOL, GRID_NODES, _accelerated_em, _expit,  # noqa: F401
                        _GridEM, _logit, _newton, _PI_FIRST)
 
@@ -270,9 +271,9 @@ class TopTwoEM(BaseEstimator):
         Stop when the largest change of any :math:`p_i` (of a worker with answers) or
         :math:`q_j` (of an answered task; of a grid weight with ``confusion="grid"``) in
         one iteration is below ``tol``; also when the log-posterior rose by at most
-        ``EM_TOL`` = 1e-6 per response ("map"), or the EM step's guaranteed rise is at most
-        that ("grid"): the stopping convention of every EM in toptwo,
-        :data:`toptwo.baselines.EM_TOL` (module docstring, "Stopping").
+        ``EM_GAIN_TOL`` = 1e-6 per response ("map"), or the EM step's guaranteed rise is at
+        most that ("grid"): the stopping convention of every EM in toptwo,
+        :data:`toptwo.baselines.EM_TOL`, ten times tighter (module docstring, "Stopping").
     posterior_tol : float, default=0.0
         With ``confusion="grid"``: also stop when no answered task's posterior
         probability that a label is :math:`g_j`, or :math:`h_j`, changed by this much or
