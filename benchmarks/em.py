@@ -264,17 +264,17 @@ def run_scaling(seed: int, sizes, repeats: int, repeats_large: int) -> dict:
         spent = {"e": 0.0, "m": 0.0, "n_e": 0}
         e_orig, m_orig = _em_grid._GridEM.e_step, _em_grid._GridEM.m_step
 
-        def e_step(self, *a, **k):
+        def e_step(self, *a, _orig=e_orig, _spent=spent, **k):
             t = time.process_time()
-            r = e_orig(self, *a, **k)
-            spent["e"] += time.process_time() - t
-            spent["n_e"] += 1
+            r = _orig(self, *a, **k)
+            _spent["e"] += time.process_time() - t
+            _spent["n_e"] += 1
             return r
 
-        def m_step(self, *a, **k):
+        def m_step(self, *a, _orig=m_orig, _spent=spent, **k):
             t = time.process_time()
-            r = m_orig(self, *a, **k)
-            spent["m"] += time.process_time() - t
+            r = _orig(self, *a, **k)
+            _spent["m"] += time.process_time() - t
             return r
 
         _em_grid._GridEM.e_step, _em_grid._GridEM.m_step = e_step, m_step

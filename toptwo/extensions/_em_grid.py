@@ -466,11 +466,13 @@ class _GridEM:
         self.y = (1.0 - self.q_nodes - 1.0 / K)[:, None]
         self.blocks = _grid_blocks(R, max(1, _GRID_CHUNK // (K * Gn)))
         largest = max((hi - lo for lo, hi, _, _ in self.blocks), default=0)
+        self.Gu: np.ndarray | None = None
+        self.Hu: np.ndarray | None = None
+        self.Wt: np.ndarray | None = None
         if 2 * K * m * Gn * 8 <= _GRID_CACHE_BYTES:
             self.Gu, self.Hu = np.empty((K, m, Gn)), np.empty((K, m, Gn))
             self.Wt = np.empty((m, Gn))
         else:            # pass 2 recomputes the terms and their shift factors w
-            self.Gu = self.Hu = self.Wt = None
             self.gbuf, self.hbuf = np.empty(K * largest * Gn), np.empty(K * largest * Gn)
         self.Z, self.M = np.empty((m, Gn)), np.empty(m)
         self.work = np.empty((m, Gn))
@@ -509,7 +511,7 @@ class _GridEM:
         Ta, Tb = self.tables(p)
         for lo, hi, F, _ in self.blocks:
             c = hi - lo
-            if self.Gu is not None:
+            if self.Gu is not None and self.Hu is not None:
                 gu, hu = self.Gu[:, lo:hi], self.Hu[:, lo:hi]
             else:
                 gu = self.gbuf[:K * c * Gn].reshape(K, c, Gn)
@@ -529,7 +531,7 @@ class _GridEM:
         gh = np.empty((2, K, self.m)) if self.post_tol > 0 else None
         for lo, hi, F, FT in self.blocks:
             c = hi - lo
-            if self.Gu is not None:
+            if self.Gu is not None and self.Hu is not None:
                 gu, hu = self.Gu[:, lo:hi], self.Hu[:, lo:hi]
             else:
                 gu = self.gbuf[:K * c * Gn].reshape(K, c, Gn)
