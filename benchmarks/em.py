@@ -230,6 +230,143 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+#: ``--scaling``: responses (n = 1000 workers, m = size/10 tasks, K = 5, s = 0.01, hard).
+SCALING_SIZES = (10_000, 100_000, 1_000_000, 10_000_000)
+#: mat-vecs timed after every round (the reference, interleaved with the fits)
+MATVECS_PER_ROUND = 10
+
+
+def run_scaling(seed: int, sizes, repeats: int, repeats_large: int) -> dict:
+    """TopTwoEM against TopTwo2 from 10^4 to 10^7 responses (issue 29).
+
+    At each size one draw of the ``hard`` scenario (n, m, K, s) = (1000, size/10, 5,
+    0.01) as a :class:`toptwo.Responses`; ``repeats`` rounds (``repeats_large`` at 10^7),
+    each timing TopTwo2.fit, then TopTwoEM().fit (CPU time of this process, which runs
+    on one core), then MATVECS_PER_ROUND sparse mat-vecs ``X @ x`` (X the responses as a
+    float CSR matrix, built once): ratios of medians in one run, under the same load. The
+    grid E-steps and M-steps are timed inside the fit (by wrapping them), so the cost per
+    E-step is measured, not inferred; the gap is the pair error minus the oracle's
+    (eq. (6) with the true p, q) on that draw. The peak RSS of one TopTwoEM fit in a fresh
+    process that loads the triples is measured with ``--memory``.
+    """
+    from toptwo.extensions import _em_grid
+
+    out: dict = {"sizes": {}, "repeats": repeats, "repeats_large": repeats_large}
+    for size in sizes:
+        n, K, s = 1000, 5, 0.01
+        m = size // 10
+        ss = np.random.SeedSequence(seed, spawn_key=(98, size))
+        g_model, g_sample = (np.random.default_rng(x) for x in ss.spawn(2))
+        model = toptwo.TopTwoModel.scenario("hard", n, m, K, rng=g_model)
+        R = model.sample(s, rng=g_sample)
+        X = R.tocsr().astype(np.float64)          # the reference: a float mat-vec
+        x = np.random.default_rng(0).standard_normal(m)
+        spent = {"e": 0.0, "m": 0.0, "n_e": 0}
+        e_orig, m_orig = _em_grid._GridEM.e_step, _em_grid._GridEM.m_step
+
+        def e_step(self, *a, _orig=e_orig, _spent=spent, **k):
+            t = time.process_time()
+            r = _orig(self, *a, **k)
+            _spent["e"] += time.process_time() - t
+            _spent["n_e"] += 1
+            return r
+
+        def m_step(self, *a, _orig=m_orig, _spent=spent, **k):
+            t = time.process_time()
+            r = _orig(self, *a, **k)
+            _spent["m"] += time.process_time() - t
+            return r
+
+        _em_grid._GridEM.e_step, _em_grid._GridEM.m_step = e_step, m_step
+        rows = []
+        try:
+            for _ in range(repeats if size < 10_000_000 else repeats_large):
+                t = time.process_time()
+                t2 = toptwo.TopTwo2().fit(R)
+                t_t2 = time.process_time() - t
+                spent.update(e=0.0, m=0.0, n_e=0)
+                t = time.process_time()
+                em = toptwo.TopTwoEM().fit(R)
+                t_em = time.process_time() - t
+                mv = []
+                for _ in range(MATVECS_PER_ROUND):
+                    t = time.process_time()
+                    X @ x
+                    mv.append(time.process_time() - t)
+                rows.append({"toptwo2": t_t2, "em": t_em, "e_steps": spent["n_e"],
+                             "e_seconds": spent["e"], "m_seconds": spent["m"],
+                             "n_iter": int(em.n_iter_), "matvec": float(np.median(mv))})
+        finally:
+            _em_grid._GridEM.e_step, _em_grid._GridEM.m_step = e_orig, m_orig
+        oracle = toptwo.OracleMLE(model.reliability, model.confusion).fit(R)
+        err = {name: toptwo.top_two_errors(est.top_two_, model.top_two)["pair"]
+               for name, est in (("oracle", oracle), ("TopTwo2", t2), ("EM", em))}
+        med = {k: float(np.median([r[k] for r in rows])) for k in rows[0]}
+        per_e = float(np.median([(r["e_seconds"] + r["m_seconds"]) / r["e_steps"]
+                                 for r in rows]))
+        out["sizes"][str(size)] = {
+            "n": n, "m": m, "K": K, "s": s, "nnz": int(R.nnz), "rounds": rows,
+            "toptwo2_seconds": med["toptwo2"], "em_seconds": med["em"],
+            "matvec_seconds": med["matvec"],
+            "time_ratio": med["em"] / med["toptwo2"],
+            "toptwo2_matvecs": med["toptwo2"] / med["matvec"],
+            "em_matvecs": med["em"] / med["matvec"],
+            "e_steps": int(rows[-1]["e_steps"]), "n_iter": int(rows[-1]["n_iter"]),
+            "matvecs_per_e_step": per_e / med["matvec"],
+            "pair_error": err, "gap_em": err["EM"] - err["oracle"],
+            "gap_toptwo2": err["TopTwo2"] - err["oracle"]}
+        r = out["sizes"][str(size)]
+        print(f"{size:>9,d} responses: TopTwo2 {r['toptwo2_seconds']:.3f} s, EM "
+              f"{r['em_seconds']:.3f} s (x{r['time_ratio']:.2f}), {r['e_steps']} E-steps of "
+              f"{r['matvecs_per_e_step']:.0f} mat-vecs, gap {r['gap_em']:+.4f}",
+              file=sys.stderr, flush=True)
+        del R, X, model, t2, em, oracle
+    out["load_average"] = list(os.getloadavg())
+    return out
+
+
+def scaling_memory(seed: int, size: int) -> dict:
+    """Peak RSS of one TopTwoEM fit (and one TopTwo2 fit) at ``size`` responses, each in
+    a fresh process that loads the triples of ``run_scaling``'s draw from a file."""
+    n, K, s = 1000, 5, 0.01
+    ss = np.random.SeedSequence(seed, spawn_key=(98, size))
+    g_model, g_sample = (np.random.default_rng(x) for x in ss.spawn(2))
+    model = toptwo.TopTwoModel.scenario("hard", n, size // 10, K, rng=g_model)
+    A = model.sample(s, rng=g_sample)
+    out: dict = {"size": size}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "triples.npz"
+        np.savez(path, workers=A.workers, tasks=A.tasks, labels=A.labels,
+                 shape=np.array([A.n_workers, A.n_tasks, A.n_labels]))
+        del A, model
+        for name in ("TopTwo2", "EM grid"):
+            res = subprocess.run([sys.executable, str(Path(__file__).resolve()),
+                                  "--memory-child", name, "--memory-file", str(path)],
+                                 capture_output=True, text=True, check=True)
+            before, peak = (float(v) for v in res.stdout.split()[-2:])
+            out[name] = {"rss_before_fit_mb": before, "peak_rss_mb": peak}
+    return out
+
+
+def markdown_scaling(res: dict) -> str:
+    lines = ["| responses | TopTwo2 s (mat-vecs) | TopTwoEM s (mat-vecs) | EM / TopTwo2 | "
+             "E-steps | mat-vecs per E-step | gap EM | gap TopTwo2 | rounds |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for size, r in res["sizes"].items():
+        lines.append(f"| {int(size):,} | {r['toptwo2_seconds']:.3f} ({r['toptwo2_matvecs']:.0f}) | "
+                     f"{r['em_seconds']:.3f} ({r['em_matvecs']:.0f}) | {r['time_ratio']:.2f} | "
+                     f"{r['e_steps']} | {r['matvecs_per_e_step']:.0f} | {r['gap_em']:+.4f} | "
+                     f"{r['gap_toptwo2']:+.4f} | {len(r['rounds'])} |")
+    if "memory" in res:
+        mem = res["memory"]
+        lines.append("")
+        lines.append(f"Peak RSS at {mem['size']:,} responses (fresh process, data loaded; "
+                     "before the fit in brackets): " + "; ".join(
+                         f"{nm} {mem[nm]['peak_rss_mb']:.0f} MB ({mem[nm]['rss_before_fit_mb']:.0f})"
+                         for nm in ("TopTwo2", "EM grid")) + ".")
+    return "\n".join(lines)
+
+
 def run_real(data_dir: str | None) -> list[dict]:
     """g error of TopTwo2 and TopTwoEM and the ECE of ``g_proba_`` on the seven real datasets."""
     from toptwo.datasets import DATASETS, load_dataset
@@ -342,6 +479,14 @@ def main(argv=None) -> int:
                     help="only TopTwo2 and TopTwoEM in the replicate grid")
     ap.add_argument("--memory", action="store_true",
                     help="peak RSS of one fit of each method in a fresh process")
+    ap.add_argument("--scaling", action="store_true",
+                    help="only TopTwoEM against TopTwo2 from 10^4 to 10^7 responses (with "
+                         "--memory: peak RSS at the largest size), written to "
+                         "toptwo/experiments/results/em_scaling.json")
+    ap.add_argument("--scaling-sizes", default=",".join(str(v) for v in SCALING_SIZES))
+    ap.add_argument("--scaling-repeats", type=int, default=5)
+    ap.add_argument("--scaling-repeats-large", type=int, default=3,
+                    help="rounds at 10^7 responses")
     ap.add_argument("--memory-child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--memory-file", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -349,6 +494,18 @@ def main(argv=None) -> int:
         memory_child(args.memory_child, args.memory_file)
         return 0
     t0 = time.perf_counter()
+    if args.scaling:
+        sizes = [int(float(v)) for v in args.scaling_sizes.split(",")]
+        res = run_scaling(args.seed, sizes, args.scaling_repeats, args.scaling_repeats_large)
+        if args.memory:
+            res["memory"] = scaling_memory(args.seed, max(sizes))
+        res["command"] = "OMP_NUM_THREADS=1 python benchmarks/em.py " + " ".join(
+            argv or sys.argv[1:])
+        res["seconds"] = time.perf_counter() - t0
+        out = RESULTS.with_name("em_scaling.json")
+        out.write_text(json.dumps(res, indent=1))
+        print(markdown_scaling(res))
+        return 0
     if args.real:
         rows = run_real(args.data_dir)
         out = RESULTS.with_name("em_real.json")

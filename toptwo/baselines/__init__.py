@@ -38,7 +38,8 @@ if TYPE_CHECKING:
 #: 0.2-0.5 s, which ``python -m toptwo --help`` and majority vote do not).
 _MODULES = {"DawidSkene": "dawid_skene", "OneCoinDawidSkene": "dawid_skene", "EBCC": "ebcc",
             "GLAD": "glad", "MACE": "mace", "MajorityVote": "majority", "MMSR": "mmsr",
-            "MultiSPA": "multispa", "OptDawidSkene": "opt_ds", "PGD": "pgd"}
+            "MultiSPA": "multispa", "OptDawidSkene": "opt_ds", "PGD": "pgd",
+            "EM_TOL": "_base", "em_converged": "_base"}
 
 
 def __getattr__(name: str) -> Any:
@@ -52,4 +53,4 @@ def __dir__() -> list[str]:
 
 
 __all__ = ["MajorityVote", "DawidSkene", "OneCoinDawidSkene", "OptDawidSkene", "MultiSPA",
-           "MMSR", "PGD", "MACE", "GLAD", "EBCC"]
+           "MMSR", "PGD", "MACE", "GLAD", "EBCC", "EM_TOL", "em_converged"]

@@ -71,7 +71,8 @@ from .._base import BaseEstimator
 from .._validation import Interval, StrOptions
 from ..responses import Responses, as_responses
 from ..model import soft_labels
-from ._base import fit_doc, logsumexp_rows as _logsumexp_rows, top_two_with_ties
+from ._base import (EM_TOL, em_converged, fit_doc, logsumexp_rows as _logsumexp_rows,
+                    top_two_with_ties)
 
 __all__ = ["CONFUSION_MODES", "DawidSkene", "OneCoinDawidSkene", "top_two_from_log_scores"]
 
@@ -99,7 +100,7 @@ top_two_from_log_scores = top_two_with_ties
 class _DSBase(BaseEstimator):
     """Shared EM loop, validation and attributes of the Dawid-Skene baselines."""
 
-    def __init__(self, *, smoothing: float = 0.01, tol: float = 1e-7,
+    def __init__(self, *, smoothing: float = 0.01, tol: float = EM_TOL,
                  max_iter: int = 100):
         self.smoothing = smoothing
         self.tol = tol
@@ -155,7 +156,7 @@ class _DSBase(BaseEstimator):
             Ea = np.exp(Sa - Sa.max(axis=1, keepdims=True))
             T[self._answered] = Ea / Ea.sum(axis=1, keepdims=True)
             history.append(obj)
-            if it > 1 and abs(history[-1] - history[-2]) <= tol * R.nnz:
+            if it > 1 and em_converged(history[-2], history[-1], R.nnz, tol):
                 converged = True
                 break
         self.posteriors_, self.top_two_, self.confusion_ = top_two_from_log_scores(
@@ -212,7 +213,8 @@ class DawidSkene(_DSBase):
 
     starting from the M-step applied to the majority-vote posteriors (normalised vote
     counts), as MV-D&S does in Zhang et al. (2016). Stops when the penalised
-    log-likelihood changes by at most ``tol * nnz`` between iterations, or after
+    log-likelihood changes by at most ``tol * nnz`` between iterations (the stopping
+    convention of every EM in toptwo, :data:`toptwo.baselines.EM_TOL`), or after
     ``max_iter`` iterations. Deterministic.
 
     Parameters
@@ -229,8 +231,9 @@ class DawidSkene(_DSBase):
         Pseudo-count alpha > 0 added to every confusion-matrix cell and class-prior count
         (additive/Laplace smoothing; MAP under a Dirichlet(1 + alpha) prior). See the
         module docstring.
-    tol : float, default=1e-7
-        Convergence threshold on the change of the objective per response.
+    tol : float, default=1e-5
+        Stop when one iteration changes the objective by at most ``tol`` per response
+        (``EM_TOL``, the convention of every EM in toptwo).
     max_iter : int, default=100
         Maximum number of EM iterations (M-step + E-step).
 
@@ -303,7 +306,7 @@ class DawidSkene(_DSBase):
     """
 
     def __init__(self, *, confusion: str = "full", smoothing: float = 0.01,
-                 tol: float = 1e-7, max_iter: int = 100):
+                 tol: float = EM_TOL, max_iter: int = 100):
         super().__init__(smoothing=smoothing, tol=tol, max_iter=max_iter)
         self.confusion = confusion
 
@@ -399,8 +402,9 @@ class OneCoinDawidSkene(_DSBase):
     smoothing : float, default=0.01
         Pseudo-count alpha > 0 (Beta(1 + alpha, 1 + alpha) prior on each skill,
         Dirichlet(1 + alpha) on the class prior).
-    tol : float, default=1e-7
-        Convergence threshold on the change of the objective per response.
+    tol : float, default=1e-5
+        Stop when one iteration changes the objective by at most ``tol`` per response
+        (``EM_TOL``, the convention of every EM in toptwo).
     max_iter : int, default=100
         Maximum number of EM iterations.
 

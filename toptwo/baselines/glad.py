@@ -25,8 +25,12 @@ Update (EM, Whitehill et al. Sec. 3 "Inference"):
   Here: at most ``m_step_max_iter`` L-BFGS iterations from the current point
   (scipy.optimize.minimize), deterministic.
 
-Start alpha = 1, b = 1 (crowd-kit's start), E-step first. Stop when the largest absolute
-change of (alpha, b) over one EM iteration is at most ``tol``, or after ``max_iter``.
+Start alpha = 1, b = 1 (crowd-kit's start), E-step first. Stop when one EM iteration
+changed the log-posterior, sum_j log sum_k P(A_.j, Z_j = k) plus the log priors, by at
+most ``tol`` per response (the convention of every EM in toptwo,
+:data:`toptwo.baselines.EM_TOL`; each M-step raises Q, so the log-posterior does not
+decrease), or after ``max_iter``. (Until 2026-11-25: the largest change of (alpha, b)
+at most 1e-4.)
 
 Cost: O(nnz + n_workers + n_tasks) per objective/gradient evaluation (``np.bincount``
 over responses); no n_workers x n_tasks array.
@@ -49,7 +53,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
-from ._base import ScoreOutputMixin, fit_doc
+from ._base import EM_TOL, ScoreOutputMixin, em_converged, fit_doc
 from .._validation import Interval
 from ..responses import Responses, as_responses
 
@@ -61,10 +65,9 @@ class GLAD(ScoreOutputMixin):
 
     Parameters
     ----------
-    tol : float, default=1e-4
-        Stop when max |change| of (alpha, b) over an EM iteration <= tol (parameters
-        are O(1); b of a task every worker agrees on grows slowly under its N(1, 1)
-        prior, so a much smaller tol mostly buys iterations).
+    tol : float, default=1e-5
+        Stop when an EM iteration changed the log-posterior by at most ``tol`` per
+        response (``EM_TOL``, the convention of every EM in toptwo).
     max_iter : int, default=100
         Maximum number of EM iterations.
     m_step_max_iter : int, default=25
@@ -94,7 +97,7 @@ class GLAD(ScoreOutputMixin):
     0.45
     """
 
-    def __init__(self, *, tol: float = 1e-4, max_iter: int = 100,
+    def __init__(self, *, tol: float = EM_TOL, max_iter: int = 100,
                  m_step_max_iter: int = 25, rng: Any = None):
         self.tol = tol
         self.max_iter = max_iter
@@ -133,11 +136,21 @@ class GLAD(ScoreOutputMixin):
         b = np.ones(m)
         converged = False
         it = 0
+        previous = None
         for it in range(1, max_iter + 1):  # noqa: B007 - its last value is read after the loop
             S = self._log_scores(R, alpha, b)
             Sa = S[answered]
             T = np.zeros((m, K))
-            E = np.exp(Sa - Sa.max(axis=1, keepdims=True))
+            mx = Sa.max(axis=1, keepdims=True)
+            E = np.exp(Sa - mx)
+            # the log-posterior EM climbs (up to a constant): the stopping rule's objective
+            objective = float((mx[:, 0] + np.log(E.sum(axis=1))).sum()
+                              - 0.5 * (np.sum((alpha - 1.0) ** 2) + np.sum((b - 1.0) ** 2)))
+            if previous is not None and em_converged(previous, objective, R.nnz, tol):
+                converged = True
+                it -= 1
+                break
+            previous = objective
             T[answered] = E / E.sum(axis=1, keepdims=True)
             P = T[t, lab]                                  # P(response e is right)
 
@@ -155,11 +168,7 @@ class GLAD(ScoreOutputMixin):
             res = minimize(negQ, np.concatenate([alpha, b]), jac=True, method="L-BFGS-B",
                            options={"maxiter": inner})
             new_alpha, new_b = res.x[:n], res.x[n:]
-            change = max(np.max(np.abs(new_alpha - alpha)), np.max(np.abs(new_b - b)))
             alpha, b = new_alpha, new_b
-            if change <= tol:
-                converged = True
-                break
         S = self._log_scores(R, alpha, b)
         self._store(R, S)
         self.abilities_ = np.where(R.worker_counts() > 0, alpha, np.nan)

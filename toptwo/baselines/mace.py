@@ -25,8 +25,12 @@ from Uniform[1, 2) draws, as the MACE software and crowd-kit do; here each draw 
 hash of a draw of ``rng`` and the worker's content, so that the result does not depend
 on the order of the workers, tasks or rows) and the run with the
 largest marginal log-likelihood ``sum_j log (1/K sum_k prod_i P(A_ij | k))`` is kept
-(first run on exact ties). Each run stops when the largest absolute change of theta
-and xi is at most ``tol``, or after ``max_iter`` iterations.
+(first run on exact ties). Each run stops when one iteration changed its log-posterior
+(the marginal log-likelihood plus the log of the smoothing's Beta(1 + delta, 1 + delta)
+and Dirichlet(1 + delta) priors, which the M-step maximises) by at most ``tol`` per
+response (the convention of every EM in toptwo, :data:`toptwo.baselines.EM_TOL`), or
+after ``max_iter`` iterations. (Until 2026-11-25: the largest change of theta and xi at
+most 1e-6.)
 
 Cost: O(nnz + n_workers K) per iteration (``np.bincount`` over responses); no
 n_workers x n_tasks array.
@@ -46,8 +50,8 @@ from typing import Any
 
 import numpy as np
 
-from ._base import (ScoreOutputMixin, fit_doc, key_uniforms, worker_keys,
-                    logsumexp_rows as _logsumexp_rows)
+from ._base import (EM_TOL, ScoreOutputMixin, em_converged, fit_doc, key_uniforms,
+                    worker_keys, logsumexp_rows as _logsumexp_rows)
 from .._validation import Interval
 from ..responses import Responses, as_responses
 
@@ -63,8 +67,9 @@ class MACE(ScoreOutputMixin):
         Independent EM runs from random starts; the best marginal likelihood wins.
     smoothing : float or None, default=None
         delta > 0 added to the expected counts; None = 0.01 / K (MACE's default).
-    tol : float, default=1e-6
-        A run stops when max |change| of (theta, xi) <= tol.
+    tol : float, default=1e-5
+        A run stops when an iteration changed its log-posterior by at most ``tol`` per
+        response (``EM_TOL``, the convention of every EM in toptwo).
     max_iter : int, default=50
         Iterations per run (MACE's default number of EM iterations).
     rng : None, int or numpy.random.Generator
@@ -96,7 +101,7 @@ class MACE(ScoreOutputMixin):
     """
 
     def __init__(self, *, n_restarts: int = 10, smoothing: float | None = None,
-                 tol: float = 1e-6, max_iter: int = 50, rng: Any = None):
+                 tol: float = EM_TOL, max_iter: int = 50, rng: Any = None):
         self.n_restarts = n_restarts
         self.smoothing = smoothing
         self.tol = tol
@@ -168,22 +173,30 @@ class MACE(ScoreOutputMixin):
         xi /= xi.sum(axis=1, keepdims=True)
         converged = False
         it = 0
+        previous = None
         for it in range(1, max_iter + 1):  # noqa: B007 - its last value is read after the loop
             S, know = self._scores(R, theta, xi)
             Sa = S[answered]
             T = np.zeros_like(S)
-            E = np.exp(Sa - Sa.max(axis=1, keepdims=True))
+            mx = Sa.max(axis=1, keepdims=True)
+            E = np.exp(Sa - mx)
+            # the stopping rule's objective: the log-posterior (marginal log-likelihood
+            # plus the log of the smoothing's Beta/Dirichlet priors), up to a constant
+            objective = float((mx[:, 0] + np.log(E.sum(axis=1))).sum()
+                              + delta * (np.log(theta).sum() + np.log1p(-theta).sum()
+                                         + np.log(xi).sum()))
+            if previous is not None and em_converged(previous, objective, R.nnz, tol):
+                converged = True
+                it -= 1
+                break
+            previous = objective
             T[answered] = E / E.sum(axis=1, keepdims=True)
             knowing = T[R.tasks, lab] * theta[w] / know
             new_theta = (np.bincount(w, weights=knowing, minlength=n) + delta) / (n_i + 2 * delta)
             spam_counts = np.bincount(w * K + lab, weights=1.0 - knowing,
                                       minlength=n * K).reshape(n, K) + delta
             new_xi = spam_counts / spam_counts.sum(axis=1, keepdims=True)
-            change = max(np.max(np.abs(new_theta - theta)), np.max(np.abs(new_xi - xi)))
             theta, xi = new_theta, new_xi
-            if change <= tol:
-                converged = True
-                break
         S, _ = self._scores(R, theta, xi)
         ll = float(_logsumexp_rows(S[answered]).sum() - answered.sum() * np.log(K))
         return ll, S, theta, xi, it, converged

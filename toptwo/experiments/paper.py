@@ -201,6 +201,7 @@ RESULT_NAMES = {
     "theorems_mc": "benchmarks/theorems_mc.py",
     "em": "benchmarks/em.py --replicates 30 --timing",
     "em_budget": "benchmarks/em_budget.py --replicates 30 --timing",
+    "em_scaling": "benchmarks/em.py --scaling --memory",
     "u_precision": "benchmarks/u_precision.py --paired 30",
     "sample_complexity": "benchmarks/sample_complexity.py",
     "splitting": "benchmarks/splitting.py",

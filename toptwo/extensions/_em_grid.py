@@ -26,13 +26,22 @@ _EDGE = 1e-12
 #: m = 200000, K = 5, CPU time per E-step: 0.132 s with 2^16 and 0.130 s with 2^18,
 #: against 0.168 s with 2^14 and 0.158 s with 2^20).
 _GRID_CHUNK = 1 << 16
+#: The grid E-step keeps its unscaled g and h terms (2 K m GRID_NODES float64, m the
+#: answered tasks) between its two passes when they take at most this many bytes, and
+#: recomputes them block by block otherwise (the same bits): at 10^7 responses (m = 10^6,
+#: K = 5) keeping them would take 800 MB, and the fit peaked at 1.8 GiB.
+_GRID_CACHE_BYTES = 256 << 20
 #: Newton iterations per conditional maximisation (each halves the bracket at worst).
 _NEWTON_MAX = 100
 _NEWTON_TOL = 1e-12
 #: ``confusion="grid"``: EM stops when the EM step from the current point would raise
 #: the expected complete-data log-posterior (the M-step's objective), and so at least
-#: the log-posterior, by at most this (module docstring, "Stopping").
-EM_GAIN_TOL = 1e-3
+#: the log-posterior, by at most this much per response (module docstring, "Stopping"):
+#: the convention of every EM in toptwo (:data:`toptwo.baselines.EM_TOL`), ten times
+#: tighter than the baselines' default (at 1e-5 the mean gap to the oracle over the 24
+#: cells of benchmarks/em.py rose by 0.0005). Until 2026-11-25 an absolute 1e-3, which
+#: took 5 E-steps at 10^4 responses and 12 at 10^7.
+EM_GAIN_TOL = 1e-6                # EM_TOL / 10
 #: logit(p) of an extrapolated point is clipped to +-_LOGIT_MAX.
 _LOGIT_MAX = 27.0
 
@@ -291,13 +300,33 @@ def _grid_blocks(R: Responses, tasks_per_block: int):
     _, workers_tm, labels_tm = R.task_major()
     counts = R.task_counts()
     m = int(np.count_nonzero(counts))
-    # renumbered task of every response (task-major order: non-decreasing)
-    tasks_tm = np.repeat(np.arange(m, dtype=np.int64), counts[counts > 0])
-    lo_t = (tasks_tm // tasks_per_block) * tasks_per_block
-    c_t = np.minimum(lo_t + tasks_per_block, m) - lo_t
-    rows = lo_t * K + (labels_tm.astype(np.int64) - 1) * c_t + (tasks_tm - lo_t)
-    # a counting sort by row (stable: task-major order, workers increasing, within a row)
-    inc = sp.csr_array((np.ones(rows.size), (rows, workers_tm)), shape=(K * m, n))
+    # renumbered task of every response (task-major order: non-decreasing); its row
+    # lo K + (label - 1) c + (j - lo), with c = tasks_per_block except in the last block,
+    # computed in place (a few nnz-sized temporaries: this is the fit's memory peak)
+    rows = np.repeat(np.arange(m, dtype=np.int64), counts[counts > 0])
+    lo_t = rows // tasks_per_block
+    lo_t *= tasks_per_block
+    rows -= lo_t                                   # j - lo
+    last = (m - 1) // tasks_per_block * tasks_per_block if m else 0
+    c_t = np.where(lo_t == last, m - last, tasks_per_block)
+    lab = labels_tm.astype(np.int64)
+    lab -= 1
+    lab *= c_t
+    del c_t
+    rows += lab
+    del lab
+    lo_t *= K
+    rows += lo_t
+    del lo_t
+    # a counting sort by row (stable: task-major order, workers increasing, within a row;
+    # each row holds distinct workers, so the matrix is canonical)
+    indptr = np.zeros(K * m + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=K * m), out=indptr[1:])
+    order = np.argsort(rows, kind="stable")
+    del rows
+    indices = workers_tm[order].astype(np.int32 if n < 2**31 else np.int64)
+    del order
+    inc = sp.csr_array((np.ones(indices.size), indices, indptr), shape=(K * m, n))
     out = []
     for lo in range(0, m, tasks_per_block):
         hi = min(m, lo + tasks_per_block)
@@ -430,15 +459,24 @@ class _GridEM:
         self.R, self.n, self.m, self.K, self.Gn = R, n, m, K, Gn
         self.a_p, self.b_p, self.post_tol = a_p, b_p, post_tol
         self.Nw = R.worker_counts().astype(float)
+        self.nnz = max(int(R.nnz), 1)
         self.q_nodes = 0.5 * (1.0 + (np.arange(Gn) + 0.5) / Gn)
         self.qq = np.concatenate([self.q_nodes, 1.0 - self.q_nodes])
         self.x = (self.q_nodes - 1.0 / K)[:, None]
         self.y = (1.0 - self.q_nodes - 1.0 / K)[:, None]
         self.blocks = _grid_blocks(R, max(1, _GRID_CHUNK // (K * Gn)))
-        self.Gu, self.Hu = np.empty((K, m, Gn)), np.empty((K, m, Gn))
-        self.Z, self.Wt, self.M = np.empty((m, Gn)), np.empty((m, Gn)), np.empty(m)
+        largest = max((hi - lo for lo, hi, _, _ in self.blocks), default=0)
+        self.Gu: np.ndarray | None = None
+        self.Hu: np.ndarray | None = None
+        self.Wt: np.ndarray | None = None
+        if 2 * K * m * Gn * 8 <= _GRID_CACHE_BYTES:
+            self.Gu, self.Hu = np.empty((K, m, Gn)), np.empty((K, m, Gn))
+            self.Wt = np.empty((m, Gn))
+        else:            # pass 2 recomputes the terms and their shift factors w
+            self.gbuf, self.hbuf = np.empty(K * largest * Gn), np.empty(K * largest * Gn)
+        self.Z, self.M = np.empty((m, Gn)), np.empty(m)
         self.work = np.empty((m, Gn))
-        self.buf = np.empty(K * max((hi - lo for lo, hi, _, _ in self.blocks), default=0) * 2 * Gn)
+        self.buf = np.empty(K * largest * 2 * Gn)
         self.lo_p, self.hi_p = np.full(n, _EDGE), np.full(n, 1.0 - _EDGE)
 
     def tables(self, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -446,38 +484,63 @@ class _GridEM:
         T = np.log1p((self.K * p / (1.0 - p))[:, None] * self.qq[None, :])
         return np.ascontiguousarray(T[:, :self.Gn]), np.ascontiguousarray(T[:, self.Gn:])
 
+    def _block_terms(self, F, Ta: np.ndarray, Tb: np.ndarray, c: int, gu: np.ndarray,
+                     hu: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per-node terms of one block at the tables (Ta, Tb) (:func:`_node_terms_chunk`,
+        with the exact shift for tasks that would underflow): writes gu, hu, returns
+        (z, w, M). The same operations on the same inputs, so a recomputation gives the
+        same bits."""
+        K, Gn = self.K, self.Gn
+        z, w, Mc = _node_terms_chunk((F @ Ta).reshape(K, c, Gn),
+                                     (F @ Tb).reshape(K, c, Gn), gu, hu)
+        bad = np.flatnonzero(_row_max(z) < _TINY)
+        if bad.size:
+            gu[:, bad], hu[:, bad], z[bad], Mc[bad] = _grid_node_terms_exact(
+                (F @ Ta).reshape(K, c, Gn)[:, bad], (F @ Tb).reshape(K, c, Gn)[:, bad])
+            w[bad] = 1.0
+        return z, w, Mc
+
     def e_step(self, p: np.ndarray, pi: np.ndarray, pi_steps: int | None = None) -> _GridPoint:
         """Pass 1: per-node terms at p, block by block (in cache); the grid weights are
         then moved to their optimum given p (:func:`_pi_newton`, at most ``pi_steps``
         Newton steps); pass 2: the posterior under the new weights, summed per (worker,
-        node) for the M-step."""
+        node) for the M-step. The unscaled g and h terms of pass 1 are kept for pass 2
+        when they fit in _GRID_CACHE_BYTES, else pass 2 recomputes them block by block
+        (the same bits; memory O(nnz + m G) instead of O(m K G))."""
         K, Gn, Z, Wt, M = self.K, self.Gn, self.Z, self.Wt, self.M
         Ta, Tb = self.tables(p)
         for lo, hi, F, _ in self.blocks:
             c = hi - lo
-            gu, hu = self.Gu[:, lo:hi], self.Hu[:, lo:hi]
-            z, w, Mc = _node_terms_chunk((F @ Ta).reshape(K, c, Gn),
-                                         (F @ Tb).reshape(K, c, Gn), gu, hu)
-            bad = np.flatnonzero(_row_max(z) < _TINY)
-            if bad.size:
-                gu[:, bad], hu[:, bad], z[bad], Mc[bad] = _grid_node_terms_exact(
-                    (F @ Ta).reshape(K, c, Gn)[:, bad], (F @ Tb).reshape(K, c, Gn)[:, bad])
-                w[bad] = 1.0
-            Z[lo:hi], Wt[lo:hi], M[lo:hi] = z, w, Mc
+            if self.Gu is not None and self.Hu is not None:
+                gu, hu = self.Gu[:, lo:hi], self.Hu[:, lo:hi]
+            else:
+                gu = self.gbuf[:K * c * Gn].reshape(K, c, Gn)
+                hu = self.hbuf[:K * c * Gn].reshape(K, c, Gn)
+            z, w, M[lo:hi] = self._block_terms(F, Ta, Tb, c, gu, hu)
+            Z[lo:hi] = z
+            if Wt is not None:
+                Wt[lo:hi] = w
         pi, f = _pi_newton(Z, pi, GRID_PSEUDO, pi_steps, self.work)
         pa = p[self.active]
         # log-posterior: sum_j C_j = sum_i N_i log((1 - p_i)/K); log Z_j = M_j + log D_j
         lp = float(self.Nw @ np.log((1.0 - p) / K) + M.sum() + f
                    - self.n_ans * np.log(K * (K - 1))
                    + self.a_p * np.log(pa).sum() + self.b_p * np.log1p(-pa).sum())
-        scale = Wt * (pi[None, :] / (Z @ pi)[:, None])
+        ratio = pi[None, :] / (Z @ pi)[:, None]       # times w: the (task, node) scale
         WW = np.zeros((self.n, 2 * Gn))
         gh = np.empty((2, K, self.m)) if self.post_tol > 0 else None
-        for lo, hi, _, FT in self.blocks:
+        for lo, hi, F, FT in self.blocks:
             c = hi - lo
+            if self.Gu is not None and self.Hu is not None:
+                gu, hu = self.Gu[:, lo:hi], self.Hu[:, lo:hi]
+            else:
+                gu = self.gbuf[:K * c * Gn].reshape(K, c, Gn)
+                hu = self.hbuf[:K * c * Gn].reshape(K, c, Gn)
+            w = Wt[lo:hi] if Wt is not None else self._block_terms(F, Ta, Tb, c, gu, hu)[1]
+            scale = w * ratio[lo:hi]
             buf = self.buf[:K * c * 2 * Gn].reshape(K, c, 2 * Gn)
-            np.multiply(self.Gu[:, lo:hi], scale[None, lo:hi], out=buf[..., :Gn])
-            np.multiply(self.Hu[:, lo:hi], scale[None, lo:hi], out=buf[..., Gn:])
+            np.multiply(gu, scale[None], out=buf[..., :Gn])
+            np.multiply(hu, scale[None], out=buf[..., Gn:])
             WW += FT @ buf.reshape(K * c, 2 * Gn)
             if gh is not None:
                 gh[0][:, lo:hi] = buf[..., :Gn].sum(axis=2)
@@ -549,7 +612,7 @@ def _accelerated_em(em: _GridEM, cur: _GridPoint, max_iter: int, tol: float,
     """EM from ``cur`` with Anderson acceleration of logit(p), SQUAREM after a failure.
 
     Each iteration takes the M-step from the current point; if its guaranteed rise (the
-    gain of Q) is at most EM_GAIN_TOL, EM has converged. Otherwise an extrapolated point
+    gain of Q) is at most EM_GAIN_TOL per response, EM has converged. Otherwise an extrapolated point
     is tried: the Anderson combination (:func:`_anderson`) of the last _AA_MEMORY + 1
     points and their EM images; after a rejected one, the history restarts and the next
     extrapolation is a SQUAREM step (:func:`_squarem`) from two plain EM steps, after
@@ -568,7 +631,7 @@ def _accelerated_em(em: _GridEM, cur: _GridPoint, max_iter: int, tol: float,
     squarem_next = False
     while n_iter < max_iter:
         p_em, gain = em.m_step(cur)
-        if gain <= EM_GAIN_TOL:
+        if gain <= EM_GAIN_TOL * em.nnz:
             return cur, history, n_iter, True
         xs.append(_logit(cur.p[active]))
         gxs.append(_logit(p_em[active]))

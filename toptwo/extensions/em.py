@@ -77,8 +77,9 @@ Monotonicity and stopping (``confusion="map"``). E-step then the two exact condi
 maximisations never decrease the log-posterior, log L(p, q) + log pi(p) + log pi(q)
 (recorded in ``log_likelihood_``; the Newton solves stop at a relative step of 1e-12, so
 a decrease can only be round-off). EM stops when the largest change of any p_i or q_j is
-below ``tol``, or when an iteration raised the log-posterior by at most LL_RTOL = 1e-9 of
-its magnitude (far above its round-off), or after ``max_iter`` iterations.
+below ``tol``, or when an iteration raised the log-posterior by at most 1e-6 per response
+(EM_GAIN_TOL: the stopping convention of every EM in toptwo,
+:data:`toptwo.baselines.EM_TOL`, ten times tighter), or after ``max_iter`` iterations.
 
 Option ``confusion="grid"`` (q_j integrated out; the default). With about 10 answers per
 task the MAP of q_j is far from q_j and the plug-in pair posterior is overconfident
@@ -101,7 +102,9 @@ Dirichlet(1 + delta) prior (delta = GRID_PSEUDO).
   are processed in blocks of about _GRID_CHUNK (label, task, node) entries: each block's
   sparse product, exponentials and exclusive sums stay in the processor's cache, and the
   only arrays of size K m GRID_NODES (the unscaled g and h terms) are allocated once per
-  fit (:class:`_GridEM`).
+  fit (:class:`_GridEM`), and only while they take at most 256 MiB: beyond, the second
+  pass of each E-step recomputes them block by block (the same bits), so the memory is
+  O(nnz + m GRID_NODES) (954 MiB peak at 10^7 responses instead of 1.8 GiB).
 * Grid weights (ECME; Liu and Rubin 1994). For fixed p the log-posterior depends on pi
   only through F(pi) = sum_j log(sum_k pi_k Z_jk) + delta sum_k log pi_k, with Z_jk the
   likelihood of task j's answers at node k: concave on the simplex, so each E-step first
@@ -126,16 +129,22 @@ Dirichlet(1 + delta) prior (delta = GRID_PSEUDO).
   current value in ``log_likelihood_``), and no decision compares numbers within
   round-off of each other except by a coincidence of measure zero.
 * Stopping. EM stops when the EM step from the current point would gain at most
-  EM_GAIN_TOL = 1e-3 (checked before any further E-step), or when the largest change of
+  EM_GAIN_TOL = 1e-6 per response, EM_GAIN_TOL nnz in all (checked before any further
+  E-step; the convention of every EM in toptwo, :data:`toptwo.baselines.EM_TOL`, ten
+  times tighter than the baselines' default: a gain per
+  response, so the number of E-steps does not grow with the data size, where an
+  absolute 1e-3 took 5 at 10^4 responses and 12 at 10^7), or when the largest change of
   any p_i or pi_k between accepted points is below ``tol``, or (if ``posterior_tol`` > 0)
   when no task's posterior probability of any label being g_j or h_j changed by
   ``posterior_tol`` or more, or after ``max_iter`` E-steps. Why the gain rule is enough:
   near the maximum, along a direction whose fraction of missing information is lambda,
   the gain is (1 - lambda) times the rise still possible, so the log-posterior is within
-  EM_GAIN_TOL/(1 - lambda) of its maximum; and within D of the maximum (quadratic
+  EM_GAIN_TOL nnz/(1 - lambda) of its maximum; and within D of the maximum (quadratic
   approximation) every smooth function of (p, pi), each task's pair posterior among
   them, is within sqrt(2 D) posterior standard deviations of its value at the maximum.
-  How close that is to the maximum, measured: design notes, "TopTwoEM".
+  With D proportional to nnz the posterior standard deviations, which shrink like
+  1/sqrt(nnz), make the distance in the parameters themselves independent of the data
+  size. How close that is to the maximum, measured: design notes, "TopTwoEM".
 
 The labels are the mode of the pair posterior with q_j integrated out (the Bayes
 decision for the pair error), ``pair_proba_`` its probability and ``confusion_`` the
@@ -174,15 +183,13 @@ from ..responses import Responses, as_responses
 from .._ties import _EPS
 from ..model import soft_labels
 from ..spectral import check_spectral_labels
+from ._em_grid import EM_GAIN_TOL as EM_TOL
 from ._em_grid import (_EDGE, EM_GAIN_TOL, GRID_NODES, _accelerated_em, _expit,  # noqa: F401
                        _GridEM, _logit, _newton, _PI_FIRST)
 
 __all__ = ["TopTwoEM", "em_posteriors", "GRID_NODES"]
 #: Number of (task, a, b) entries of the pair posterior built at once.
 _PAIR_CHUNK = 1 << 21
-#: EM also stops when an iteration raises the log-posterior by at most this fraction of
-#: its magnitude (far above its round-off, about 1e-16 sqrt(m) of it).
-LL_RTOL = 1e-9
 
 
 def _task_scores(R: Responses, p: np.ndarray, q: np.ndarray):
@@ -263,9 +270,10 @@ class TopTwoEM(BaseEstimator):
     tol : float, default=1e-6
         Stop when the largest change of any :math:`p_i` (of a worker with answers) or
         :math:`q_j` (of an answered task; of a grid weight with ``confusion="grid"``) in
-        one iteration is below ``tol``; with "map" also when the log-posterior rose by at
-        most ``LL_RTOL`` of its magnitude, with "grid" when the EM step's guaranteed rise
-        is at most ``EM_GAIN_TOL`` (module docstring, "Stopping").
+        one iteration is below ``tol``; also when the log-posterior rose by at most
+        ``EM_GAIN_TOL`` = 1e-6 per response ("map"), or the EM step's guaranteed rise is at
+        most that ("grid"): the stopping convention of every EM in toptwo,
+        :data:`toptwo.baselines.EM_TOL`, ten times tighter (module docstring, "Stopping").
     posterior_tol : float, default=0.0
         With ``confusion="grid"``: also stop when no answered task's posterior
         probability that a label is :math:`g_j`, or :math:`h_j`, changed by this much or
@@ -460,7 +468,7 @@ class TopTwoEM(BaseEstimator):
             Sa, Sb, G, H, lp = e_step(p, q)
             rise = lp - history[-1]
             history.append(lp)
-            if change < tol or rise <= LL_RTOL * abs(lp):
+            if change < tol or rise <= EM_TOL * R.nnz:
                 converged = True
                 break
 
