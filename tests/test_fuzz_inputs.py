@@ -19,6 +19,7 @@ from toptwo._validation import (NotFittedError, as_float_array, check_is_fitted,
                                 check_probability_vector)
 from toptwo.responses import (MAX_INFERRED_LABELS, binary_labels_message,
                               check_labels_used)
+from test_permutation_property import ESTIMATORS, instance  # the 16 estimators
 
 T = Responses.from_triples
 
@@ -557,3 +558,17 @@ def test_fuzz_cli_argument_errors_are_one_line(argv):
     if status == 2:
         lines = err.getvalue().strip().splitlines()
         assert len(lines) == 1 and "error" in lines[0] or argv == [], err.getvalue()
+
+
+@settings(max_examples=48, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(sorted(ESTIMATORS)))
+def test_fuzz_every_estimator_equivariant_under_permutations(seed, name):
+    # issue 27: the seeded property test (tests/test_permutation_property.py) on instances
+    # hypothesis draws: permuting workers and tasks permutes every estimator's top two
+    A, K = instance(seed)
+    ref = ESTIMATORS[name](seed % 7).fit(A, n_labels=K)
+    gen = np.random.default_rng(seed)
+    pw, pt = gen.permutation(A.shape[0]), gen.permutation(A.shape[1])
+    est = ESTIMATORS[name](seed % 7).fit(A[pw][:, pt], n_labels=K)
+    np.testing.assert_array_equal(est.top_two_, ref.top_two_[pt],
+                                  err_msg=f"{name}, instance seed {seed}")
