@@ -123,3 +123,17 @@ def test_random_starts_depend_on_the_seed():
     spl = {tuple(baselines.OptDawidSkene(rng=s).fit(A, n_labels=K)
                  .spectral_confusion_.round(6).ravel()) for s in range(3)}
     assert len(spl) == 3
+
+
+def test_mmsr_signs_with_a_repeated_top_eigenvalue_follow_a_permutation():
+    # found by the fuzz test: on this instance the observed sign matrix has a repeated
+    # top eigenvalue, so eigh's leading vector followed the input order and one worker's
+    # skill changed sign (0.2557 vs -0.2557) when workers and tasks were permuted; the
+    # sign step now projects the ones vector onto the whole leading eigenspace
+    A, K = instance(149)
+    gen = np.random.default_rng(149)
+    pw, pt = gen.permutation(A.shape[0]), gen.permutation(A.shape[1])
+    ref = baselines.MMSR(rng=2).fit(A, n_labels=K)
+    est = baselines.MMSR(rng=2).fit(A[pw][:, pt], n_labels=K)
+    np.testing.assert_array_equal(est.top_two_, ref.top_two_[pt])
+    np.testing.assert_allclose(est.skills_, ref.skills_[pw], rtol=1e-9, atol=1e-12)

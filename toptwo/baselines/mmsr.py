@@ -223,6 +223,11 @@ class MMSR(ScoreOutputMixin):
         return self
 
 
+#: relative tolerance under which a covariance or an eigenvector entry counts as 0 in the
+#: sign step (round-off of sums whose order follows the input order)
+SIGN_RTOL = 1e-9
+
+
 def _signs(C: np.ndarray, obs: np.ndarray, active: np.ndarray) -> np.ndarray:
     """+-1 per worker from the leading eigenvector of the observed sign matrix."""
     n = C.shape[0]
@@ -230,10 +235,20 @@ def _signs(C: np.ndarray, obs: np.ndarray, active: np.ndarray) -> np.ndarray:
     idx = np.flatnonzero(active)
     if idx.size == 0:
         return sign
-    Sg = np.sign(C[np.ix_(idx, idx)]) * obs[np.ix_(idx, idx)]
-    _, vecs = np.linalg.eigh(Sg)
-    lead = vecs[:, -1]
-    sg = np.where(lead < 0, -1.0, 1.0)
+    Cs = C[np.ix_(idx, idx)]
+    # a covariance within round-off of 0 has no sign (its sum order follows the input order)
+    tiny = SIGN_RTOL * max(1.0, float(np.abs(Cs).max()))
+    Sg = np.where(np.abs(Cs) <= tiny, 0.0, np.sign(Cs)) * obs[np.ix_(idx, idx)]
+    vals, vecs = np.linalg.eigh(Sg)
+    # the leading eigenspace (several vectors when the integer matrix has a repeated top
+    # eigenvalue, where eigh's basis follows the input order): the projection of the ones
+    # vector onto it is the same vector whatever the order, oriented towards +1
+    tol = SIGN_RTOL * max(1.0, float(np.abs(vals).max()))
+    top = vecs[:, vals >= vals[-1] - tol]
+    lead = top @ (top.T @ np.ones(idx.size))
+    if not np.any(np.abs(lead) > tol):          # ones orthogonal to it: no preferred sign
+        return sign
+    sg = np.where(lead < -tol, -1.0, 1.0)       # entries within round-off of 0: +1
     if sg.sum() < 0:
         sg = -sg
     sign[idx] = sg

@@ -310,7 +310,8 @@ class MultiSPA(ScoreOutputMixin):
         S = np.zeros((R.n_tasks, K))
         for k in range(K):
             S[:, k] = np.bincount(R.tasks, weights=contrib[:, k], minlength=R.n_tasks)
-        S += np.log(d)[None, :]
+        with np.errstate(divide="ignore"):      # a class prior of 0: that class scores -inf
+            S += np.log(d)[None, :]
         self._store(R, S)
         self.confusion_matrices_ = C
         self.class_prior_ = d
