@@ -84,15 +84,22 @@ def test_notebook04_toptwo2_within_noise_of_oracle_every_seed(s):
 
 @pytest.mark.slow
 def test_the_paired_tolerance_rejects_a_worse_method():
-    # negative twin: the same test flags majority vote against the oracle at s = 0.3
-    flagged = 0
-    for seed in range(5):
+    # negative twin: the same test flags majority vote against the oracle at s = 0.3. Its
+    # power, not 1: MV's true gap (about 0.1) is twice the tolerance (about 0.055), but its
+    # measured gap is noisy too. Measured: flagged on 19 of seeds 0-19 (seed 1 under the
+    # order-invariant tie rule: gap 0.052 against 0.056); the floor 17/20 leaves room for
+    # two more misses on other BLAS kernels or tie rules while rejecting a test without power.
+    flagged, missed = 0, []
+    for seed in SEEDS:
         model, A = _instance(seed)
         mv = toptwo.baselines.MajorityVote(rng=3).fit(A)
         oracle = toptwo.OracleMLE(model.reliability, model.confusion).fit(A)
         emv, eo = (toptwo.top_two_errors(e.top_two_, model.top_two)["pair"] for e in (mv, oracle))
-        flagged += emv - eo > 0.01 + _paired_tol(mv.top_two_, oracle.top_two_)
-    assert flagged == 5
+        hit = emv - eo > 0.01 + _paired_tol(mv.top_two_, oracle.top_two_)
+        flagged += hit
+        if not hit:
+            missed.append((seed, round(emv - eo, 3)))
+    assert flagged >= 17, f"the paired test flagged MV on {flagged}/20 seeds (< 17); missed {missed}"
 
 
 # ---------------------------------------------------------------- notebook 02 (Proposition 1)
