@@ -34,7 +34,7 @@ import numpy as np
 
 import toptwo
 from toptwo import experiments as ex
-from toptwo.viz import fit_loglog_slope
+from toptwo.theory import fit_loglog_slope
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE.parent / "toptwo" / "experiments" / "results" / "sample_complexity.json"

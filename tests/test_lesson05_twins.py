@@ -11,7 +11,7 @@ import numpy as np
 
 from toptwo import experiments as ex
 from toptwo import theory
-from toptwo.viz import fit_loglog_slope
+from toptwo.theory import fit_loglog_slope
 
 K, ALPHA, N = 5, 0.3, 50
 NS = np.array([1, 2, 3, 4, 6, 8, 11, 15, 20, 27, 35], dtype=float)

@@ -1,4 +1,4 @@
-"""top_two_errors: the paper's error rates for g, h and the pair."""
+"""top_two_errors: the paper's error rates for g, h and the pair; sin_theta."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 import toptwo
 
 from toptwo import top_two_errors
+from toptwo.metrics import sin_theta
 
 
 def test_known_small_case():
@@ -68,3 +69,14 @@ def test_top_two_errors_always_has_h_and_pair():
     assert out["g"] == 0.5 and np.isnan(out["h"]) and np.isnan(out["pair"])
     out2 = toptwo.top_two_errors(np.array([[1, 3], [2, 1]]), np.array([[1, 3], [1, 2]]))
     assert out2 == {"g": 0.5, "h": 0.5, "pair": 0.5, "n_scored": 2}
+
+
+# ------------------------------------------------------------------------ sin_theta
+def test_sin_theta():
+    assert sin_theta([1, 0], [0, 3]) == pytest.approx(1.0)
+    assert sin_theta([1, 1], [-2, -2]) == pytest.approx(0.0, abs=1e-8)
+    assert sin_theta([1, 0], [1, 1]) == pytest.approx(np.sqrt(0.5))
+    with pytest.raises(ValueError, match="two nonzero vectors"):
+        sin_theta([0, 0], [1, 1])
+    with pytest.raises(ValueError, match="same length; got 2 and 3"):
+        sin_theta([1, 0], [1, 1, 1])

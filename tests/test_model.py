@@ -8,6 +8,7 @@ import pytest
 
 import toptwo
 from toptwo import TopTwoModel, label_distribution
+from toptwo.model import answer_frequencies
 
 K4 = 4
 
@@ -400,3 +401,55 @@ def test_spammer_hammer_fraction_message():
     with pytest.raises(TypeError, match=r"'hammer_fraction' parameter of "
                                         r"TopTwoModel.spammer_hammer"):
         toptwo.TopTwoModel.spammer_hammer(5, 5, 3, hammer_fraction="a", rng=0)
+
+
+# ------------------------------------------- answer_frequencies: data against eq. (1)
+def _tiny_af_model():
+    # 3 workers x 2 tasks, K = 4: p = (1, 0, 0.5); task 0 (g,h)=(2,1) q=0.75; task 1 (4,3) q=1.
+    return toptwo.TopTwoModel([1.0, 0.0, 0.5], [0.75, 1.0], [[2, 1], [4, 3]], 4)
+
+
+def test_answer_frequencies_hand_computed():
+    model = _tiny_af_model()
+    A = np.array([[2, 4], [3, 0], [1, 3]])
+    emp, exp, n = answer_frequencies(model, A, 0)
+    assert n == 3
+    np.testing.assert_allclose(emp, [1 / 3, 1 / 3, 1 / 3, 0])
+    # worker 0 (p=1): (1/4, 3/4, 0, 0); worker 1 (p=0): 1/4 each; worker 2 (p=1/2):
+    # 1/8 + (1/8, 3/8, 0, 0).  Mean of the three rows:
+    rows = np.array([[0.25, 0.75, 0, 0], [0.25] * 4, [0.25, 0.5, 0.125, 0.125]])
+    np.testing.assert_allclose(exp, rows.mean(axis=0))
+    emp1, exp1, n1 = answer_frequencies(model, A, 1)
+    assert n1 == 2
+    np.testing.assert_allclose(emp1, [0, 0, 0.5, 0.5])
+    np.testing.assert_allclose(exp1, np.mean([[0, 0, 0, 1], [0.125, 0.125, 0.125, 0.625]], axis=0))
+
+
+def test_answer_frequencies_no_answer_and_validation():
+    model = _tiny_af_model()
+    A = np.array([[2, 0], [3, 0], [1, 0]])
+    emp, exp, n = answer_frequencies(model, A, 1)
+    assert n == 0 and np.isnan(emp).all() and np.isnan(exp).all()
+    with pytest.raises(ValueError, match="must be in 0..1; got 2 instead"):
+        answer_frequencies(model, A, 2)
+    with pytest.raises(TypeError, match="must be a TopTwoModel; got list instead"):
+        answer_frequencies([1], A, 0)
+    with pytest.raises(ValueError, match=r"must have the model's shape \(3, 2\); got \(2, 2\)"):
+        answer_frequencies(model, A[:2], 0)
+
+
+def test_answer_frequencies_match_model_in_expectation_and_reject_wrong_model():
+    model = toptwo.TopTwoModel.scenario("hard", n_workers=400, n_tasks=3, n_labels=5, rng=3)
+    A = model.sample(1.0, rng=4)
+    emp, exp, n = answer_frequencies(model, A, 0)
+    # Each count is a sum of n independent Bernoullis: sd <= sqrt(n)/2, so 4 sd in frequency.
+    tol = 4 * 0.5 / np.sqrt(n)
+    assert np.abs(emp - exp).max() < tol
+    # The same check rejects a model whose top two are swapped with two other labels.
+    g, h = model.top_two[0]
+    others = [c for c in range(1, 6) if c not in (g, h)]
+    top = model.top_two.copy()
+    top[0] = others[:2]
+    wrong = toptwo.TopTwoModel(model.reliability, model.confusion, top, 5)
+    _, exp_wrong, _ = answer_frequencies(wrong, A, 0)
+    assert np.abs(emp - exp_wrong).max() > tol

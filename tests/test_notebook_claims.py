@@ -28,7 +28,7 @@ import toptwo
 from toptwo import experiments as ex
 from toptwo import theory
 from toptwo.model import kl_divergence_bar
-from toptwo.viz import fit_loglog_slope
+from toptwo.theory import fit_loglog_slope
 
 
 def RAW_Q(est, model):

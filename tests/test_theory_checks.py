@@ -539,6 +539,57 @@ def test_first_crossing_and_loglog_slope() -> None:
         theory.loglog_slope(d, [[1.0, np.nan]] * 3)
 
 
+# ------------------------------------------ fit_loglog_slope (the one log-log fit)
+@pytest.mark.parametrize("slope,const", [(-0.5, 3.0), (2.0, 0.1), (-1.0, 1.0)])
+def test_fit_loglog_slope_exact_power_law(slope, const):
+    from toptwo.theory import fit_loglog_slope
+
+    x = np.array([0.01, 0.03, 0.1, 0.3, 1.0])
+    s, b = fit_loglog_slope(x, const * x ** slope)
+    assert s == pytest.approx(slope, abs=1e-12)
+    assert np.exp(b) == pytest.approx(const, rel=1e-12)
+
+
+def test_fit_loglog_slope_rejects_bad_input():
+    from toptwo.theory import fit_loglog_slope
+
+    with pytest.raises(ValueError, match="must be finite and > 0.*got 0.0 at index 1"):
+        fit_loglog_slope([1, 2, 3], [1, 0, 3])
+    with pytest.raises(ValueError, match="at least 2 points; got 1"):
+        fit_loglog_slope([1], [1])
+    with pytest.raises(ValueError, match="same length; got 2 and 3"):
+        fit_loglog_slope([1, 2], [1, 2, 3])
+    with pytest.raises(ValueError, match="must not all be equal"):
+        fit_loglog_slope([2, 2], [1, 3])
+
+
+def test_fit_loglog_slope_on_noisy_data_and_rejects_wrong_rate():
+    from toptwo.theory import fit_loglog_slope
+
+    rng = np.random.default_rng(0)
+    x = np.logspace(-2, 0, 9)
+    y = 0.7 * x ** -0.5 * np.exp(rng.normal(0, 0.05, x.size))
+    s, _ = fit_loglog_slope(x, y)
+    assert abs(s + 0.5) < 0.1
+    s_wrong, _ = fit_loglog_slope(x, 0.7 * x ** -1.0)
+    assert abs(s_wrong + 0.5) > 0.1
+
+
+def test_loglog_slope_is_fit_loglog_slope_on_the_means() -> None:
+    from toptwo import theory
+
+    # replicates with the same relative spread at every x: equal weights, so the weighted fit
+    # of loglog_slope is the plain fit of fit_loglog_slope on the replicate means
+    x = np.array([0.5, 1.0, 2.0, 4.0, 8.0])
+    base = np.array([3.1, 1.7, 0.8, 0.45, 0.2])
+    reps = [b * np.array([0.9, 1.0, 1.1]) for b in base]
+    slope, se = theory.loglog_slope(x, reps)
+    plain, _ = theory.fit_loglog_slope(x, [r.mean() for r in reps])
+    assert slope == pytest.approx(plain, rel=1e-12) and se > 0
+    with pytest.raises(ValueError, match="All values of 'x' in loglog_slope must be finite and > 0"):
+        theory.loglog_slope([0.0, 1.0], reps[:2])
+
+
 def test_sign_flip_probability() -> None:
     from scipy.stats import binom
 

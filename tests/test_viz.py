@@ -12,8 +12,9 @@ matplotlib.use("Agg")  # tests only: never in notebooks
 import matplotlib.pyplot as plt  # noqa: E402
 
 import toptwo  # noqa: E402
-from toptwo.viz import (answer_frequencies, fit_loglog_slope, plot_answer_frequencies,  # noqa: E402
-                        plot_delta_v, plot_rate, plot_singular_values, sin_theta)
+from toptwo.model import answer_frequencies  # noqa: E402
+from toptwo.viz import (plot_answer_frequencies, plot_delta_v, plot_rate,  # noqa: E402
+                        plot_singular_values)
 
 
 @pytest.fixture(autouse=True)
@@ -29,97 +30,10 @@ def _tiny_model():
 
 def test_toptwo_imports_without_matplotlib():
     code = ("import sys; sys.modules['matplotlib'] = None; import toptwo, toptwo.viz; "
-            "print(round(toptwo.viz.fit_loglog_slope([1, 2], [1, 4])[0], 6))")
+            "from toptwo.theory import fit_loglog_slope; "
+            "print(round(fit_loglog_slope([1, 2], [1, 4])[0], 6))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "2.0"
-
-
-# --------------------------------------------------------------- answer_frequencies
-def test_answer_frequencies_hand_computed():
-    model = _tiny_model()
-    A = np.array([[2, 4], [3, 0], [1, 3]])
-    emp, exp, n = answer_frequencies(model, A, 0)
-    assert n == 3
-    np.testing.assert_allclose(emp, [1 / 3, 1 / 3, 1 / 3, 0])
-    # worker 0 (p=1): (1/4, 3/4, 0, 0); worker 1 (p=0): 1/4 each; worker 2 (p=1/2):
-    # 1/8 + (1/8, 3/8, 0, 0).  Mean of the three rows:
-    rows = np.array([[0.25, 0.75, 0, 0], [0.25] * 4, [0.25, 0.5, 0.125, 0.125]])
-    np.testing.assert_allclose(exp, rows.mean(axis=0))
-    emp1, exp1, n1 = answer_frequencies(model, A, 1)
-    assert n1 == 2
-    np.testing.assert_allclose(emp1, [0, 0, 0.5, 0.5])
-    np.testing.assert_allclose(exp1, np.mean([[0, 0, 0, 1], [0.125, 0.125, 0.125, 0.625]], axis=0))
-
-
-def test_answer_frequencies_no_answer_and_validation():
-    model = _tiny_model()
-    A = np.array([[2, 0], [3, 0], [1, 0]])
-    emp, exp, n = answer_frequencies(model, A, 1)
-    assert n == 0 and np.isnan(emp).all() and np.isnan(exp).all()
-    with pytest.raises(ValueError, match="must be in 0..1; got 2 instead"):
-        answer_frequencies(model, A, 2)
-    with pytest.raises(TypeError, match="must be a TopTwoModel; got list instead"):
-        answer_frequencies([1], A, 0)
-    with pytest.raises(ValueError, match=r"must have the model's shape \(3, 2\); got \(2, 2\)"):
-        answer_frequencies(model, A[:2], 0)
-
-
-def test_answer_frequencies_match_model_in_expectation_and_reject_wrong_model():
-    model = toptwo.TopTwoModel.scenario("hard", n_workers=400, n_tasks=3, n_labels=5, rng=3)
-    A = model.sample(1.0, rng=4)
-    emp, exp, n = answer_frequencies(model, A, 0)
-    # Each count is a sum of n independent Bernoullis: sd <= sqrt(n)/2, so 4 sd in frequency.
-    tol = 4 * 0.5 / np.sqrt(n)
-    assert np.abs(emp - exp).max() < tol
-    # The same check rejects a model whose top two are swapped with two other labels.
-    g, h = model.top_two[0]
-    others = [c for c in range(1, 6) if c not in (g, h)]
-    top = model.top_two.copy()
-    top[0] = others[:2]
-    wrong = toptwo.TopTwoModel(model.reliability, model.confusion, top, 5)
-    _, exp_wrong, _ = answer_frequencies(wrong, A, 0)
-    assert np.abs(emp - exp_wrong).max() > tol
-
-
-# ------------------------------------------------------------------ fit_loglog_slope
-@pytest.mark.parametrize("slope,const", [(-0.5, 3.0), (2.0, 0.1), (-1.0, 1.0)])
-def test_fit_loglog_slope_exact_power_law(slope, const):
-    x = np.array([0.01, 0.03, 0.1, 0.3, 1.0])
-    s, b = fit_loglog_slope(x, const * x ** slope)
-    assert s == pytest.approx(slope, abs=1e-12)
-    assert np.exp(b) == pytest.approx(const, rel=1e-12)
-
-
-def test_fit_loglog_slope_rejects_bad_input():
-    with pytest.raises(ValueError, match="must be finite and > 0.*got 0.0 at index 1"):
-        fit_loglog_slope([1, 2, 3], [1, 0, 3])
-    with pytest.raises(ValueError, match="at least 2 points; got 1"):
-        fit_loglog_slope([1], [1])
-    with pytest.raises(ValueError, match="same length; got 2 and 3"):
-        fit_loglog_slope([1, 2], [1, 2, 3])
-    with pytest.raises(ValueError, match="must not all be equal"):
-        fit_loglog_slope([2, 2], [1, 3])
-
-
-def test_fit_loglog_slope_on_noisy_data_and_rejects_wrong_rate():
-    rng = np.random.default_rng(0)
-    x = np.logspace(-2, 0, 9)
-    y = 0.7 * x ** -0.5 * np.exp(rng.normal(0, 0.05, x.size))
-    s, _ = fit_loglog_slope(x, y)
-    assert abs(s + 0.5) < 0.1
-    s_wrong, _ = fit_loglog_slope(x, 0.7 * x ** -1.0)
-    assert abs(s_wrong + 0.5) > 0.1
-
-
-# ------------------------------------------------------------------------ sin_theta
-def test_sin_theta():
-    assert sin_theta([1, 0], [0, 3]) == pytest.approx(1.0)
-    assert sin_theta([1, 1], [-2, -2]) == pytest.approx(0.0, abs=1e-8)
-    assert sin_theta([1, 0], [1, 1]) == pytest.approx(np.sqrt(0.5))
-    with pytest.raises(ValueError, match="two nonzero vectors"):
-        sin_theta([0, 0], [1, 1])
-    with pytest.raises(ValueError, match="same length; got 2 and 3"):
-        sin_theta([1, 0], [1, 1, 1])
 
 
 # -------------------------------------------------------------------------- figures
@@ -219,8 +133,9 @@ def test_method_color_is_stable_and_distinct():
 # ------------------------------------------------------ legible figures (the book)
 def _every_figure():
     """One figure of every plot_* function, with legends, titles and annotations on."""
-    from toptwo.viz import (plot_error_curves, plot_estimates, plot_gap_ranking, plot_grid,
-                            plot_paired_differences)
+    from toptwo.viz import (plot_curve_panels, plot_error_curves, plot_estimates,
+                            plot_gap_ranking, plot_grid, plot_group_differences,
+                            plot_paired_differences, plot_paired_panels)
     model = _tiny_model()
     A = np.array([[2, 4], [3, 0], [1, 3]])
     dv = np.array([[0.2, -0.5, 0.2, 0.1], [0.3, 0.2, 0.2, -0.6]])
@@ -243,6 +158,12 @@ def _every_figure():
         "plot_estimates": plot_estimates({"p": ([0.1, 0.5], [0.2, 0.4]),
                                           "q": ([0.6, 0.9], [0.65, 0.8])}),
         "plot_grid": plot_grid([[("a", summ), ("b", summ)]]),
+        "plot_paired_panels": plot_paired_panels(
+            {"a": {"MV": [[1, -0.02, 0.005, 30]]}, "b": {"MV": [[1, 0.01, 0.004, 30]]}}),
+        "plot_curve_panels": plot_curve_panels({"a": summ, "b": summ}),
+        "plot_group_differences": plot_group_differences(
+            {"A - B": {"d1": {"mean": 0.01, "half": 0.02}, "d2": {"mean": -0.03, "half": 0.01}}},
+            title="t"),
     }
 
 

@@ -1,4 +1,5 @@
-"""Error rates as reported in the paper (Sec. 6.1 and Appendix D)."""
+"""Error rates as reported in the paper (Sec. 6.1 and Appendix D), and the sin-theta
+distance between an estimated and a true vector (Lemma [`lem:sin_uk_p`])."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["top_two_errors", "top_t_errors"]
+__all__ = ["top_two_errors", "top_t_errors", "sin_theta"]
 
 
 def top_two_errors(estimate: Any, truth: Any) -> dict[str, float]:
@@ -79,3 +80,24 @@ def top_t_errors(estimate: Any, truth: Any) -> dict[str, Any]:
     same_set = (np.sort(est, axis=1) == np.sort(tru, axis=1)).all(axis=1)
     return {"ordered": float(wrong.any(axis=1).mean()), "set": float((~same_set).mean()),
             "per_position": wrong.mean(axis=0)}
+
+
+def sin_theta(a: Any, b: Any) -> float:
+    """sin of the angle between vectors a and b: sqrt(1 - cos^2), sign-blind.
+
+    sin theta(u, p*) is the distance measure of Lemma [`lem:sin_uk_p`] and of Wedin's
+    sin-theta theorem; it does not depend on the sign or the norm of either vector.
+    """
+    owner = "sin_theta"
+    av = np.asarray(a, dtype=float).ravel()
+    bv = np.asarray(b, dtype=float).ravel()
+    if av.shape != bv.shape:
+        raise ValueError(f"a and b of {owner} must have the same length; got {av.shape[0]} "
+                         f"and {bv.shape[0]} instead.")
+    na, nb = np.linalg.norm(av), np.linalg.norm(bv)
+    if na == 0 or nb == 0:
+        raise ValueError(f"{owner} needs two nonzero vectors; got norms {na!r} and {nb!r} "
+                         f"instead.")
+    ua, ub = av / na, bv / nb
+    # ||ua - (ua . ub) ub||: accurate for small angles, unlike sqrt(1 - cos^2).
+    return min(1.0, float(np.linalg.norm(ua - (ua @ ub) * ub)))

@@ -36,10 +36,10 @@ import numpy as np
 
 from ._validation import (_check_real, check_int, check_probability_vector, check_rng,
                           check_sampling_rate)
-from .responses import Responses
+from .responses import Responses, as_responses
 
 __all__ = ["TopTwoModel", "SCENARIOS", "label_distribution", "kl_divergence_per_task",
-           "kl_divergence_bar"]
+           "kl_divergence_bar", "answer_frequencies"]
 
 #: Up to this many (worker, task) pairs the sampler draws one uniform per pair; above
 #: it, per-worker binomial counts and distinct task draws (never n x m memory).
@@ -490,6 +490,60 @@ def kl_divergence_bar(model: TopTwoModel) -> float:
     the pairs when s <= 1/(4 n D-bar).
     """
     return float(kl_divergence_per_task(model).min())
+
+
+def answer_frequencies(model: TopTwoModel, A: Any, task: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Empirical answer frequencies of one task against eq. (1) [`eqn:A_dist`].
+
+    :func:`toptwo.viz.plot_answer_frequencies` draws both, one panel per task.
+
+    Parameters
+    ----------
+    model : TopTwoModel
+        The model A was sampled from (top-two or top-T).
+    A : array-like, sparse matrix or Responses
+        Response matrix of shape (n_workers, n_tasks), labels 1..K, 0 = not answered.
+    task : int
+        Column index j (0-based).
+
+    Returns
+    -------
+    empirical : ndarray of shape (K,)
+        Fraction of the answers to task j equal to each label 1..K (NaN if no answer).
+    expected : ndarray of shape (K,)
+        E[empirical | which workers answered] = mean over the answering workers i of
+        P(A_ij = c | A_ij != 0), i.e. eq. (1) divided by s (NaN if no answer).
+    n_answers : int
+        Number of workers who answered task j.
+    """
+    owner = "answer_frequencies"
+    if not isinstance(model, TopTwoModel):
+        raise TypeError(f"The 'model' parameter of {owner} must be a TopTwoModel; got "
+                        f"{type(model).__name__} instead.")
+    R = as_responses(A, model.n_labels, owner=owner)
+    if R.shape != (model.n_workers, model.n_tasks):
+        raise ValueError(f"The 'A' parameter of {owner} must have the model's shape "
+                         f"{(model.n_workers, model.n_tasks)}; got {R.shape} instead.")
+    j = _check_task(task, model.n_tasks, owner)
+    K = model.n_labels
+    on = R.tasks == j
+    workers, labels = R.workers[on], R.labels[on]
+    n_answers = int(workers.shape[0])
+    if n_answers == 0:
+        return np.full(K, np.nan), np.full(K, np.nan), 0
+    empirical = np.bincount(labels - 1, minlength=K)[:K] / n_answers
+    p = model.reliability[workers][:, None]
+    expected = ((1.0 - p) / K + p * model.label_weights()[j][None, :]).mean(axis=0)
+    return empirical, expected, n_answers
+
+
+def _check_task(task: Any, n_tasks: int, owner: str) -> int:
+    if isinstance(task, (bool, np.bool_)) or not isinstance(task, (int, np.integer)):
+        raise TypeError(f"Task indices of {owner} must be ints; got {task!r} instead.")
+    if not 0 <= int(task) < n_tasks:
+        raise ValueError(f"Task indices of {owner} must be in 0..{n_tasks - 1}; got {task} "
+                         f"instead.")
+    return int(task)
 
 
 def soft_labels(top_two: np.ndarray, confusion: np.ndarray, n_labels: int) -> np.ndarray:

@@ -20,6 +20,8 @@ module holds the numerical side that notebooks and ``benchmarks/`` call:
   per-competitor failures over K, through the paper's algorithms as printed
   (:data:`PAPER_ALGORITHM1`, :data:`PAPER_ALGORITHM2`).
 * :func:`binomial_ci` -- Clopper-Pearson intervals (scipy.stats) for the Monte-Carlo checks.
+* :func:`fit_loglog_slope` and :func:`loglog_slope` -- the package's one log-log
+  least-squares fit (:mod:`toptwo.theory.scaling`), on plain points and on replicate means.
 """
 
 from .bounds import (LE_CAM_PINSKER_CONSTANT, THEOREM3A_MAX_SAMPLING_RATE, le_cam_queries,
@@ -32,14 +34,15 @@ from .montecarlo import (PAPER_ALGORITHM1, PAPER_ALGORITHM2, binary_sample_mean,
                          first_order_sin_theta, lemma1_tail, minimax_gap_curves,
                          minimax_sample_complexity, sign_rule_flips, singular_vector_errors,
                          theorem1_decay, theorem3b_counterexample)
-from .scaling import first_crossing, loglog_slope, scaling_checks, scaling_report, scaling_summary
+from .scaling import (first_crossing, fit_loglog_slope, loglog_slope, scaling_checks,
+                      scaling_report, scaling_summary)
 
 __all__ = ["THEOREM3A_MAX_SAMPLING_RATE", "theorem3a_max_sampling_rate", "spammer_hammer_error_g",
            "minimax_lower_bound_g",
            "theorem3b_corrected_bound", "theorem3b_counterexample", "LE_CAM_PINSKER_CONSTANT",
            "binomial_ci", "theorem1_decay", "lemma1_bound", "lemma1_tail", "every_task_recovery",
            "sign_rule_flips", "sign_flip_probability", "minimax_gap_curves", "minimax_sample_complexity",
-           "le_cam_queries", "loglog_slope", "first_crossing", "scaling_summary", "scaling_checks",
+           "le_cam_queries", "fit_loglog_slope", "loglog_slope", "first_crossing", "scaling_summary", "scaling_checks",
            "scaling_report", "binary_sample_mean", "singular_vector_errors",
            "first_order_sin_theta", "PAPER_ALGORITHM1", "PAPER_ALGORITHM2", "competitor_information",
            "label_union_failures", "label_union_exponent"]

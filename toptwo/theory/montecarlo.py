@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_int, check_rng
-from ..metrics import top_two_errors
+from ..metrics import sin_theta, top_two_errors
 from ..model import TopTwoModel
 from .bounds import LE_CAM_PINSKER_CONSTANT, lemma1_bound, le_cam_queries, theorem3b_corrected_bound
 
@@ -681,7 +681,6 @@ def singular_vector_errors(model: TopTwoModel, sampling_rates: Any, n_reps: int,
     """
     from ..binary import to_binary
     from ..spectral import TopTwo1
-    from ..viz import sin_theta
 
     owner = "singular_vector_errors"
     R = check_int(n_reps, "n_reps", owner=owner, minimum=1)

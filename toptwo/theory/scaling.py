@@ -1,7 +1,12 @@
 """Scaling fits: log-log slopes, threshold crossings and the sample-complexity report.
 
-The numerics behind notebook 05: fitted exponents and crossing points of error curves,
-and the checks that compare them with the theory's predictions.
+The numerics behind notebooks 03 and 05: fitted exponents and crossing points of error
+curves, and the checks that compare them with the theory's predictions.
+
+There is one log-log least-squares fit, ``_loglog_fit`` (``numpy.polyfit`` of log y on
+log x, optionally weighted). :func:`fit_loglog_slope` is it on plain points (a rate such as
+sin theta ~ s^(-1/2)); :func:`loglog_slope` is it on replicate means, weighted by their
+standard errors, with the slope's standard error.
 """
 
 from __future__ import annotations
@@ -14,15 +19,61 @@ from .bounds import sign_flip_probability
 from .montecarlo import binomial_ci
 
 
+def _loglog_fit(x: Any, y: Any, owner: str, w: Any = None) -> tuple[float, float, float]:
+    """Least-squares fit of log y = slope * log x + intercept: (slope, intercept, s.e. of slope).
+
+    ``w`` weights the residuals of log y (1 / their standard deviations, as in
+    ``numpy.polyfit``); the standard error takes those standard deviations as known (the
+    unscaled covariance), so it only means something when ``w`` is given.
+    """
+    xa = np.asarray(x, dtype=float).ravel()
+    ya = np.asarray(y, dtype=float).ravel()
+    if xa.shape != ya.shape:
+        raise ValueError(f"x and y of {owner} must have the same length; got {xa.shape[0]} "
+                         f"and {ya.shape[0]} instead.")
+    if xa.shape[0] < 2:
+        raise ValueError(f"{owner} needs at least 2 points; got {xa.shape[0]} instead.")
+    for name, arr in (("x", xa), ("y", ya)):
+        bad = ~np.isfinite(arr) | (arr <= 0)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(f"All values of '{name}' in {owner} must be finite and > 0 (log "
+                             f"scale); got {float(arr[i])!r} at index {i} instead.")
+    lx, ly = np.log(xa), np.log(ya)
+    if np.ptp(lx) == 0:
+        raise ValueError(f"The values of 'x' in {owner} must not all be equal; got "
+                         f"{float(xa[0])!r} everywhere instead.")
+    (slope, intercept), cov = np.polyfit(lx, ly, 1, w=w, cov="unscaled")
+    return float(slope), float(intercept), float(np.sqrt(cov[0, 0]))
+
+
+def fit_loglog_slope(x: Any, y: Any) -> tuple[float, float]:
+    """Least-squares fit of log y = slope * log x + intercept (natural logarithms).
+
+    Used to measure rates such as sin theta ~ s^(-1/2) (Lemma [`lem:sin_uk_p`]) or
+    error ~ (n s)^a. ``exp(intercept)`` is the constant in y ~ C x^slope.
+
+    Parameters
+    ----------
+    x, y : array-like of shape (N,)
+        Positive, finite values; N >= 2 and x not all equal.
+
+    Returns
+    -------
+    (slope, intercept) : tuple of float
+    """
+    slope, intercept, _ = _loglog_fit(x, y, "fit_loglog_slope")
+    return slope, intercept
+
 
 def loglog_slope(x: Any, y_reps: Any) -> tuple[float, float]:
     """Slope of log(mean y) on log x, weighted by the replicate standard errors, and its standard error.
 
     ``y_reps`` has one row per x and one column per replicate (NaN entries are dropped). The
     standard error of log(mean y) is taken as sd / (sqrt(R) mean) (delta method), floored at 2 %
-    so that a point whose replicates happen to agree does not get infinite weight.
+    so that a point whose replicates happen to agree does not get infinite weight. The fit is
+    :func:`fit_loglog_slope`'s, weighted by 1 / standard error.
     """
-    xv = np.log(np.asarray(x, dtype=float))
     means, ses = [], []
     for row in y_reps:
         v = np.asarray(row, dtype=float)
@@ -31,11 +82,8 @@ def loglog_slope(x: Any, y_reps: Any) -> tuple[float, float]:
             raise ValueError(f"loglog_slope: every x needs at least 2 finite replicates; got {row!r}.")
         means.append(v.mean())
         ses.append(max(v.std(ddof=1) / (np.sqrt(v.size) * v.mean()), 0.02))
-    w = 1.0 / np.square(ses)
-    X = np.column_stack([np.ones(xv.size), xv])
-    coef = np.linalg.solve((X * w[:, None]).T @ X, (X * w[:, None]).T @ np.log(means))
-    cov = np.linalg.inv((X * w[:, None]).T @ X)
-    return float(coef[1]), float(np.sqrt(cov[1, 1]))
+    slope, _, se = _loglog_fit(x, means, "loglog_slope", w=1.0 / np.asarray(ses))
+    return slope, se
 
 
 def first_crossing(x: Any, y: Any, level: float, *, increasing: bool = False, log_y: bool = False) -> float:
@@ -102,7 +150,7 @@ def _minimax_summary(mc: dict[str, Any]) -> dict[str, Any]:
     d = np.array([r["d_bar"] for r in mc["rows"]])
     mm: dict[str, Any] = {"d_bar": d, "lower": np.array([r["lower"] for r in mc["rows"]]),
                           "cor2": np.array([r["cor2_queries"] for r in mc["rows"]])}
-    mm["cor2_slope"] = float(np.polyfit(np.log(d), np.log(mm["cor2"]), 1)[0])
+    mm["cor2_slope"] = fit_loglog_slope(d, mm["cor2"])[0]
     for name in ("TopTwo2", "oracle MLE"):
         reps = [np.asarray(r["queries"][name], dtype=float) for r in mc["rows"]]
         mean = np.array([np.nanmean(v) if np.any(np.isfinite(v)) else np.nan for v in reps])
