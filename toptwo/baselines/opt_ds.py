@@ -170,9 +170,9 @@ def spectral_confusion(R: Responses, rng: Any = None) -> np.ndarray:
     alt = total[:, R.tasks] - Z[group[R.workers], :, R.tasks].T      # (K, nnz)
     XX = (P @ alt.T).reshape(n, K, K) / m                            # [i, l, l']
     for g in range(3):
-        others = [h for h in range(3) if h != g]
-        mu_alt = mus[others].sum(axis=0)
-        w_alt = ws[others].sum(axis=0) / 2.0
+        other_groups = [h for h in range(3) if h != g]
+        mu_alt = mus[other_groups].sum(axis=0)
+        w_alt = ws[other_groups].sum(axis=0) / 2.0
         D = np.linalg.pinv(np.diag(w_alt) @ mu_alt.T, rcond=_RANK_RTOL)
         idx = np.flatnonzero(group == g)
         mu_i = np.maximum(XX[idx] @ D, _FLOOR)                       # [i, l, c]

@@ -151,7 +151,7 @@ def soft_label_experiment(seeds: Iterable[int], *, setup: dict[str, np.ndarray] 
     from toptwo.softlabels import (MLP, SoftmaxRegression, answer_distribution, digits_crowd_setup,
                                    expected_calibration_error)
 
-    makers = {"softmax regression": lambda seed: SoftmaxRegression(rng=seed),
+    makers: dict[str, Any] = {"softmax regression": lambda seed: SoftmaxRegression(rng=seed),
               "MLP": lambda seed: MLP(rng=seed, max_iter=400)}
     bad = [m for m in models if m not in makers]
     if bad:

@@ -341,8 +341,8 @@ def every_task_recovery(n_workers: int = 60, n_tasks_list: tuple[int, ...] = (20
 #: splitting, the paper's centring and sign rule, one left vector per binary matrix (``"per_k"``),
 #: eq. (5) with the paper's normalisation. The package's defaults differ (``left_vector="stacked"``,
 #: docs/design_stage1.md); statements about the paper's algorithms are measured on these.
-PAPER_ALGORITHM1 = {"sample_splitting": True, "centering": "paper", "left_vector": "per_k", "sign_rule": "paper"}
-PAPER_ALGORITHM2 = {**PAPER_ALGORITHM1, "reliability_normalization": "paper"}
+PAPER_ALGORITHM1: dict[str, Any] = {"sample_splitting": True, "centering": "paper", "left_vector": "per_k", "sign_rule": "paper"}
+PAPER_ALGORITHM2: dict[str, Any] = {**PAPER_ALGORITHM1, "reliability_normalization": "paper"}
 
 
 def competitor_information(reliability: Any, confusion: float, n_labels: int, estimator: str) -> float:
@@ -427,15 +427,17 @@ def label_union_failures(estimator: str = "alg1", n_labels_list: tuple[int, ...]
         for _ in range(R):
             A = model.sample(s, rng=gen)
             if estimator == "alg1":
-                est = TopTwo1(**PAPER_ALGORITHM1, rng=gen).fit(A, K)
-                score = -est.result_.delta_v                      # smaller Delta v ranks first
+                est1 = TopTwo1(**PAPER_ALGORITHM1, rng=gen).fit(A, K)
+                top_two = est1.top_two_
+                score = -est1.result_.delta_v                     # smaller Delta v ranks first
             else:
-                est = TopTwo2(**PAPER_ALGORITHM2, rng=gen).fit(A, K)
-                p_hat = np.clip(np.nan_to_num(est.reliability_, nan=MIN_RELIABILITY), MIN_RELIABILITY,
+                est2 = TopTwo2(**PAPER_ALGORITHM2, rng=gen).fit(A, K)
+                top_two = est2.top_two_
+                p_hat = np.clip(np.nan_to_num(est2.reliability_, nan=MIN_RELIABILITY), MIN_RELIABILITY,
                                 MAX_RELIABILITY)
-                w = np.log1p(K * p_hat[A.workers] * (1 - est._q_mle[A.tasks]) / (1 - p_hat[A.workers]))
+                w = np.log1p(K * p_hat[A.workers] * (1 - est2._q_mle[A.tasks]) / (1 - p_hat[A.workers]))
                 score = np.bincount(A.tasks * K + (A.labels - 1), weights=w, minlength=m * K).reshape(m, K)
-            failed += int(np.sum(np.any(est.top_two_ != model.top_two, axis=1)))
+            failed += int(np.sum(np.any(top_two != model.top_two, axis=1)))
             wins += int(np.sum((score > score[rows, h - 1][:, None]) & others))
         out[K] = {"sampling_rate": s, "task_failed": failed, "task_trials": R * m,
                   "competitor_wins": wins, "competitor_trials": R * m * (K - 2)}
