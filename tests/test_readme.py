@@ -57,7 +57,8 @@ def test_ci_runs_the_quick_start_commands():
     cmds = quick_start_commands(README)
     assert 'pip install -e ".[test]"' in cmds and 'python -m pytest -m "not slow"' in cmds
     assert missing_from_ci(README, CI) == []
-    assert "python -m pytest -m slow" in CI.splitlines()   # the README says CI runs them
+    # the README says CI runs them (on both cores there: `-n 2`)
+    assert any(ln.startswith("python -m pytest -m slow") for ln in CI.splitlines())
 
 
 def test_missing_command_is_detected():
