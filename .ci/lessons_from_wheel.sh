@@ -2,7 +2,8 @@
 # The lessons as a student runs them on Colab or Binder: the package built as a wheel and
 # installed in a fresh venv outside the repository, the lesson notebooks copied to an
 # empty folder (no matplotlibrc, no source tree beside them) and run top to bottom with
-# nbclient (errors fail the step; outputs are not compared -- nbval does that in-tree).
+# nbclient, two at a time (errors fail the step; outputs are not compared -- nbval does
+# that in-tree).
 # The real datasets come through the loader's download path, pointed at a local copy
 # (TOPTWO_DATA_URL=file://...) so CI stays offline; the stored results from the wheel.
 set -euo pipefail
@@ -25,15 +26,19 @@ cp "$repo"/notebooks/[0-9]*.ipynb "$work/lessons/"
 cd "$work/lessons"
 export TOPTWO_DATA_URL="file://$data/" TOPTWO_CACHE="$work/cache" MPLBACKEND=Agg
 python - <<'PY'
-import pathlib, sys, time
+import multiprocessing, pathlib, sys, time
+from concurrent.futures import ProcessPoolExecutor
+
 import nbformat
 from nbclient import NotebookClient
 import toptwo
 
 here = pathlib.Path.cwd()
 assert "site-packages" in toptwo.__file__, f"toptwo imported from {toptwo.__file__}"
-failed = []
-for path in sorted(here.glob("*.ipynb")):
+
+
+def run(path):
+    """Execute one lesson in its own kernel; (name, seconds, status)."""
     t0 = time.perf_counter()
     nb = nbformat.read(path, as_version=4)
     try:
@@ -42,10 +47,19 @@ for path in sorted(here.glob("*.ipynb")):
         status = "ok"
     except Exception as exc:                       # a failing cell: report and go on
         status = f"FAILED: {str(exc).strip().splitlines()[-1][:300]}"
-        failed.append(path.name)
-    print(f"{path.name:40s} {time.perf_counter() - t0:6.1f} s  {status}", flush=True)
-n = len(list(here.glob("*.ipynb")))
-print(f"lessons: {n - len(failed)} passed, {len(failed)} failed")
+    return path.name, time.perf_counter() - t0, status
+
+
+# two lessons at a time (CI has two cores; each lesson is one kernel). "fork": this script
+# comes from stdin, so a spawned worker could not re-import `run`.
+paths = sorted(here.glob("*.ipynb"))
+failed = []
+with ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("fork")) as pool:
+    for name, seconds, status in pool.map(run, paths):
+        print(f"{name:40s} {seconds:6.1f} s  {status}", flush=True)
+        if status != "ok":
+            failed.append(name)
+print(f"lessons: {len(paths) - len(failed)} passed, {len(failed)} failed")
 sys.exit(1 if failed else 0)
 PY
 echo "lessons-from-wheel step: $((SECONDS - start)) s"
