@@ -3,7 +3,8 @@
 TopTwo2 (default stage 1) with p_hat clipped to [0.05, 0.99] (the package),
 [0.01, 0.99] and [0.001, 0.999] (the authors' code), and TopTwo1, against the oracle MLE:
 mean paired pair-error gap over the rates with its s.e., n = 50, m = 500, K = 5, 20
-replicates per rate, the draws of ``benchmarks/stage1.py`` (seed 2025, key 25)::
+replicates per rate (seed 2025, key (25,): not the draws of ``benchmarks/stage1.py``,
+which keys each crowd by its index)::
 
     OMP_NUM_THREADS=1 python benchmarks/stage2_clip.py hammer5 few_smart
 
