@@ -11,9 +11,10 @@ and the plug-in MLE of eq. (6) is then re-run with one of its two inputs swapped
 * ``p = c u~ / n_i``: the same direction divided by each worker's relative workload
   (u_i grows with the number of answers), scaled by the least-squares fit c of eq. (5)'s
   p-hat on it;
-* ``p = MLE | stage 1``: each worker's maximum-likelihood p_i under eq. (1) given stage
-  1's pairs (g-hat_j, h-hat_j) and q-hat_j (:func:`p_mle`), where eq. (5) is a moment
-  estimator (the fraction of answers in the pair), clipped like eq. (5)'s;
+* ``p = MLE | stage 1``: ``TopTwo2(reliability_estimator="mle")``, each worker's
+  maximum-likelihood p_i under eq. (1) given stage 1's pairs (g-hat_j, h-hat_j) and q-hat_j
+  (:func:`toptwo.mle.estimate_reliability_mle`), where eq. (5) is a moment estimator (the
+  fraction of answers in the pair), clipped like eq. (5)'s;
 * ``p = EB | stage 1``: empirical Bayes on the same likelihood: a prior over a grid of p
   fitted to all workers (the nonparametric MLE of the mixing distribution, by EM on its
   weights), then each worker's posterior mean (:func:`p_empirical_bayes`);
@@ -61,23 +62,6 @@ def crowd(name):
 def _clip_p(p):
     return np.clip(np.nan_to_num(p, nan=mle.MIN_RELIABILITY), mle.MIN_RELIABILITY,
                    mle.MAX_RELIABILITY)
-
-
-def p_mle(R, top, q, steps=50):
-    """argmax_p sum_j log P(A_ij | p) per worker, P = p a_ij + (1 - p)/K with a_ij = q_j,
-    1 - q_j or 0 as A_ij is g-hat_j, h-hat_j or another label (eq. (1)); the log-likelihood
-    is concave in p, so bisection on the sign of its derivative over [0, 1]."""
-    K = R.n_labels
-    w, t, c = R.workers, R.tasks, R.labels
-    g, h, qe = top[t, 0], top[t, 1], q[t]
-    a = np.where(c == g, qe, np.where(c == h, 1.0 - qe, 0.0))
-    lo, hi = np.zeros(R.n_workers), np.ones(R.n_workers)
-    for _ in range(steps):
-        p = 0.5 * (lo + hi)
-        P = p[w] * a + (1.0 - p[w]) / K
-        up = np.bincount(w, weights=(a - 1.0 / K) / P, minlength=R.n_workers) > 0
-        lo, hi = np.where(up, p, lo), np.where(up, hi, p)
-    return 0.5 * (lo + hi)
 
 
 def _grid_loglik(R, top, q, grid, pair_only):
@@ -134,8 +118,6 @@ class Swapped:
             ok = np.isfinite(est.reliability_)
             c = float(est.reliability_[ok] @ d[ok]) / max(float(d[ok] @ d[ok]), 1e-300)
             p = _clip_p(c * d)
-        elif self.p_from == "mle":
-            p = _clip_p(p_mle(R, est.stage1_.top, est._q_mle))
         elif self.p_from in ("eb", "eb_pair"):
             p = _clip_p(p_empirical_bayes(R, est.stage1_.top, est._q_mle,
                                           pair_only=self.p_from == "eb_pair"))
@@ -155,7 +137,7 @@ def methods(oracle=True):
         out["est p, true q"] = lambda mo: Swapped(mo, "est", "true")
     out["p = ||p||-hat u~"] = lambda mo: Swapped(mo, "norm_u", "est")
     out["p = c u~ / n_i"] = lambda mo: Swapped(mo, "u_per_workload", "est")
-    out["p = MLE | stage 1"] = lambda mo: Swapped(mo, "mle", "est")
+    out["p = MLE | stage 1"] = lambda mo: toptwo.TopTwo2(reliability_estimator="mle")
     out["p = EB | stage 1"] = lambda mo: Swapped(mo, "eb", "est")
     out["p = EB, eq. (5) only"] = lambda mo: Swapped(mo, "eb_pair", "est")
     out["TopTwo1"] = lambda mo: toptwo.TopTwo1()

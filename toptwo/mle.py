@@ -43,7 +43,8 @@ from .spectral import (TopTwo1, check_enough_labels, check_spectral_labels, clip
                        undetermined_confusion, confusion_at, resolve_sign_rule,
                        spectral_estimate, split_entries)
 
-__all__ = ["TopTwo2", "OracleMLE", "estimate_reliability", "plugin_mle", "best_pairs",
+__all__ = ["TopTwo2", "OracleMLE", "estimate_reliability", "estimate_reliability_mle",
+           "plugin_mle", "best_pairs",
            "MAX_RELIABILITY", "MIN_RELIABILITY", "CONFUSION_CLIP"]
 
 #: p_hat is clipped to [MIN_RELIABILITY, MAX_RELIABILITY] before eq. (6): the upper end
@@ -174,6 +175,76 @@ def _reliability(A2: Responses, top: Any, normalization: str,
     if n_responses is not None:
         p[n_responses == 0] = np.nan
     return p
+
+
+#: Bisection steps of :func:`estimate_reliability_mle`: the bracket of every p_i shrinks to
+#: 2^-40 (about 1e-12), far below the clip of eq. (6).
+MLE_BISECTION_STEPS = 40
+
+
+def estimate_reliability_mle(A2: Responses, top: np.ndarray, confusion: np.ndarray, *,
+                             n_responses: np.ndarray | None = None) -> np.ndarray:
+    """Worker reliabilities p_i by maximum likelihood under eq. (1), given the pairs and q.
+
+    Beyond the paper. Eq. (5) is a moment estimator: it counts only whether an answer
+    falls in the pair {g_j, h_j}. Eq. (1) says more: given (g_j, h_j) and q_j, worker i's
+    answer to task j has probability
+
+        P(A_ij = g_j) = p q_j + (1 - p)/K,  P(A_ij = h_j) = p (1 - q_j) + (1 - p)/K,
+        P(A_ij = c) = (1 - p)/K for every other label c,
+
+    and p_i maximises sum_j log P(A_ij) over the worker's answers. The log-likelihood is
+    concave in p on [0, 1] (a sum of logs of affine functions of p), so its maximiser is
+    where the score changes sign; it is found by ``MLE_BISECTION_STEPS`` bisection steps
+    for all workers at once, one pass over the answers per step. Measured against eq. (5)
+    in ``docs/design_stage1.md`` ("Where TopTwo2's remaining gap lives").
+
+    Parameters
+    ----------
+    A2 : Responses
+        The responses to score (all of A without sample splitting).
+    top : ndarray of shape (n_tasks, 2)
+        (g_j, h_j) per task, labels 1..K (0 for a task without an estimate: its answers
+        are not used).
+    confusion : ndarray of shape (n_tasks,)
+        q_j in [1/2, 1].
+    n_responses : ndarray of shape (n_workers,), optional
+        Responses per worker in the full data; workers with none get NaN.
+
+    Returns
+    -------
+    p_hat : ndarray of shape (n_workers,)
+        The maximiser in [0, 1]; NaN for a worker without a usable answer.
+    """
+    owner = "estimate_reliability_mle"
+    top = _check_top(top, A2, owner=owner)
+    if top.shape[1] != 2:
+        raise ValueError(f"`top` of {owner} must have 2 columns (the top-two model); got "
+                         f"{top.shape[1]}.")
+    q = check_probability_vector(confusion, "confusion", owner=owner, low=0.5, high=1.0,
+                                 length=A2.n_tasks)
+    K = A2.n_labels
+    w, t, c = A2.workers, A2.tasks, A2.labels
+    used = top[t, 0] > 0                              # tasks with an estimate
+    w, t, c = w[used], t[used], c[used]
+    # a_ij: P(A_ij) = 1/K + p (a_ij - 1/K), eq. (1)
+    a = np.where(c == top[t, 0], q[t], np.where(c == top[t, 1], 1.0 - q[t], 0.0))
+    d = a - 1.0 / K
+    n = A2.n_workers
+    lo, hi = np.zeros(n), np.ones(n)
+    for _ in range(MLE_BISECTION_STEPS):
+        p = 0.5 * (lo + hi)
+        P = p[w] * d
+        P += 1.0 / K
+        score = np.bincount(w, weights=d / P, minlength=n)   # d/dp of the log-likelihood
+        up = score > 0                                        # the maximiser is above p
+        lo = np.where(up, p, lo)
+        hi = np.where(up, hi, p)
+    p_hat = 0.5 * (lo + hi)
+    p_hat[np.bincount(w, minlength=n) == 0] = np.nan
+    if n_responses is not None:
+        p_hat[n_responses == 0] = np.nan
+    return p_hat
 
 
 def best_pairs(Sa: np.ndarray, Sb: np.ndarray, tol: np.ndarray | float = 0.0
@@ -399,6 +470,11 @@ class TopTwo2(BaseEstimator):
         :math:`\mathrm{nnz}(A^2)/n`; "per_worker", each worker's own number of
         :math:`A^2` answers to tasks with an estimate (design notes, "Normalisation of
         eq. (5)").
+    reliability_estimator : {"moment", "mle"}, default="moment"
+        Step 3: "moment", eq. (5) as printed; "mle", beyond the paper (T = 2 only), each
+        worker's maximum-likelihood :math:`p_i` under eq. (1) given stage 1's pairs and
+        :math:`\hat q_j` (:func:`estimate_reliability_mle`; measured in
+        ``docs/design_stage1.md``). ``reliability_normalization`` applies to "moment" only.
     n_top : int, default=2
         T (Algorithms 3-4 for T > 2).
     sign_rule : {"auto", "paper", "sum"}, default="auto"
@@ -437,8 +513,8 @@ class TopTwo2(BaseEstimator):
     confusion_raw_ : ndarray of shape (n_tasks,)
         The same before clipping (NaN where eq. (4) is undefined).
     reliability_ : ndarray of shape (n_workers,)
-        :math:`\hat p_i` from eq. (5), unclipped; NaN for a worker with no answers.
-        Eq. (6) uses it clipped to [``MIN_RELIABILITY``, ``MAX_RELIABILITY``] =
+        :math:`\hat p_i` from eq. (5), unclipped (with ``reliability_estimator="mle"``:
+        the MLE, in [0, 1]); NaN for a worker with no answers. Eq. (6) uses it clipped to [``MIN_RELIABILITY``, ``MAX_RELIABILITY``] =
         [0.05, 0.99], NaN as the lower end (design notes, "Clipping before eq. (6)").
     stage1_ : SpectralResult
         Stage 1's result (Algorithm 1 on :math:`A^1`).
@@ -463,13 +539,14 @@ class TopTwo2(BaseEstimator):
 
     def __init__(self, *, split_rate: float = 0.5, eta: float = 0.1,
                  sample_splitting: bool = False, reliability_normalization: str = "per_worker",
-                 n_top: int = 2, sign_rule: str = "auto", centering: str = "observed",
+                 reliability_estimator: str = "moment", n_top: int = 2, sign_rule: str = "auto", centering: str = "observed",
                  left_vector: str = "stacked", n_refinements: int = 0,
                  refinement_shrinkage: float = 2.0, rng: Any = None):
         self.split_rate = split_rate
         self.eta = eta
         self.sample_splitting = sample_splitting
         self.reliability_normalization = reliability_normalization
+        self.reliability_estimator = reliability_estimator
         self.n_top = n_top
         self.sign_rule = sign_rule
         self.centering = centering
@@ -484,6 +561,7 @@ class TopTwo2(BaseEstimator):
         "eta": TopTwo1._parameter_constraints["eta"],
         "sample_splitting": TopTwo1._parameter_constraints["sample_splitting"],
         "reliability_normalization": [StrOptions(("per_worker", "paper"))],
+        "reliability_estimator": [StrOptions(("moment", "mle"))],
         "n_top": TopTwo1._parameter_constraints["n_top"],
         "sign_rule": TopTwo1._parameter_constraints["sign_rule"],
         "centering": TopTwo1._parameter_constraints["centering"],
@@ -503,6 +581,14 @@ class TopTwo2(BaseEstimator):
         if n_ref and T != 2:                          # a combination of two parameters
             raise ValueError(f"{owner}: n_refinements is implemented for the top-two model "
                              f"only (n_top=2); got n_top={T}.")
+        by_mle = params["reliability_estimator"] == "mle"
+        if by_mle and T != 2:
+            raise ValueError(f"{owner}: reliability_estimator='mle' is implemented for the "
+                             f"top-two model only (n_top=2); got n_top={T}.")
+        if by_mle and params["reliability_normalization"] != "per_worker":
+            raise ValueError(f"{owner}: reliability_normalization="
+                             f"{params['reliability_normalization']!r} applies to eq. (5) "
+                             f"(reliability_estimator='moment') only; the MLE has none.")
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
         check_spectral_labels(R.n_labels, T, owner)               # n_top < K: needs the data
         check_enough_labels(R, f"{owner}.fit")
@@ -519,8 +605,6 @@ class TopTwo2(BaseEstimator):
                                                             params["left_vector"]),
                                 centering=params["centering"],
                                 left_vector=params["left_vector"])
-        p_hat = _reliability(A2, res.top, params["reliability_normalization"],  # step 3
-                             n_responses=R.worker_counts())
         q_raw = res.confusion_raw
         seen = np.isfinite(q_raw[:, 0])
         q_use = np.clip(q_raw, *CONFUSION_CLIP)
@@ -530,6 +614,12 @@ class TopTwo2(BaseEstimator):
         else:
             q_mle = np.clip(q_raw, 0.0, 1.0)
             q_mle[~seen] = 1.0 / T
+        if by_mle:                                    # step 3, beyond the paper: eq. (1)'s MLE
+            p_hat = estimate_reliability_mle(A2, res.top, q_mle,
+                                             n_responses=R.worker_counts())
+        else:                                         # step 3: eq. (5)
+            p_hat = _reliability(A2, res.top, params["reliability_normalization"],
+                                 n_responses=R.worker_counts())
         p_mle = np.clip(np.nan_to_num(p_hat, nan=MIN_RELIABILITY), MIN_RELIABILITY,
                         MAX_RELIABILITY)
         top = plugin_mle(R, p_mle, q_mle)                             # step 4

@@ -1,0 +1,107 @@
+"""TopTwo2's ``reliability_estimator="mle"``: each worker's maximum-likelihood p under eq. (1)
+given the pairs and q (beyond the paper; measured in docs/design_stage1.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize_scalar
+
+import toptwo
+from toptwo.mle import MLE_BISECTION_STEPS, estimate_reliability_mle
+
+
+def _loglik(p, labels, g, h, q, K):
+    """Eq. (1): log P of one worker's answers at reliability p (brute force, per answer)."""
+    P = np.where(labels == g, p * q + (1 - p) / K,
+                 np.where(labels == h, p * (1 - q) + (1 - p) / K, (1 - p) / K))
+    return float(np.sum(np.log(P)))
+
+
+def _instance(seed, n=12, m=60, K=5, s=0.6):
+    model = toptwo.TopTwoModel.random(n, m, K, rng=seed)
+    R = model.sample(s, rng=seed + 100)
+    rng = np.random.default_rng(seed + 200)
+    q = rng.uniform(0.5, 1.0, m)
+    # pairs from the truth, some tasks swapped or without an estimate
+    top = model.top_two.copy()
+    swap = rng.random(m) < 0.2
+    top[swap] = top[swap][:, ::-1]
+    top[:3] = 0
+    return R, top, q
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_mle_maximises_the_likelihood_of_eq1(seed):
+    R, top, q = _instance(seed)
+    K = R.n_labels
+    p_hat = estimate_reliability_mle(R, top, q)
+    for i in range(R.n_workers):
+        e = (R.workers == i) & (top[R.tasks, 0] > 0)
+        if not e.any():
+            assert np.isnan(p_hat[i])
+            continue
+        args = (R.labels[e], top[R.tasks[e], 0], top[R.tasks[e], 1], q[R.tasks[e]], K)
+        best = minimize_scalar(lambda p, a=args: -_loglik(p, *a), bounds=(0.0, 1.0 - 1e-12),
+                               method="bounded", options={"xatol": 1e-12})
+        # the bisection's bracket is 2^-40 wide; the bounded search is accurate to ~1e-8
+        assert abs(p_hat[i] - best.x) < 1e-6, (i, p_hat[i], best.x)
+        assert _loglik(p_hat[i], *args) >= -best.fun - 1e-9
+
+
+def test_mle_boundaries_and_idle_workers():
+    # worker 0 only ever gives g (q = 1): p = 1; worker 1 only other labels: p = 0;
+    # worker 2 answers nothing; worker 3 only tasks without an estimate
+    workers = np.array([0, 0, 0, 1, 1, 1, 3])
+    tasks = np.array([0, 1, 2, 0, 1, 2, 3])
+    labels = np.array([1, 2, 3, 5, 5, 4, 1])
+    R = toptwo.Responses(workers, tasks, labels, shape=(4, 4), n_labels=5)
+    top = np.array([[1, 2], [2, 3], [3, 1], [0, 0]])
+    q = np.array([1.0, 1.0, 1.0, 0.75])
+    p = estimate_reliability_mle(R, top, q)
+    assert p[0] > 1 - 2.0 ** -MLE_BISECTION_STEPS * 2
+    assert p[1] < 2.0 ** -MLE_BISECTION_STEPS * 2
+    assert np.isnan(p[2]) and np.isnan(p[3])
+
+
+def test_mle_refuses_bad_input():
+    R, top, q = _instance(0)
+    with pytest.raises(ValueError, match=r"`top` of estimate_reliability_mle must have 2 columns"):
+        estimate_reliability_mle(R, np.zeros((R.n_tasks, 3), dtype=int), q)
+    with pytest.raises(ValueError, match=r"confusion"):
+        estimate_reliability_mle(R, top, np.full(R.n_tasks, 0.3))
+
+
+def test_toptwo2_option_uses_the_mle_and_keeps_the_default():
+    model = toptwo.TopTwoModel.scenario("few_smart", 50, 300, 5, rng=3)
+    A = model.sample(0.3, rng=4)
+    default = toptwo.TopTwo2().fit(A)
+    assert toptwo.TopTwo2(reliability_estimator="moment").fit(A).top_two_.tolist() == \
+        default.top_two_.tolist()
+    est = toptwo.TopTwo2(reliability_estimator="mle").fit(A)
+    R = toptwo.as_responses(A)
+    expected = estimate_reliability_mle(R, est.stage1_.top, est._q_mle,
+                                        n_responses=R.worker_counts())
+    np.testing.assert_array_equal(est.reliability_, expected)
+    assert np.nanmin(est.reliability_) >= 0 and np.nanmax(est.reliability_) <= 1
+    # the same data in another worker order: the same p per worker, the same labels
+    perm = np.random.default_rng(5).permutation(R.n_workers)
+    inv = np.argsort(perm)
+    Rp = toptwo.Responses.from_triples(inv[R.workers], R.tasks, R.labels,
+                                       n_workers=R.n_workers, n_tasks=R.n_tasks,
+                                       n_labels=R.n_labels)
+    other = toptwo.TopTwo2(reliability_estimator="mle").fit(Rp)
+    np.testing.assert_allclose(other.reliability_[inv], est.reliability_, rtol=0, atol=1e-9)
+    assert other.top_two_.tolist() == est.top_two_.tolist()
+
+
+def test_toptwo2_option_combinations_are_refused():
+    A = toptwo.TopTwoModel.random(20, 80, 5, rng=0).sample(0.5, rng=1)
+    with pytest.raises(ValueError, match=r"reliability_estimator='mle' is implemented for "
+                                         r"the top-two model only \(n_top=2\); got n_top=3"):
+        toptwo.TopTwo2(reliability_estimator="mle", n_top=3).fit(A)
+    with pytest.raises(ValueError, match=r"reliability_normalization='paper' applies to eq. "
+                                         r"\(5\) \(reliability_estimator='moment'\) only"):
+        toptwo.TopTwo2(reliability_estimator="mle", reliability_normalization="paper").fit(A)
+    with pytest.raises(ValueError, match=r"reliability_estimator"):
+        toptwo.TopTwo2(reliability_estimator="ml").fit(A)
