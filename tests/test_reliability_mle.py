@@ -8,7 +8,7 @@ import pytest
 from scipy.optimize import minimize_scalar
 
 import toptwo
-from toptwo.mle import MLE_BISECTION_STEPS, estimate_reliability_mle
+from toptwo.mle import estimate_reliability_mle
 
 
 def _loglik(p, labels, g, h, q, K):
@@ -44,7 +44,7 @@ def test_mle_maximises_the_likelihood_of_eq1(seed):
         args = (R.labels[e], top[R.tasks[e], 0], top[R.tasks[e], 1], q[R.tasks[e]], K)
         best = minimize_scalar(lambda p, a=args: -_loglik(p, *a), bounds=(0.0, 1.0 - 1e-12),
                                method="bounded", options={"xatol": 1e-12})
-        # the bisection's bracket is 2^-40 wide; the bounded search is accurate to ~1e-8
+        # Newton to round-off; the bounded search is accurate to ~1e-8
         assert abs(p_hat[i] - best.x) < 1e-6, (i, p_hat[i], best.x)
         assert _loglik(p_hat[i], *args) >= -best.fun - 1e-9
 
@@ -59,8 +59,8 @@ def test_mle_boundaries_and_idle_workers():
     top = np.array([[1, 2], [2, 3], [3, 1], [0, 0]])
     q = np.array([1.0, 1.0, 1.0, 0.75])
     p = estimate_reliability_mle(R, top, q)
-    assert p[0] > 1 - 2.0 ** -MLE_BISECTION_STEPS * 2
-    assert p[1] < 2.0 ** -MLE_BISECTION_STEPS * 2
+    assert p[0] == 1.0
+    assert p[1] == 0.0
     assert np.isnan(p[2]) and np.isnan(p[3])
 
 
