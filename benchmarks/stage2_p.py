@@ -13,7 +13,7 @@ and the plug-in MLE of eq. (6) is then re-run with one of its two inputs swapped
   p-hat on it;
 * ``p = MLE | stage 1``: ``TopTwo2(reliability_estimator="mle")``, each worker's
   maximum-likelihood p_i under eq. (1) given stage 1's pairs (g-hat_j, h-hat_j) and q-hat_j
-  (:func:`toptwo.mle.estimate_reliability_mle`), where eq. (5) is a moment estimator (the
+  (:func:`toptwo.reliability.estimate_reliability_mle`), where eq. (5) is a moment estimator (the
   fraction of answers in the pair), clipped like eq. (5)'s;
 * ``p = EB | stage 1``: empirical Bayes on the same likelihood: a prior over a grid of p
   fitted to all workers (the nonparametric MLE of the mixing distribution, by EM on its

@@ -11,7 +11,8 @@ import importlib
 
 import pytest
 
-MODULES = ["toptwo.model", "toptwo.spectral", "toptwo.mle", "toptwo.extensions.em",
+MODULES = ["toptwo.model", "toptwo.spectral", "toptwo.mle", "toptwo.reliability",
+           "toptwo.extensions.em",
            "toptwo.report", "toptwo.softlabels", "toptwo.baselines.majority",
            "toptwo.baselines.dawid_skene", "toptwo.baselines.opt_ds", "toptwo.baselines.multispa",
            "toptwo.baselines.mmsr", "toptwo.baselines.pgd", "toptwo.baselines.mace",

@@ -8,7 +8,7 @@ import pytest
 from scipy.optimize import minimize_scalar
 
 import toptwo
-from toptwo.mle import estimate_reliability_mle
+from toptwo.reliability import estimate_reliability_mle
 
 
 def _loglik(p, labels, g, h, q, K):
@@ -70,6 +70,11 @@ def test_mle_refuses_bad_input():
         estimate_reliability_mle(R, np.zeros((R.n_tasks, 3), dtype=int), q)
     with pytest.raises(ValueError, match=r"confusion"):
         estimate_reliability_mle(R, top, np.full(R.n_tasks, 0.3))
+    with pytest.raises(TypeError, match=r"estimate_reliability_mle"):
+        estimate_reliability_mle("responses.csv", top, q)
+    # a dense array is read like any input
+    np.testing.assert_array_equal(estimate_reliability_mle(R.toarray(), top, q),
+                                  estimate_reliability_mle(R, top, q))
 
 
 def test_toptwo2_option_uses_the_mle_and_keeps_the_default():

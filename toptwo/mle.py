@@ -43,8 +43,7 @@ from .spectral import (TopTwo1, check_enough_labels, check_spectral_labels, clip
                        undetermined_confusion, confusion_at, resolve_sign_rule,
                        spectral_estimate, split_entries)
 
-__all__ = ["TopTwo2", "OracleMLE", "estimate_reliability", "estimate_reliability_mle",
-           "plugin_mle", "best_pairs",
+__all__ = ["TopTwo2", "OracleMLE", "estimate_reliability", "plugin_mle", "best_pairs",
            "MAX_RELIABILITY", "MIN_RELIABILITY", "CONFUSION_CLIP"]
 
 #: p_hat is clipped to [MIN_RELIABILITY, MAX_RELIABILITY] before eq. (6): the upper end
@@ -175,116 +174,6 @@ def _reliability(A2: Responses, top: Any, normalization: str,
     if n_responses is not None:
         p[n_responses == 0] = np.nan
     return p
-
-
-#: Safeguarded Newton steps of :func:`estimate_reliability_mle` (each a Newton step on the
-#: score, or a bisection of the bracket where Newton would leave it): 2^-30 after the
-#: bisections alone, and Newton converges quadratically near the maximiser.
-MLE_STEPS = 30
-#: ... stopping once no p moves by more than MLE_RTOL p in a step. Once converged, the
-#: step can cycle between floats a few ulps apart (the score sums hundreds of terms), so
-#: the stop is relative, far below what eq. (6)'s clipped weights can resolve.
-MLE_RTOL = 1e-12
-
-
-def estimate_reliability_mle(A2: Responses, top: np.ndarray, confusion: np.ndarray, *,
-                             n_responses: np.ndarray | None = None) -> np.ndarray:
-    """Worker reliabilities p_i by maximum likelihood under eq. (1), given the pairs and q.
-
-    Beyond the paper. Eq. (5) is a moment estimator: it counts only whether an answer
-    falls in the pair {g_j, h_j}. Eq. (1) says more: given (g_j, h_j) and q_j, worker i's
-    answer to task j has probability
-
-        P(A_ij = g_j) = p q_j + (1 - p)/K,  P(A_ij = h_j) = p (1 - q_j) + (1 - p)/K,
-        P(A_ij = c) = (1 - p)/K for every other label c,
-
-    and p_i maximises sum_j log P(A_ij) over the worker's answers. The log-likelihood is
-    concave in p on [0, 1] (a sum of logs of affine functions of p), so its maximiser is
-    where the score changes sign: 0 or 1 when the score does not change sign in between,
-    else safeguarded Newton steps for all workers at once (one pass over the answers in
-    the pair per step; the others enter as a count), at most ``MLE_STEPS``, stopping once no
-    p moves by more than ``MLE_RTOL`` p (numpy only, no BLAS: the same bits on every
-    machine for the same inputs).
-    Measured against eq. (5)
-    in ``docs/design_stage1.md`` ("Where TopTwo2's remaining gap lives").
-
-    Parameters
-    ----------
-    A2 : Responses
-        The responses to score (all of A without sample splitting).
-    top : ndarray of shape (n_tasks, 2)
-        (g_j, h_j) per task, labels 1..K (0 for a task without an estimate: its answers
-        are not used).
-    confusion : ndarray of shape (n_tasks,)
-        q_j in [1/2, 1].
-    n_responses : ndarray of shape (n_workers,), optional
-        Responses per worker in the full data; workers with none get NaN.
-
-    Returns
-    -------
-    p_hat : ndarray of shape (n_workers,)
-        The maximiser in [0, 1]; NaN for a worker without a usable answer.
-    """
-    owner = "estimate_reliability_mle"
-    top = _check_top(top, A2, owner=owner)
-    if top.shape[1] != 2:
-        raise ValueError(f"`top` of {owner} must have 2 columns (the top-two model); got "
-                         f"{top.shape[1]}.")
-    q = check_probability_vector(confusion, "confusion", owner=owner, low=0.5, high=1.0,
-                                 length=A2.n_tasks)
-    K = A2.n_labels
-    n = A2.n_workers
-    w, t, c = A2.workers, A2.tasks, A2.labels
-    g, h = top[:, 0].take(t), top[:, 1].take(t)
-    used = g > 0                                      # tasks with an estimate
-    is_g = c == g
-    inside = is_g | (c == h)
-    inside &= used
-    t_in = t[inside]
-    w_in = w[inside].astype(np.intp)
-    # a_ij: P(A_ij) = 1/K + p (a_ij - 1/K), eq. (1): a = q_j for g_j, 1 - q_j for h_j, and
-    # 0 outside the pair, where log P = log(1 - p) - log K needs only the count
-    q_in = q.take(t_in)
-    d = np.where(is_g[inside], q_in, 1.0 - q_in)
-    d -= 1.0 / K
-    n_out = np.bincount(w[used & ~inside], minlength=n).astype(float)
-    answered = np.bincount(w[used], minlength=n) > 0
-
-    def score(p: np.ndarray, slope: bool):
-        """d/dp of the log-likelihood (and its derivative): sum d/P - n_out/(1 - p)."""
-        ratio = d / (p[w_in] * d + 1.0 / K)
-        with np.errstate(divide="ignore"):            # n_out/(1 - p) = inf at p = 1
-            out = np.divide(n_out, 1.0 - p, out=np.zeros(n), where=n_out > 0)
-        f = np.bincount(w_in, weights=ratio, minlength=n) - out
-        if not slope:
-            return f
-        ratio *= ratio
-        return f, -np.bincount(w_in, weights=ratio, minlength=n) - out * out / np.maximum(n_out, 1)
-
-    at0 = ~answered | (score(np.zeros(n), False) <= 0)   # maximiser at p = 0 (or no data)
-    at1 = ~at0 & (n_out == 0) & (score(np.ones(n), False) >= 0)   # at p = 1
-    # the boundary cases start (and stay) at their end: a bracket of width 0
-    lo = np.where(at1, 1.0, 0.0)
-    hi = np.where(at0, 0.0, 1.0)
-    p = np.where(at0, 0.0, np.where(at1, 1.0, 0.5))
-    for _ in range(MLE_STEPS):
-        f, fp = score(p, True)
-        up = f > 0                                    # the maximiser is above p
-        lo = np.where(up, p, lo)
-        hi = np.where(up, hi, p)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            newton = p - f / fp
-        # Newton inside the bracket (closed: a converged p stays), else bisect it
-        new = np.where((newton >= lo) & (newton <= hi), newton, 0.5 * (lo + hi))
-        moved = np.abs(new - p) > MLE_RTOL * p
-        p = new
-        if not moved.any():          # every p settled (a converged step may cycle in ulps)
-            break
-    p_hat = p
-    p_hat[~answered] = np.nan
-    if n_responses is not None:
-        p_hat[n_responses == 0] = np.nan
-    return p_hat
 
 
 def best_pairs(Sa: np.ndarray, Sb: np.ndarray, tol: np.ndarray | float = 0.0
@@ -513,7 +402,7 @@ class TopTwo2(BaseEstimator):
     reliability_estimator : {"moment", "mle"}, default="moment"
         Step 3: "moment", eq. (5) as printed; "mle", beyond the paper (T = 2 only), each
         worker's maximum-likelihood :math:`p_i` under eq. (1) given stage 1's pairs and
-        :math:`\hat q_j` (:func:`estimate_reliability_mle`; measured in
+        :math:`\hat q_j` (:func:`toptwo.reliability.estimate_reliability_mle`; measured in
         ``docs/design_stage1.md``; about twice the default's fit time at 2·10⁶
         responses). ``reliability_normalization`` applies to "moment" only.
     n_top : int, default=2
@@ -656,6 +545,8 @@ class TopTwo2(BaseEstimator):
             q_mle = np.clip(q_raw, 0.0, 1.0)
             q_mle[~seen] = 1.0 / T
         if by_mle:                                    # step 3, beyond the paper: eq. (1)'s MLE
+            from .reliability import estimate_reliability_mle   # (it imports this module)
+
             p_hat = estimate_reliability_mle(A2, res.top, q_mle,
                                              n_responses=R.worker_counts())
         else:                                         # step 3: eq. (5)
