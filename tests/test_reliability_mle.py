@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.optimize import minimize_scalar
+from scipy.optimize import brentq, minimize_scalar
 
 import toptwo
+import toptwo.reliability as rel
 from toptwo.reliability import estimate_reliability_mle
 
 
@@ -31,22 +32,47 @@ def _instance(seed, n=12, m=60, K=5, s=0.6):
     return R, top, q
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_mle_maximises_the_likelihood_of_eq1(seed):
-    R, top, q = _instance(seed)
+def _score(p, labels, g, h, q, K):
+    """d/dp of _loglik (brute force)."""
+    a = np.where(labels == g, q, np.where(labels == h, 1 - q, 0.0))
+    return float(np.sum((a - 1 / K) / (p * a + (1 - p) / K)))
+
+
+def _reference_mle(R, top, q):
+    """Per worker: the root of the exact score by brentq (xtol 1e-15), or the boundary."""
     K = R.n_labels
-    p_hat = estimate_reliability_mle(R, top, q)
+    out = np.full(R.n_workers, np.nan)
     for i in range(R.n_workers):
         e = (R.workers == i) & (top[R.tasks, 0] > 0)
         if not e.any():
-            assert np.isnan(p_hat[i])
             continue
         args = (R.labels[e], top[R.tasks[e], 0], top[R.tasks[e], 1], q[R.tasks[e]], K)
-        best = minimize_scalar(lambda p, a=args: -_loglik(p, *a), bounds=(0.0, 1.0 - 1e-12),
+        top_p = 1.0 - 1e-15
+        if _score(0.0, *args) <= 0:
+            out[i] = 0.0
+        elif _score(top_p, *args) >= 0:
+            out[i] = 1.0
+        else:
+            out[i] = brentq(_score, 0.0, top_p, args=args, xtol=1e-15, rtol=1e-15)
+        # and it is the maximiser of the likelihood (bounded search as a second opinion)
+        best = minimize_scalar(lambda p, a=args: -_loglik(p, *a), bounds=(0.0, top_p),
                                method="bounded", options={"xatol": 1e-12})
-        # Newton to round-off; the bounded search is accurate to ~1e-8
-        assert abs(p_hat[i] - best.x) < 1e-6, (i, p_hat[i], best.x)
-        assert _loglik(p_hat[i], *args) >= -best.fun - 1e-9
+        assert _loglik(out[i], *args) >= -best.fun - 1e-9
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("steps", [None, 12])
+def test_mle_maximises_the_likelihood_of_eq1(seed, steps, monkeypatch):
+    # with 12 steps bisection alone would be about 1e-4 off: the Newton steps must do the work
+    if steps is not None:
+        monkeypatch.setattr(rel, "MLE_STEPS", steps)
+    R, top, q = _instance(seed)
+    p_hat = estimate_reliability_mle(R, top, q)
+    ref = _reference_mle(R, top, q)
+    np.testing.assert_array_equal(np.isnan(p_hat), np.isnan(ref))
+    ok = ~np.isnan(ref)
+    np.testing.assert_allclose(p_hat[ok], ref[ok], rtol=0, atol=1e-10)
 
 
 def test_mle_boundaries_and_idle_workers():
@@ -110,3 +136,47 @@ def test_toptwo2_option_combinations_are_refused():
         toptwo.TopTwo2(reliability_estimator="mle", reliability_normalization="paper").fit(A)
     with pytest.raises(ValueError, match=r"reliability_estimator"):
         toptwo.TopTwo2(reliability_estimator="ml").fit(A)
+
+
+def test_mle_q_one_and_an_h_answer_is_an_answer_outside_the_pair():
+    # with q_j = 1, eq. (1) gives h_j probability (1 - p)/K, like any label outside the pair
+    R = toptwo.Responses(np.array([0, 0, 0]), np.array([0, 1, 2]), np.array([1, 2, 1]),
+                         shape=(1, 3), n_labels=4)
+    top = np.array([[1, 2], [1, 2], [1, 2]])
+    q = np.array([1.0, 1.0, 1.0])
+    p = estimate_reliability_mle(R, top, q)          # no RuntimeWarning (they are errors)
+    ref = _reference_mle(R, top, q)
+    np.testing.assert_allclose(p, ref, atol=1e-10)
+    assert 0 < p[0] < 1
+
+
+def test_mle_reads_k_from_n_labels_for_other_inputs():
+    R, top, q = _instance(1)
+    dense = R.toarray()
+    np.testing.assert_array_equal(estimate_reliability_mle(dense, top, q, n_labels=R.n_labels),
+                                  estimate_reliability_mle(R, top, q))
+    with pytest.raises(ValueError, match=r"n_labels"):
+        estimate_reliability_mle(dense, top, q, n_labels=2)
+
+
+def test_mle_checks_n_responses():
+    R, top, q = _instance(2)
+    counts = R.worker_counts().copy()
+    counts[0] = 0
+    assert np.isnan(estimate_reliability_mle(R, top, q, n_responses=counts)[0])
+    with pytest.raises(ValueError, match=r"`n_responses` of estimate_reliability_mle must "
+                                         r"have length 12; got length 3"):
+        estimate_reliability_mle(R, top, q, n_responses=np.zeros(3, dtype=int))
+    with pytest.raises(TypeError, match=r"`n_responses` of estimate_reliability_mle must be "
+                                        r"a 1-D integer array"):
+        estimate_reliability_mle(R, top, q, n_responses=[0.0] * R.n_workers)
+
+
+def test_toptwo2_option_with_sample_splitting():
+    A = toptwo.TopTwoModel.scenario("hard", 40, 200, 5, rng=6).sample(0.3, rng=7)
+    est = toptwo.TopTwo2(reliability_estimator="mle", sample_splitting=True, rng=8).fit(A)
+    p = est.reliability_
+    assert np.all(np.isnan(p) | ((p >= 0) & (p <= 1)))
+    assert np.isfinite(p).sum() >= 30
+    again = toptwo.TopTwo2(reliability_estimator="mle", sample_splitting=True, rng=8).fit(A)
+    np.testing.assert_array_equal(again.reliability_, p)

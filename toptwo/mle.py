@@ -444,8 +444,10 @@ class TopTwo2(BaseEstimator):
         The same before clipping (NaN where eq. (4) is undefined).
     reliability_ : ndarray of shape (n_workers,)
         :math:`\hat p_i` from eq. (5), unclipped (with ``reliability_estimator="mle"``:
-        the MLE, in [0, 1]); NaN for a worker with no answers. Eq. (6) uses it clipped to [``MIN_RELIABILITY``, ``MAX_RELIABILITY``] =
-        [0.05, 0.99], NaN as the lower end (design notes, "Clipping before eq. (6)").
+        the MLE, in [0, 1]); NaN for a worker with no answers (and for one with no
+        :math:`A^2` answer to a task that has an estimate). Eq. (6) uses it clipped to
+        [``MIN_RELIABILITY``, ``MAX_RELIABILITY``] = [0.05, 0.99], NaN as the lower end
+        (design notes, "Clipping before eq. (6)").
     stage1_ : SpectralResult
         Stage 1's result (Algorithm 1 on :math:`A^1`).
     confusions_ : ndarray of shape (n_tasks, T) or None
@@ -469,7 +471,8 @@ class TopTwo2(BaseEstimator):
 
     def __init__(self, *, split_rate: float = 0.5, eta: float = 0.1,
                  sample_splitting: bool = False, reliability_normalization: str = "per_worker",
-                 reliability_estimator: str = "moment", n_top: int = 2, sign_rule: str = "auto", centering: str = "observed",
+                 reliability_estimator: str = "moment", n_top: int = 2,
+                 sign_rule: str = "auto", centering: str = "observed",
                  left_vector: str = "stacked", n_refinements: int = 0,
                  refinement_shrinkage: float = 2.0, rng: Any = None):
         self.split_rate = split_rate

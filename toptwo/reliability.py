@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_probability_vector
+from ._validation import check_length, check_probability_vector
 from .mle import _check_top
 from .responses import Responses, _FitView, as_responses
 
@@ -29,7 +29,8 @@ MLE_RTOL = 1e-12
 
 
 def estimate_reliability_mle(A2: Responses, top: np.ndarray, confusion: np.ndarray, *,
-                             n_responses: np.ndarray | None = None) -> np.ndarray:
+                             n_responses: np.ndarray | None = None,
+                             n_labels: int | None = None) -> np.ndarray:
     """Worker reliabilities p_i by maximum likelihood under eq. (1), given the pairs and q.
 
     Beyond the paper. Eq. (5) is a moment estimator: it counts only whether an answer
@@ -60,12 +61,19 @@ def estimate_reliability_mle(A2: Responses, top: np.ndarray, confusion: np.ndarr
     confusion : ndarray of shape (n_tasks,)
         q_j in [1/2, 1].
     n_responses : ndarray of shape (n_workers,), optional
-        Responses per worker in the full data; workers with none get NaN.
+        Responses per worker in the full data (non-negative integers); workers with none
+        get NaN.
+    n_labels : int, optional
+        K, when ``A2`` is not a :class:`~toptwo.Responses` (as in :func:`toptwo.as_responses`;
+        without it K is the largest label present).
 
     Returns
     -------
     p_hat : ndarray of shape (n_workers,)
-        The maximiser in [0, 1]; NaN for a worker without a usable answer.
+        The maximiser in [0, 1]; NaN for a worker without an answer to a task that has an
+        estimate. Where the likelihood does not depend on p at all (every answer has
+        a_ij = 1/K, e.g. K = 4, q = 3/4 and only h answers) every p maximises it and 0 is
+        returned.
 
     Examples
     --------
@@ -82,7 +90,7 @@ def estimate_reliability_mle(A2: Responses, top: np.ndarray, confusion: np.ndarr
     """
     owner = "estimate_reliability_mle"
     if not isinstance(A2, _FitView):      # a fit's own responses have passed the gate
-        A2 = as_responses(A2, owner=owner)
+        A2 = as_responses(A2, n_labels, owner=owner)
     top = _check_top(top, A2, owner=owner)
     if top.shape[1] != 2:
         raise ValueError(f"`top` of {owner} must have 2 columns (the top-two model); got "
@@ -92,15 +100,23 @@ def estimate_reliability_mle(A2: Responses, top: np.ndarray, confusion: np.ndarr
     K = A2.n_labels
     n = A2.n_workers
     w, t, c = A2.workers, A2.tasks, A2.labels
+    if n_responses is not None:
+        n_responses = np.asarray(n_responses)
+        if n_responses.ndim != 1 or not np.issubdtype(n_responses.dtype, np.integer):
+            raise TypeError(f"`n_responses` of {owner} must be a 1-D integer array (answers "
+                            f"per worker); got dtype {n_responses.dtype}, shape "
+                            f"{n_responses.shape}.")
+        check_length(n_responses, "n_responses", owner=owner, length=n)
     g, h = top[:, 0].take(t), top[:, 1].take(t)
     used = g > 0                                      # tasks with an estimate
+    # a_ij: P(A_ij) = 1/K + p (a_ij - 1/K), eq. (1): a = q_j for g_j, 1 - q_j for h_j, and
+    # 0 elsewhere (also h_j when q_j = 1), where log P = log(1 - p) - log K needs only the
+    # count
     is_g = c == g
-    inside = is_g | (c == h)
+    inside = is_g | ((c == h) & (q.take(t) < 1.0))
     inside &= used
     t_in = t[inside]
     w_in = w[inside].astype(np.intp)
-    # a_ij: P(A_ij) = 1/K + p (a_ij - 1/K), eq. (1): a = q_j for g_j, 1 - q_j for h_j, and
-    # 0 outside the pair, where log P = log(1 - p) - log K needs only the count
     q_in = q.take(t_in)
     d = np.where(is_g[inside], q_in, 1.0 - q_in)
     d -= 1.0 / K
