@@ -136,6 +136,9 @@ def test_toptwo2_option_combinations_are_refused():
         toptwo.TopTwo2(reliability_estimator="mle", reliability_normalization="paper").fit(A)
     with pytest.raises(ValueError, match=r"reliability_estimator"):
         toptwo.TopTwo2(reliability_estimator="ml").fit(A)
+    with pytest.raises(ValueError, match=r"n_refinements=3 re-estimates p by eq. \(5\); it is "
+                                         r"not implemented with reliability_estimator='mle'"):
+        toptwo.TopTwo2(reliability_estimator="mle", n_refinements=3).fit(A)
 
 
 def test_mle_q_one_and_an_h_answer_is_an_answer_outside_the_pair():

@@ -404,7 +404,8 @@ class TopTwo2(BaseEstimator):
         worker's maximum-likelihood :math:`p_i` under eq. (1) given stage 1's pairs and
         :math:`\hat q_j` (:func:`toptwo.reliability.estimate_reliability_mle`; measured in
         ``docs/design_stage1.md``; about twice the default's fit time at 2·10⁶
-        responses). ``reliability_normalization`` applies to "moment" only.
+        responses). ``reliability_normalization`` applies to "moment" only, and
+        ``n_refinements`` (which re-estimates p by eq. (5)) is refused with "mle".
     n_top : int, default=2
         T (Algorithms 3-4 for T > 2).
     sign_rule : {"auto", "paper", "sum"}, default="auto"
@@ -518,6 +519,10 @@ class TopTwo2(BaseEstimator):
         if by_mle and T != 2:
             raise ValueError(f"{owner}: reliability_estimator='mle' is implemented for the "
                              f"top-two model only (n_top=2); got n_top={T}.")
+        if by_mle and n_ref:         # the refinement re-estimates p by eq. (5)
+            raise ValueError(f"{owner}: n_refinements={n_ref} re-estimates p by eq. (5); it "
+                             f"is not implemented with reliability_estimator='mle' (use "
+                             f"n_refinements=0).")
         if by_mle and params["reliability_normalization"] != "per_worker":
             raise ValueError(f"{owner}: reliability_normalization="
                              f"{params['reliability_normalization']!r} applies to eq. (5) "

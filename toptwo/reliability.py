@@ -46,9 +46,8 @@ def estimate_reliability_mle(A2: Responses, top: np.ndarray, confusion: np.ndarr
     else safeguarded Newton steps for all workers at once (one pass over the answers in
     the pair per step; the others enter as a count), at most ``MLE_STEPS``, stopping once no
     p moves by more than ``MLE_RTOL`` p (numpy only, no BLAS: the same bits on every
-    machine for the same inputs).
-    Measured against eq. (5)
-    in ``docs/design_stage1.md`` ("Where TopTwo2's remaining gap lives").
+    machine for the same inputs). Measured against eq. (5) in ``docs/design_stage1.md``
+    ("Where TopTwo2's remaining gap lives").
 
     Parameters
     ----------
@@ -112,12 +111,12 @@ def estimate_reliability_mle(A2: Responses, top: np.ndarray, confusion: np.ndarr
     # a_ij: P(A_ij) = 1/K + p (a_ij - 1/K), eq. (1): a = q_j for g_j, 1 - q_j for h_j, and
     # 0 elsewhere (also h_j when q_j = 1), where log P = log(1 - p) - log K needs only the
     # count
+    q_t = q.take(t)
     is_g = c == g
-    inside = is_g | ((c == h) & (q.take(t) < 1.0))
+    inside = is_g | ((c == h) & (q_t < 1.0))
     inside &= used
-    t_in = t[inside]
     w_in = w[inside].astype(np.intp)
-    q_in = q.take(t_in)
+    q_in = q_t[inside]
     d = np.where(is_g[inside], q_in, 1.0 - q_in)
     d -= 1.0 / K
     n_out = np.bincount(w[used & ~inside], minlength=n).astype(float)
