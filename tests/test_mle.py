@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 import toptwo
+from toptwo.reliability import estimate_reliability_loo
 from toptwo import TopTwoModel, best_pairs, estimate_reliability, plugin_mle, top_two_errors
 
 from conftest import with_gaps
@@ -239,9 +240,14 @@ def test_toptwo2_attributes(small_model, small_responses):
     np.testing.assert_allclose(est.soft_labels().sum(axis=1), 1.0)
     assert (est.top_two_[:, 0] != est.top_two_[:, 1]).all()
     assert (est.n_workers_in_, est.n_tasks_in_, est.n_labels_in_) == (n, m, K)
-    # without splitting p_hat is eq. (5) on all of A at the stage-1 estimate
+    # without splitting p_hat is eq. (5) left one out on all of A at the stage-1 estimate
+    np.testing.assert_array_equal(
+        est.reliability_, estimate_reliability_loo(small_responses, est.stage1_,
+                                                   n_responses=small_responses.worker_counts()))
+    # and with reliability_estimator="moment", eq. (5) itself
+    moment = toptwo.TopTwo2(rng=0, reliability_estimator="moment").fit(small_responses)
     ref = estimate_reliability(small_responses, est.stage1_.top, normalization="per_worker")
-    np.testing.assert_allclose(est.reliability_, ref)
+    np.testing.assert_allclose(moment.reliability_, ref)
 
 
 @pytest.mark.parametrize("split", [False, True])

@@ -107,7 +107,7 @@ def test_toptwo2_option_uses_the_mle_and_keeps_the_default():
     model = toptwo.TopTwoModel.scenario("few_smart", 50, 300, 5, rng=3)
     A = model.sample(0.3, rng=4)
     default = toptwo.TopTwo2().fit(A)
-    assert toptwo.TopTwo2(reliability_estimator="moment").fit(A).top_two_.tolist() == \
+    assert toptwo.TopTwo2(reliability_estimator="leave_one_out").fit(A).top_two_.tolist() == \
         default.top_two_.tolist()
     est = toptwo.TopTwo2(reliability_estimator="mle").fit(A)
     R = toptwo.as_responses(A)
@@ -131,9 +131,16 @@ def test_toptwo2_option_combinations_are_refused():
     with pytest.raises(ValueError, match=r"reliability_estimator='mle' is implemented for "
                                          r"the top-two model only \(n_top=2\); got n_top=3"):
         toptwo.TopTwo2(reliability_estimator="mle", n_top=3).fit(A)
-    with pytest.raises(ValueError, match=r"reliability_normalization='paper' applies to eq. "
-                                         r"\(5\) \(reliability_estimator='moment'\) only"):
-        toptwo.TopTwo2(reliability_estimator="mle", reliability_normalization="paper").fit(A)
+    for estimator in ("mle", "leave_one_out"):
+        with pytest.raises(ValueError, match=rf"reliability_normalization='paper' applies to "
+                                             rf"eq. \(5\) as printed \(reliability_estimator="
+                                             rf"'moment'\) only; reliability_estimator="
+                                             rf"'{estimator}' has none"):
+            toptwo.TopTwo2(reliability_estimator=estimator,
+                           reliability_normalization="paper").fit(A)
+    # the default is the leave-one-out estimator: the paper's normalisation needs "moment"
+    with pytest.raises(ValueError, match=r"reliability_estimator='leave_one_out' has none"):
+        toptwo.TopTwo2(reliability_normalization="paper").fit(A)
     with pytest.raises(ValueError, match=r"reliability_estimator"):
         toptwo.TopTwo2(reliability_estimator="ml").fit(A)
     with pytest.raises(ValueError, match=r"n_refinements=3 re-estimates p by eq. \(5\); it is "

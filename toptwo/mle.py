@@ -399,13 +399,18 @@ class TopTwo2(BaseEstimator):
         :math:`\mathrm{nnz}(A^2)/n`; "per_worker", each worker's own number of
         :math:`A^2` answers to tasks with an estimate (design notes, "Normalisation of
         eq. (5)").
-    reliability_estimator : {"moment", "mle"}, default="moment"
-        Step 3: "moment", eq. (5) as printed; "mle", beyond the paper (T = 2 only), each
-        worker's maximum-likelihood :math:`p_i` under eq. (1) given stage 1's pairs and
-        :math:`\hat q_j` (:func:`toptwo.reliability.estimate_reliability_mle`; measured in
-        ``docs/design_stage1.md``; about twice the default's fit time at 2·10⁶
-        responses). ``reliability_normalization`` applies to "moment" only, and
-        ``n_refinements`` (which re-estimates p by eq. (5)) is refused with "mle".
+    reliability_estimator : {"leave_one_out", "moment", "mle"}, default="leave_one_out"
+        Step 3. "moment": eq. (5) as printed. "leave_one_out", beyond the paper: eq. (5)
+        with each answer scored against the pair stage 1 gives its task without that
+        answer, and the chance that a top-T answer lands in that pair (eq. (4) summed over
+        it) in place of eq. (5)'s 1 (:func:`toptwo.reliability.estimate_reliability_loo`):
+        without sample splitting eq. (5)'s pair was estimated from the same answers, and
+        spammers agree with it more often than chance. "mle", beyond the paper (T = 2
+        only): each worker's maximum-likelihood :math:`p_i` under eq. (1) given stage 1's
+        pairs and :math:`\hat q_j` (:func:`toptwo.reliability.estimate_reliability_mle`).
+        All three are measured in ``docs/design_stage1.md`` ("Where TopTwo2's remaining
+        gap lives"). ``reliability_normalization`` applies to "moment" only, and
+        ``n_refinements`` (whose steps re-estimate p by eq. (5)) is refused with "mle".
     n_top : int, default=2
         T (Algorithms 3-4 for T > 2).
     sign_rule : {"auto", "paper", "sum"}, default="auto"
@@ -444,8 +449,8 @@ class TopTwo2(BaseEstimator):
     confusion_raw_ : ndarray of shape (n_tasks,)
         The same before clipping (NaN where eq. (4) is undefined).
     reliability_ : ndarray of shape (n_workers,)
-        :math:`\hat p_i` from eq. (5), unclipped (with ``reliability_estimator="mle"``:
-        the MLE, in [0, 1]); NaN for a worker with no answers (and for one with no
+        :math:`\hat p_i` of step 3, unclipped (``reliability_estimator``: eq. (5), its
+        leave-one-out form, which may fall outside [0, 1], or the MLE, in [0, 1]); NaN for a worker with no answers (and for one with no
         :math:`A^2` answer to a task that has an estimate). Eq. (6) uses it clipped to
         [``MIN_RELIABILITY``, ``MAX_RELIABILITY``] = [0.05, 0.99], NaN as the lower end
         (design notes, "Clipping before eq. (6)").
@@ -465,14 +470,14 @@ class TopTwo2(BaseEstimator):
     >>> A = model.sample(0.5, rng=1)                 # 40 workers x 200 tasks, K = 4
     >>> est = toptwo.TopTwo2().fit(A)
     >>> est.top_two_[:3].tolist(), model.top_two[:3].tolist()
-    ([[2, 4], [3, 1], [1, 4]], [[2, 4], [3, 1], [1, 4]])
+    ([[2, 4], [3, 1], [1, 3]], [[2, 4], [3, 1], [1, 4]])
     >>> round(toptwo.top_two_errors(est.top_two_, model.top_two)["pair"], 3)
-    0.31
+    0.32
     """
 
     def __init__(self, *, split_rate: float = 0.5, eta: float = 0.1,
                  sample_splitting: bool = False, reliability_normalization: str = "per_worker",
-                 reliability_estimator: str = "moment", n_top: int = 2,
+                 reliability_estimator: str = "leave_one_out", n_top: int = 2,
                  sign_rule: str = "auto", centering: str = "observed",
                  left_vector: str = "stacked", n_refinements: int = 0,
                  refinement_shrinkage: float = 2.0, rng: Any = None):
@@ -495,7 +500,7 @@ class TopTwo2(BaseEstimator):
         "eta": TopTwo1._parameter_constraints["eta"],
         "sample_splitting": TopTwo1._parameter_constraints["sample_splitting"],
         "reliability_normalization": [StrOptions(("per_worker", "paper"))],
-        "reliability_estimator": [StrOptions(("moment", "mle"))],
+        "reliability_estimator": [StrOptions(("leave_one_out", "moment", "mle"))],
         "n_top": TopTwo1._parameter_constraints["n_top"],
         "sign_rule": TopTwo1._parameter_constraints["sign_rule"],
         "centering": TopTwo1._parameter_constraints["centering"],
@@ -523,10 +528,12 @@ class TopTwo2(BaseEstimator):
             raise ValueError(f"{owner}: n_refinements={n_ref} re-estimates p by eq. (5); it "
                              f"is not implemented with reliability_estimator='mle' (use "
                              f"n_refinements=0).")
-        if by_mle and params["reliability_normalization"] != "per_worker":
+        estimator = params["reliability_estimator"]
+        if estimator != "moment" and params["reliability_normalization"] != "per_worker":
             raise ValueError(f"{owner}: reliability_normalization="
                              f"{params['reliability_normalization']!r} applies to eq. (5) "
-                             f"(reliability_estimator='moment') only; the MLE has none.")
+                             f"as printed (reliability_estimator='moment') only; "
+                             f"reliability_estimator={estimator!r} has none.")
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
         check_spectral_labels(R.n_labels, T, owner)               # n_top < K: needs the data
         check_enough_labels(R, f"{owner}.fit")
@@ -556,6 +563,12 @@ class TopTwo2(BaseEstimator):
             from .reliability import estimate_reliability_mle   # (it imports this module)
 
             p_hat = estimate_reliability_mle(A2, res.top, q_mle,
+                                             n_responses=R.worker_counts())
+        elif estimator == "leave_one_out":            # step 3, beyond the paper: eq. (5)
+            from .reliability import estimate_reliability_loo   # without the answer itself
+
+            p_hat = estimate_reliability_loo(A2, res, centering=params["centering"],
+                                             in_stage1=not params["sample_splitting"],
                                              n_responses=R.worker_counts())
         else:                                         # step 3: eq. (5)
             p_hat = _reliability(A2, res.top, params["reliability_normalization"],

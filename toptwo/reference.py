@@ -94,7 +94,7 @@ def algorithm1(A1, n_labels, eta=0.1, rng=None, *, sample_splitting=True,
     q_hat = np.where(seen, 1 / K - delta_v[j, g] / l, np.nan)              # eq. (4)
     top_two = np.where(seen[:, None], np.column_stack([g, h]) + 1, 0)
     return SimpleNamespace(top_two=top_two, q_hat=q_hat, u=u[1:K], u_tilde=u_tilde[1:K],
-                           v=v[:, 1:K], delta_v=delta_v, l=l)
+                           v=v[:, 1:K], delta_v=delta_v, l=l, C=C)
 
 
 def plugin_mle(A, p, q, n_labels):
@@ -118,13 +118,43 @@ def oracle_mle(A, p, q, n_labels):
     return plugin_mle(A, np.minimum(p, 1 - 1e-9), q, n_labels)
 
 
+def leave_one_out_reliability(A2, C, stage1, n_labels, centering, in_stage1):
+    """Step 3 beyond the paper: eq. (5) with each answer scored against the pair stage 1
+    gives its task without that worker's answers, and the chance c_ij (eq. (4) summed over
+    that pair, clipped to [2/K, 1]) that a top-two answer lands in it in place of 1."""
+    K, (n, m) = n_labels, A2.shape
+    num, den = np.zeros(n), np.zeros(n)
+    for i in range(n):
+        C_i = C.copy()
+        if in_stage1:
+            C_i[i] = 0                                   # C without worker i's answers
+        v = np.zeros((m, K + 1))
+        for k in range(1, K):                            # step 3 with C_i, the same u~, s'
+            entry = binary(C_i, k) - (C_i > 0) * (K - 2 * k) / K * (centering == "observed")
+            shift = np.mean(C > 0) * (K - 2 * k) / K * (centering == "paper")
+            v[:, k] = (entry - shift).T @ stage1.u_tilde[k - 1] / np.mean(C > 0)
+        delta_v = np.diff(v, axis=1)                                       # step 4
+        g, h = smallest_two(delta_v)                                       # eq. (3)
+        j = np.arange(m)
+        c = np.clip(2 / K - (delta_v[j, g] + delta_v[j, h]) / stage1.l, 2 / K, 1)  # eq. (4)
+        use = (A2[i] > 0) & (stage1.top_two[:, 0] > 0) & (C_i > 0).any(axis=0)
+        hit = (A2[i] == g + 1) | (A2[i] == h + 1)
+        num[i] = np.sum(hit[use] - 2 / K)
+        den[i] = np.sum(c[use] - 2 / K)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / den, np.nan)
+
+
 def algorithm2(A, n_labels, s_1=0.5, eta=0.1, rng=None, *, sample_splitting=True,
                centering="paper", sign_rule="paper", normalization="paper",
-               p_range=(0.05, 0.99), q_range=(0.51, 0.99), left_vector="per_k"):
+               p_range=(0.05, 0.99), q_range=(0.51, 0.99), left_vector="per_k",
+               reliability="moment"):
     """Algorithm 2 (TopTwo2): ``top_two`` by eq. (6), ``q_hat`` (eq. (4) at g), ``p_hat`` (5).
 
     ``normalization="per_worker"`` divides eq. (5) by each worker's own answers;
-    ``p_range``, ``q_range`` clip p_hat, q_hat before eq. (6) (None: as printed).
+    ``reliability="leave_one_out"`` is the package's default step 3
+    (:func:`leave_one_out_reliability`); ``p_range``, ``q_range`` clip p_hat, q_hat
+    before eq. (6) (None: as printed).
     """
     K, (n, m) = n_labels, A.shape
     rng = np.random.default_rng(rng)
@@ -140,6 +170,9 @@ def algorithm2(A, n_labels, s_1=0.5, eta=0.1, rng=None, *, sample_splitting=True
         N = np.sum((A2 > 0) & (g > 0), axis=1)           # worker i's answers in A^2
     with np.errstate(invalid="ignore", divide="ignore"):
         p_hat = K / (K - 2) * (hit.sum(axis=1) / N - 2 / K)                # eq. (5), step 3
+    if reliability == "leave_one_out":
+        C = A1 if not sample_splitting else stage1.C
+        p_hat = leave_one_out_reliability(A2, C, stage1, K, centering, not sample_splitting)
     p = p_hat if p_range is None else np.clip(np.nan_to_num(p_hat, nan=p_range[0]), *p_range)
     q = stage1.q_hat.copy() if q_range is None else np.clip(stage1.q_hat, *q_range)
     q[np.isnan(q)] = np.median(q[~np.isnan(q)])          # tasks stage 1 could not see

@@ -10,13 +10,16 @@ of eq. (5)'s p on spammers) are in ``docs/design_stage1.md``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ._validation import check_length, check_probability_vector
 from .mle import _check_top
 from .responses import Responses, _FitView, as_responses
 
-__all__ = ["estimate_reliability_mle", "MLE_STEPS", "MLE_RTOL"]
+__all__ = ["estimate_reliability_mle", "estimate_reliability_loo", "MLE_STEPS", "MLE_RTOL",
+           "CHANCE_BITS"]
 
 #: Safeguarded Newton steps of :func:`estimate_reliability_mle` (each a Newton step on the
 #: score, or a bisection of the bracket where Newton would leave it): 2^-30 after the
@@ -26,6 +29,9 @@ MLE_STEPS = 30
 #: step can cycle between floats a few ulps apart (the score sums hundreds of terms), so
 #: the stop is relative, far below what eq. (6)'s clipped weights can resolve.
 MLE_RTOL = 1e-12
+#: :func:`estimate_reliability_loo` adds the chances c_ij on a grid of 2^-CHANCE_BITS (an
+#: error of 2^-33 per answer), as integers: the same sum in any order of the answers.
+CHANCE_BITS = 32
 
 
 def estimate_reliability_mle(A2: Responses, top: np.ndarray, confusion: np.ndarray, *,
@@ -156,4 +162,171 @@ def estimate_reliability_mle(A2: Responses, top: np.ndarray, confusion: np.ndarr
     p_hat[~answered] = np.nan
     if n_responses is not None:
         p_hat[n_responses == 0] = np.nan
+    return p_hat
+
+
+def estimate_reliability_loo(A2: Responses, stage1: Any, *, centering: str = "observed",
+                             in_stage1: bool = True,
+                             n_responses: np.ndarray | None = None) -> np.ndarray:
+    r"""Worker reliabilities p_i by eq. (5), each answer scored against the pair stage 1
+    gives its task without that answer (leave one out), attenuation corrected.
+
+    Beyond the paper; TopTwo2's default step 3. Eq. (5) counts a hit when worker i's
+    answer falls in the estimated pair. Without sample splitting that pair was estimated
+    from the same answer, so every worker, spammers included, agrees with it more often
+    than eq. (1) says (the bias the paper's split :math:`A^1/A^2` removes, at the price of
+    half the data). Here the answer is taken out instead: stage 1's projections are
+    linear in the answers (step 3: :math:`v_j^{(k)} = \sum_i \tilde u_i X^{(k)}_{ij}/(2s')`),
+    so without answer (i, j)
+
+    .. math:: v_j^{(k),-i} = v_j^{(k)} - \tilde u_i X^{(k)}_{ij} / (2 s'),
+
+    and steps 4-5 on :math:`v^{-i}_j` give the pair :math:`P_{-i}(j)` (eq. (3)) and the
+    estimated chance :math:`c_{ij} = T/K - \sum_{a \in P_{-i}(j)} \Delta v_j^{(a),-i}/l`
+    (eq. (4) summed over the pair, clipped to [T/K, 1]) that an answer from the top-T
+    lands in it. Because :math:`P_{-i}(j)` does not depend on worker i's answer, eq. (1)
+    gives :math:`\mathbb E[\mathbb 1(A_{ij} \in P_{-i}(j))] = T/K + p_i (c_{ij} - T/K)`,
+    and the moment estimator is
+
+    .. math:: \hat p_i = \frac{\sum_j (\mathbb 1(A_{ij} \in P_{-i}(j)) - T/K)}
+                              {\sum_j (c_{ij} - T/K)}
+
+    over the worker's answers to tasks with an estimate and another answer. Where
+    :math:`P_{-i}(j)` is the full pair and :math:`c_{ij} = 1` (the pair is taken as right,
+    as eq. (5) does) this is eq. (5) with the per-worker denominator,
+    :math:`\frac{K}{K-T}(\text{hits}_i/N_i - T/K)`. The correction matters where the
+    other answers often miss the pair (hard tasks), which would otherwise shrink every
+    good worker's :math:`\hat p_i`. With sample splitting (``in_stage1=False``) A2's
+    answers are not in stage 1, nothing is taken out, and only :math:`c_{ij}` differs from
+    eq. (5). Measured against eq. (5) and the MLE in ``docs/design_stage1.md``.
+
+    Round-off: the labels of :math:`P_{-i}(j)` are eq. (3)'s with stage 1's tie tolerance
+    (doubled for the one subtraction), so the hits are decided as stage 1's labels are;
+    :math:`c_{ij}` is a real number like :math:`\hat q_j`.
+
+    Parameters
+    ----------
+    A2 : Responses
+        The responses to score (all of A without sample splitting: then they must be
+        stage 1's C).
+    stage1 : SpectralResult
+        Stage 1's result (:func:`toptwo.spectral_estimate`), with ``v``, ``trimmed``,
+        ``components``, ``v_error`` and ``l_task``.
+    centering : {"observed", "paper"}, default="observed"
+        The centring stage 1 used (fixes :math:`X^{(k)}_{ij}`).
+    in_stage1 : bool, default=True
+        Whether A2's answers are stage 1's C (no sample splitting).
+    n_responses : ndarray of shape (n_workers,), optional
+        Responses per worker in the full data; workers with none get NaN.
+
+    Returns
+    -------
+    p_hat : ndarray of shape (n_workers,)
+        Unclipped (may fall outside [0, 1]); NaN for a worker without a usable answer.
+
+    Examples
+    --------
+    Five hammers (p = 1) and 45 spammers (p = 0), each answering a tenth of the tasks: eq.
+    (5) credits the spammers with the pairs their own answers helped choose. Left one out,
+    a task keeps about four other answers, mostly spammers', so the hammers' p is
+    attenuated (their answers often miss a pair the spammers chose); what eq. (6) needs is
+    their weight relative to the spammers'.
+
+    >>> import numpy as np
+    >>> import toptwo
+    >>> from toptwo.reliability import estimate_reliability_loo
+    >>> model = toptwo.TopTwoModel.spammer_hammer(50, 500, 5, hammer_fraction=0.1, rng=1)
+    >>> A = model.sample(0.1, rng=11)
+    >>> eq5 = toptwo.TopTwo2(reliability_estimator="moment").fit(A)
+    >>> spam = model.reliability == 0
+    >>> round(float(np.nanmean(eq5.reliability_[spam])), 2)     # eq. (5), spammers
+    0.26
+    >>> loo = estimate_reliability_loo(A, eq5.stage1_)
+    >>> round(float(np.nanmean(loo[spam])), 2)                  # left one out
+    -0.03
+    >>> round(float(np.nanmean(loo[~spam])), 2)                 # hammers: ranked first
+    0.47
+    """
+    from ._chunks import _steps_4_5_chunked, _task_chunks
+    from .binary import binary_sign
+    from .mle import _local_tasks
+
+    owner = "estimate_reliability_loo"
+    if not isinstance(A2, _FitView):
+        A2 = as_responses(A2, owner=owner)
+    if centering not in ("observed", "paper"):
+        raise ValueError(f"`centering` of {owner} must be 'observed' or 'paper'; got "
+                         f"{centering!r} instead.")
+    top = _check_top(stage1.top, A2, owner=owner)
+    K, T, n = A2.n_labels, top.shape[1], A2.n_workers
+    v = np.asarray(stage1.v, float)
+    if v.shape != (A2.n_tasks, K - 1):
+        raise ValueError(f"`stage1` of {owner} is for {v.shape[0]} tasks and "
+                         f"{v.shape[1] + 1} labels; the responses have {A2.n_tasks} and {K}.")
+    indptr, workers_tm, labels_tm = A2.task_major()
+    counts = np.diff(indptr)
+    comp = np.asarray(stage1.components if stage1.components is not None
+                      else np.zeros(A2.n_tasks, np.int64))
+    l_task = (np.asarray(stage1.l_task, float) if stage1.l_task is not None
+              else np.full(A2.n_tasks, float(stage1.norm_p)))
+    tol4 = 8.0 * np.asarray(stage1.v_error, float)       # eq. (3)'s 4 x (2 x the bound of v)
+    usable_task = top[:, 0] > 0                           # tasks with an estimate ...
+    if in_stage1:
+        usable_task &= counts > 1                         # ... and another answer
+        # X^(k)_ij / (2 s') per label: the centred binary entry (step 1), s' of the
+        # task's part (its component with "observed" centring, the whole matrix with
+        # "paper")
+        entry = binary_sign(np.arange(1, K + 1)[:, None], np.arange(1, K)[None, :])
+        entry = entry.astype(float)
+        if centering == "observed":
+            entry -= (K - 2 * np.arange(1, K)) / K
+            ok = comp >= 0
+            n_c = int(comp.max()) + 1 if ok.any() else 0
+            wcomp = np.full(n, -1, dtype=np.int64)
+            wcomp[workers_tm] = np.repeat(comp, counts)
+            nnz_c = np.bincount(comp[ok], weights=counts[ok], minlength=n_c)
+            size_c = (np.bincount(comp[ok], minlength=n_c)
+                      * np.bincount(wcomp[wcomp >= 0], minlength=n_c))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                s_task = np.where(ok, (nnz_c / np.maximum(size_c, 1))[np.maximum(comp, 0)],
+                                  np.nan)
+        else:
+            s_task = np.full(A2.n_tasks, float(stage1.s_prime_y))
+        u_t = np.ascontiguousarray(np.asarray(stage1.trimmed, float).T)   # (n, K-1)
+    hits = np.zeros(n, dtype=np.int64)
+    n_used = np.zeros(n, dtype=np.int64)
+    chance = np.zeros(n, dtype=np.int64)             # sum of c_ij in units of 2^-CHANCE_BITS
+    for lo, hi, e0, e1 in _task_chunks(indptr):
+        task = _local_tasks(indptr, lo, hi) + lo          # task of every answer
+        use = usable_task[task]
+        if not use.any():
+            continue
+        task, w, c = task[use], workers_tm[e0:e1][use], labels_tm[e0:e1][use]
+        v_loo = v[task]
+        if in_stage1:                                     # take the answer out
+            v_loo -= entry[c - 1] * u_t[w] / (2.0 * s_task[task])[:, None]
+        _, order, top_mass, _ = _steps_4_5_chunked(v_loo, T, tol4[task])   # eq. (3)
+        hit = order[:, 0] + 1 == c
+        for t in range(1, T):
+            hit |= order[:, t] + 1 == c
+        mass = top_mass[:, 0].copy()
+        for t in range(1, T):
+            mass += top_mass[:, t]
+        lt = l_task[task]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cij = np.clip(T / K - mass / lt, T / K, 1.0)  # eq. (4) summed over the pair
+        cij[~(lt > 0)] = 1.0                              # no estimate of ||p||: eq. (5)
+        # integers: sums that do not depend on the order of the answers or the chunks
+        hits += np.bincount(w, weights=hit, minlength=n).astype(np.int64)
+        n_used += np.bincount(w, minlength=n)
+        # (a worker answers a task once, so at most one answer per task of the chunk, at
+        # most about 2^17: the float sums of integers <= 2^32 stay below 2^53, exact)
+        chance += np.bincount(w, weights=np.rint(np.ldexp(cij, CHANCE_BITS)),
+                              minlength=n).astype(np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        excess = np.ldexp(chance.astype(float), -CHANCE_BITS) - T / K * n_used
+        p_hat = (hits - T / K * n_used) / excess
+    p_hat[(n_used == 0) | ~(excess > 0)] = np.nan
+    if n_responses is not None:
+        p_hat[np.asarray(n_responses) == 0] = np.nan
     return p_hat

@@ -291,7 +291,11 @@ class TopTwoEM(BaseEstimator):
         ``pair_proba_`` is calibrated.
     init : TopTwo2, optional
         The initial estimator; a copy of it is fitted on the same data (the object
-        passed is left unchanged). Default ``TopTwo2(rng=rng)``.
+        passed is left unchanged). Default ``TopTwo2(reliability_estimator="moment",
+        rng=rng)``: eq. (5) as printed. EM re-estimates p from its own posteriors, and
+        starting it from the leave-one-out p (TopTwo2's default) changed its mean pair error
+        by at most 0.0003 on the five crowds of ``benchmarks/stage1.py`` (10 paired
+        replicates per rate; ``docs/design_stage1.md``).
     rng : None, int or numpy.random.Generator
         Passed to the default TopTwo2 (its sample splits, if any).
 
@@ -373,7 +377,8 @@ class TopTwoEM(BaseEstimator):
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
         check_spectral_labels(R.n_labels, 2, owner)
         # a copy: fitting must not change the user's parameter object
-        init = TopTwo2(rng=self.rng) if self.init is None else copy.deepcopy(self.init)
+        init = (TopTwo2(reliability_estimator="moment", rng=self.rng) if self.init is None
+                else copy.deepcopy(self.init))
         if getattr(init, "n_top", 2) != 2:
             raise ValueError(f"The 'init' parameter of {owner} must be a TopTwo2 with "
                              f"n_top=2; got n_top={init.n_top!r}.")
