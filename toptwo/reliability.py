@@ -247,7 +247,8 @@ def estimate_reliability_loo(A2: Responses, stage1: Any, *, centering: str = "ob
     >>> round(float(np.nanmean(loo[~spam])), 2)                 # hammers: ranked first
     0.47
     """
-    from ._chunks import _steps_4_5_chunked, _task_chunks
+    from ._chunks import _task_chunks
+    from ._ties import _select_rows, _smallest_columns
     from .binary import binary_sign
     from .mle import _local_tasks
 
@@ -259,10 +260,10 @@ def estimate_reliability_loo(A2: Responses, stage1: Any, *, centering: str = "ob
                          f"{centering!r} instead.")
     top = _check_top(stage1.top, A2, owner=owner)
     K, T, n = A2.n_labels, top.shape[1], A2.n_workers
-    v = np.asarray(stage1.v, float)
-    if v.shape != (A2.n_tasks, K - 1):
-        raise ValueError(f"`stage1` of {owner} is for {v.shape[0]} tasks and "
-                         f"{v.shape[1] + 1} labels; the responses have {A2.n_tasks} and {K}.")
+    delta_v = np.asarray(stage1.delta_v, float)
+    if delta_v.shape != (A2.n_tasks, K):
+        raise ValueError(f"`stage1` of {owner} is for {delta_v.shape[0]} tasks and "
+                         f"{delta_v.shape[1]} labels; the responses have {A2.n_tasks} and {K}.")
     indptr, workers_tm, labels_tm = A2.task_major()
     counts = np.diff(indptr)
     comp = np.asarray(stage1.components if stage1.components is not None
@@ -271,6 +272,7 @@ def estimate_reliability_loo(A2: Responses, stage1: Any, *, centering: str = "ob
               else np.full(A2.n_tasks, float(stage1.norm_p)))
     tol4 = 8.0 * np.asarray(stage1.v_error, float)       # eq. (3)'s 4 x (2 x the bound of v)
     usable_task = top[:, 0] > 0                           # tasks with an estimate ...
+    dv_lm = np.ascontiguousarray(delta_v.T)               # label-major: dv_lm[c - 1, j]
     if in_stage1:
         usable_task &= counts > 1                         # ... and another answer
         # X^(k)_ij / (2 s') per label: the centred binary entry (step 1), s' of the
@@ -288,39 +290,63 @@ def estimate_reliability_loo(A2: Responses, stage1: Any, *, centering: str = "ob
             size_c = (np.bincount(comp[ok], minlength=n_c)
                       * np.bincount(wcomp[wcomp >= 0], minlength=n_c))
             with np.errstate(invalid="ignore", divide="ignore"):
-                s_task = np.where(ok, (nnz_c / np.maximum(size_c, 1))[np.maximum(comp, 0)],
+                half_s = np.where(ok, (nnz_c / np.maximum(size_c, 1))[np.maximum(comp, 0)],
                                   np.nan)
         else:
-            s_task = np.full(A2.n_tasks, float(stage1.s_prime_y))
-        u_t = np.ascontiguousarray(np.asarray(stage1.trimmed, float).T)   # (n, K-1)
+            half_s = np.full(A2.n_tasks, float(stage1.s_prime_y))
+        half_s *= 2.0                                     # 2 s' per task
+        u_tilde = np.asarray(stage1.trimmed, float)       # (K-1, n): u~^(k)
+        pooled = bool((u_tilde == u_tilde[:1]).all())     # one vector for every k
+        padded = np.zeros((K, K + 1))
+        padded[:, 1:K] = entry
+        d_entry = np.diff(padded, axis=1)                 # X^(k)_ij - X^(k-1)_ij per label
     hits = np.zeros(n, dtype=np.int64)
     n_used = np.zeros(n, dtype=np.int64)
     chance = np.zeros(n, dtype=np.int64)             # sum of c_ij in units of 2^-CHANCE_BITS
     for lo, hi, e0, e1 in _task_chunks(indptr):
-        task = _local_tasks(indptr, lo, hi) + lo          # task of every answer
-        use = usable_task[task]
+        cnt = counts[lo:hi]
+
+        def per_answer(a: np.ndarray) -> np.ndarray:     # a task's value for its answers
+            return np.repeat(a[..., lo:hi], cnt, axis=-1)
+
+        use = per_answer(usable_task)
         if not use.any():
             continue
-        task, w, c = task[use], workers_tm[e0:e1][use], labels_tm[e0:e1][use]
-        v_loo = v[task]
-        if in_stage1:                                     # take the answer out
-            v_loo -= entry[c - 1] * u_t[w] / (2.0 * s_task[task])[:, None]
-        _, order, top_mass, _ = _steps_4_5_chunked(v_loo, T, tol4[task])   # eq. (3)
-        hit = order[:, 0] + 1 == c
+        w, c = workers_tm[e0:e1], labels_tm[e0:e1]
+        c0 = c.astype(np.intp) - 1
+        cols = per_answer(dv_lm)                          # Delta v_j (step 4), label-major
+        if in_stage1:
+            # take the answer out: Delta v_j^(k),-i = Delta v_j^(k) - (x^(k) - x^(k-1)),
+            # x^(k) = u~_i^(k) X^(k)_ij / (2 s') its term of v_j^(k) (step 3), x^(0) = x^(K) = 0
+            scale = per_answer(1.0 / half_s)
+            if pooled:              # one u~: the difference of the entries, D[c, k], times it
+                uw = u_tilde[0].take(w) * scale
+                for k in range(K):
+                    cols[k] -= d_entry[:, k].take(c0) * uw
+            else:
+                prev = None
+                for k in range(K - 1):
+                    x = entry[:, k].take(c0) * (u_tilde[k].take(w) * scale)
+                    cols[k] -= x if prev is None else x - prev
+                    prev = x
+                cols[K - 1] += prev
+        order = _smallest_columns(cols.copy(), T, per_answer(tol4), False)   # eq. (3)
+        hit = order[:, 0] == c0
+        mass = _select_rows(cols, order[:, 0])
         for t in range(1, T):
-            hit |= order[:, t] + 1 == c
-        mass = top_mass[:, 0].copy()
-        for t in range(1, T):
-            mass += top_mass[:, t]
-        lt = l_task[task]
+            hit |= order[:, t] == c0
+            mass += _select_rows(cols, order[:, t])
+        lt = per_answer(l_task)
         with np.errstate(invalid="ignore", divide="ignore"):
             cij = np.clip(T / K - mass / lt, T / K, 1.0)  # eq. (4) summed over the pair
         cij[~(lt > 0)] = 1.0                              # no estimate of ||p||: eq. (5)
         # integers: sums that do not depend on the order of the answers or the chunks
-        hits += np.bincount(w, weights=hit, minlength=n).astype(np.int64)
-        n_used += np.bincount(w, minlength=n)
         # (a worker answers a task once, so at most one answer per task of the chunk, at
         # most about 2^17: the float sums of integers <= 2^32 stay below 2^53, exact)
+        hit &= use
+        cij[~use] = 0.0
+        hits += np.bincount(w, weights=hit, minlength=n).astype(np.int64)
+        n_used += np.bincount(w, weights=use, minlength=n).astype(np.int64)
         chance += np.bincount(w, weights=np.rint(np.ldexp(cij, CHANCE_BITS)),
                               minlength=n).astype(np.int64)
     with np.errstate(invalid="ignore", divide="ignore"):
