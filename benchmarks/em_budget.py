@@ -57,7 +57,7 @@ def accuracy(replicates: int) -> dict:
                 model, A = draw(c, j, r, SEED)
                 o = toptwo.OracleMLE(model.reliability, model.confusion).fit(A)
                 e_o = toptwo.top_two_errors(o.top_two_, model.top_two)["pair"]
-                t2 = toptwo.TopTwo2().fit(A)
+                t2 = toptwo.TopTwo2(reliability_estimator="moment").fit(A)
                 cell["TopTwo2"].append(
                     toptwo.top_two_errors(t2.top_two_, model.top_two)["pair"] - e_o)
                 for k in CAPS:

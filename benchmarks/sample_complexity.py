@@ -54,9 +54,9 @@ C_MV = np.geomspace(0.3, 6.0, 9)            # n s = c / alpha^2
 # often it flips.
 SPECTRAL = {
     "TopTwo1": lambda mo: toptwo.TopTwo1(),
-    "TopTwo2": lambda mo: toptwo.TopTwo2(),
+    "TopTwo2": lambda mo: toptwo.TopTwo2(reliability_estimator="moment"),
     "TopTwo1 (sum rule)": lambda mo: toptwo.TopTwo1(sign_rule="sum"),
-    "TopTwo2 (sum rule)": lambda mo: toptwo.TopTwo2(sign_rule="sum"),
+    "TopTwo2 (sum rule)": lambda mo: toptwo.TopTwo2(sign_rule="sum", reliability_estimator="moment"),
     "oracle MLE": lambda mo: toptwo.OracleMLE(mo.reliability, mo.confusion),
 }
 MV = {"majority vote": lambda mo, rng: toptwo.baselines.MajorityVote(rng=rng)}

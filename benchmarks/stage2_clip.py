@@ -36,7 +36,7 @@ class Clipped:
         self.lo, self.hi = lo, hi
 
     def __call__(self, model):
-        est, lo, hi = toptwo.TopTwo2(), self.lo, self.hi
+        est, lo, hi = toptwo.TopTwo2(reliability_estimator="moment"), self.lo, self.hi
         fit = est.fit
 
         def clipped_fit(A, *args, **kwargs):

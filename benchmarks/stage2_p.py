@@ -104,7 +104,7 @@ class Swapped:
         self.model, self.p_from, self.q_from = model, p_from, q_from
 
     def fit(self, A):
-        est = toptwo.TopTwo2().fit(A)
+        est = toptwo.TopTwo2(reliability_estimator="moment").fit(A)
         R = toptwo.as_responses(A)
         u = np.asarray(est.stage1_.trimmed, float)[0]      # pooled: the same row for all k
         if self.p_from == "true":
@@ -131,7 +131,7 @@ class Swapped:
 
 def methods(oracle=True):
     out = {"Oracle": lambda mo: toptwo.OracleMLE(mo.reliability, mo.confusion)} if oracle else {}
-    out["TopTwo2 (est p, est q)"] = lambda mo: toptwo.TopTwo2()
+    out["TopTwo2 (est p, est q)"] = lambda mo: toptwo.TopTwo2(reliability_estimator="moment")
     if oracle:
         out["true p, est q"] = lambda mo: Swapped(mo, "true", "est")
         out["est p, true q"] = lambda mo: Swapped(mo, "est", "true")
@@ -169,7 +169,7 @@ def spammers(replicates):
         for r in range(replicates):
             g = np.random.default_rng(np.random.SeedSequence(SEED, spawn_key=(KEY, 98, i, r)))
             model = make(g)
-            est = toptwo.TopTwo2().fit(model.sample(rate, rng=g))
+            est = toptwo.TopTwo2(reliability_estimator="moment").fit(model.sample(rate, rng=g))
             vals.append(est.reliability_[model.reliability == 0])
         v = np.concatenate(vals)
         heavy = np.mean(_clip_p(v) >= 0.148)

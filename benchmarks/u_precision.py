@@ -61,7 +61,7 @@ def _fit(R, precise: bool):
         t1 = toptwo.TopTwo1().fit(R)
         n_steps = max(steps, default=1)
         scipy.linalg.eigh_tridiagonal = orig
-        t2 = toptwo.TopTwo2().fit(R)
+        t2 = toptwo.TopTwo2(reliability_estimator="moment").fit(R)
     finally:
         scipy.linalg.eigh_tridiagonal = orig
         spectral.LANCZOS_TOL, spectral.ARPACK_TOL = saved

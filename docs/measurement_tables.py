@@ -98,7 +98,8 @@ def printed_stage1_errors(data_dir: Any = None) -> dict[str, float]:
     out = {}
     for name in DATASETS:
         ds = load_dataset(name, folder, duplicates="last")
-        est = toptwo.TopTwo2(rng=0, **findings.STAGE1_VARIANTS["printed"]).fit(ds.responses)
+        est = toptwo.TopTwo2(rng=0, reliability_estimator="moment",     # as the stored run
+                             **findings.STAGE1_VARIANTS["printed"]).fit(ds.responses)
         out[name] = float(np.mean(est.top_two_[ds.has_truth, 0] != ds.truth[ds.has_truth]))
     return out
 

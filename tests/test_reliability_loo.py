@@ -143,3 +143,14 @@ def test_messages():
     with pytest.raises(ValueError, match=r"`stage1` of estimate_reliability_loo is for 30 "
                                          r"tasks and 4 labels; the responses have 30 and 5"):
         estimate_reliability_loo(other, res)
+
+
+def test_the_stored_runs_name_their_step_3():
+    """``toptwo.paper``'s "TopTwo2" is Algorithm 2 with eq. (5) as printed (the stored
+    reproductions), "TopTwo2 LOO" is ``toptwo.TopTwo2()`` with its defaults."""
+    from toptwo.experiments import paper
+
+    assert paper.make("TopTwo2").reliability_estimator == "moment"
+    assert paper.make("TopTwo2 LOO").get_params() == toptwo.TopTwo2().get_params()
+    assert toptwo.TopTwo2().reliability_estimator == "leave_one_out"
+    assert paper.load("reliability").config["chosen_on_key"] == 25

@@ -354,7 +354,8 @@ def _targets(A: Any, K: int, seed_seq: list[int], kinds: tuple[str, ...]) -> dic
             T = np.full((top.size, K), np.nan)
             T[top > 0] = np.eye(K)[top[top > 0] - 1]
         elif kind == "top-two (TopTwo2)":
-            T = TopTwo2(rng=rng).fit(A, n_labels=K).soft_labels()
+            # the paper's Algorithm 2 (eq. (5) as printed), as in the stored runs
+            T = TopTwo2(reliability_estimator="moment", rng=rng).fit(A, n_labels=K).soft_labels()
         elif kind == "top-two (TopTwoEM)":
             T = TopTwoEM(rng=rng).fit(A, n_labels=K).soft_labels()
         elif kind == "full":

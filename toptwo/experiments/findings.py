@@ -191,7 +191,7 @@ def spammer_instance(seed: int, *, spammer_fraction: float = 0.3, s: float = 0.1
 
     model = TopTwoModel.random(*shape, spammer_fraction=spammer_fraction, rng=seed)
     A = model.sample(s, rng=100 + seed)
-    t2 = TopTwo2(rng=seed).fit(A)
+    t2 = TopTwo2(reliability_estimator="moment", rng=seed).fit(A)     # eq. (5) as printed
     mv = MajorityVote(rng=seed).fit(A)
     spam = model.reliability == 0
     e2, emv = (top_two_errors(e.top_two_, model.top_two)["pair"] for e in (t2, mv))
@@ -216,7 +216,7 @@ def estimation_instance(seed: int, *, s: float = 0.2, shape: tuple[int, int, int
 
     model = TopTwoModel.random(*shape, rng=seed)
     A = model.sample(s, rng=seed + 1)
-    t2 = TopTwo2(rng=0).fit(A)
+    t2 = TopTwo2(reliability_estimator="moment", rng=0).fit(A)        # eq. (5) as printed
     rel_p = float(np.mean((t2.reliability_ - model.reliability) ** 2) / PRIOR_VARIANCE_P)
     rel_q = float(np.mean((t2.confusion_ - model.confusion) ** 2) / PRIOR_VARIANCE_Q)
     return {"rel_p": rel_p, "rel_q": rel_q, "model": model, "estimator": t2}

@@ -76,10 +76,16 @@ def _registry() -> dict[str, Callable[[Any, Any, int], Any]]:
         "MACE": lambda model, rng, T: MACE(rng=rng),
         "GLAD": lambda model, rng, T: GLAD(),
         "TopTwo1": lambda model, rng, T: TopTwo1(n_top=T, rng=rng),
-        "TopTwo2": lambda model, rng, T: TopTwo2(n_top=T, rng=rng),
-        "TopTwo2 split": lambda model, rng, T: TopTwo2(sample_splitting=True, n_top=T,
+        # Algorithm 2 with eq. (5) as printed (the stored runs); "TopTwo2 LOO" is
+        # toptwo.TopTwo2()'s default, eq. (5) left one out (issue 25)
+        "TopTwo2": lambda model, rng, T: TopTwo2(reliability_estimator="moment", n_top=T,
+                                                 rng=rng),
+        "TopTwo2 LOO": lambda model, rng, T: TopTwo2(n_top=T, rng=rng),
+        "TopTwo2 split": lambda model, rng, T: TopTwo2(reliability_estimator="moment",
+                                                       sample_splitting=True, n_top=T,
                                                        rng=rng),
-        "TopTwo2 refine3": lambda model, rng, T: TopTwo2(n_refinements=3, rng=rng),
+        "TopTwo2 refine3": lambda model, rng, T: TopTwo2(reliability_estimator="moment",
+                                                         n_refinements=3, rng=rng),
         "TopTwoEM": lambda model, rng, T: TopTwoEM(rng=rng),
         "Oracle": _oracle,
     }
@@ -91,7 +97,7 @@ def _registry() -> dict[str, Callable[[Any, Any, int], Any]]:
 METHODS: dict[str, Callable[[Any, Any, int], Any]] = _registry()
 
 #: The methods that recover ordered top-T answers (Appendix `subsec:top_T`).
-TOP_T_NAMES = ("MV", "TopTwo1", "TopTwo2", "TopTwo2 split", "Oracle")
+TOP_T_NAMES = ("MV", "TopTwo1", "TopTwo2", "TopTwo2 LOO", "TopTwo2 split", "Oracle")
 
 #: Every name of :data:`METHODS` except the oracle: the estimators a user can run on data.
 ESTIMATOR_NAMES = tuple(name for name in METHODS if name != "Oracle")
@@ -129,6 +135,11 @@ METHOD_NOTES: dict[str, str] = {
     "EBCC": "mean-field VB with 10 subtypes per class, the authors' default priors.",
     "MACE": "EM (no variational Bayes), best of 10 random restarts.",
     "GLAD": "EM with an L-BFGS M-step, N(1, 1) priors on alpha and log beta.",
+    "TopTwo2": "Algorithm 2 with the package's stage 1 and eq. (5) as printed "
+               "(reliability_estimator='moment'); toptwo.TopTwo2()'s default p is eq. (5) left "
+               "one out, 'TopTwo2 LOO' (docs/design_stage1.md).",
+    "TopTwo2 LOO": "toptwo.TopTwo2() with its defaults: eq. (5) with each answer left out "
+                   "of its own task's pair (beyond the paper).",
     "TopTwo2 refine3": "TopTwo2 followed by three hard-EM refinements of (p, q) (beyond "
                        "the paper).",
     "TopTwoEM": "EM on the full likelihood of eq. (1) from TopTwo2 (beyond the paper).",
@@ -208,6 +219,7 @@ RESULT_NAMES = {
     "core": "benchmarks/bench_core.py",
     "corrupted_labels": "benchmarks/corrupted_labels.py",
     "stage1": "benchmarks/stage1.py --replicates 20 --data-dir <datasets>",
+    "reliability": "benchmarks/reliability.py --data-dir <datasets>",
 }
 
 #: Where each result set keeps its groups (scenarios, knobs, datasets, shapes).

@@ -51,7 +51,8 @@ def em_paired_gaps(seeds: Iterable[int], *, scenario: str = "few_smart", samplin
         A = model.sample(sampling_rate, rng=seed + 100)
         oracle = toptwo.OracleMLE(model.reliability, model.confusion).fit(A)
         eo = toptwo.top_two_errors(oracle.top_two_, model.top_two)["pair"]
-        for name, est in (("TopTwo2", toptwo.TopTwo2()), ("TopTwoEM", toptwo.TopTwoEM(rng=0))):
+        for name, est in (("TopTwo2", toptwo.TopTwo2(reliability_estimator="moment")),   # EM's start
+                          ("TopTwoEM", toptwo.TopTwoEM(rng=0))):
             gaps[name].append(toptwo.top_two_errors(est.fit(A).top_two_, model.top_two)["pair"] - eo)
     return {k: np.array(v) for k, v in gaps.items()}
 
@@ -171,7 +172,8 @@ def soft_label_experiment(seeds: Iterable[int], *, setup: dict[str, np.ndarray] 
             ok = A.task_counts() > 0
             targets = {
                 "hard (MV)": np.eye(K)[toptwo.MajorityVote(rng=seed).fit(A, n_labels=K).top_two_[:, 0] - 1],
-                "top-two soft (TopTwo2)": toptwo.TopTwo2(rng=seed).fit(A, n_labels=K).soft_labels(),
+                "top-two soft (TopTwo2)": toptwo.TopTwo2(reliability_estimator="moment", rng=seed
+                                                         ).fit(A, n_labels=K).soft_labels(),
                 "full distribution": answer_distribution(A, K),
             }
             for mname in models:

@@ -564,7 +564,7 @@ def minimax_gap_curves(n_workers: int = 400, n_tasks: int = 200, n_labels: int =
             acc = {k: 0.0 for k in errors}
             for _ in range(R):
                 A = model.sample(s, rng=gen)
-                for name, est in (("TopTwo2", TopTwo2(rng=gen)), ("oracle MLE", OracleMLE(p, model.confusion))):
+                for name, est in (("TopTwo2", TopTwo2(reliability_estimator="moment", rng=gen)), ("oracle MLE", OracleMLE(p, model.confusion))):
                     acc[name] += top_two_errors(est.fit(A, K).top_two_, model.top_two)["pair"] / R
             for k in errors:
                 errors[k][a] = acc[k]
@@ -627,7 +627,7 @@ def minimax_sample_complexity(n_workers: int = 800, n_tasks: int = 150, n_labels
         for r in range(R):
             for a in np.flatnonzero(ok):
                 A = model.sample(xs[a] / (n * d_bar), rng=gen)
-                for name, est in (("TopTwo2", TopTwo2(rng=gen)), ("oracle MLE", OracleMLE(p, model.confusion))):
+                for name, est in (("TopTwo2", TopTwo2(reliability_estimator="moment", rng=gen)), ("oracle MLE", OracleMLE(p, model.confusion))):
                     per_rep[name][r, a] = top_two_errors(est.fit(A, K).top_two_, model.top_two)["pair"]
         queries = {k: np.array([queries_needed(xs[ok], v[r, ok], target) for r in range(R)]) / d_bar
                    for k, v in per_rep.items()}
