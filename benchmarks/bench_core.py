@@ -18,7 +18,9 @@ Every case is then measured in its own fresh child process, which loads the arra
 builds a fresh :class:`toptwo.Responses` for every repeat (so conversions such as
 ``tocsr()`` are part of the timed fit); ``toptwo2_csr`` passes a ``scipy.sparse``
 CSR matrix instead, as users do, so its validation and conversion are timed too.
-Cases: TopTwo2 (``toptwo2``, ``toptwo2_csr``, ``toptwo2_split``), TopTwo1, majority vote,
+Cases: TopTwo2 (``toptwo2``, ``toptwo2_csr``, ``toptwo2_split``; ``toptwo2_eq5_csr`` is
+``toptwo2_csr`` with eq. (5) as printed, ``reliability_estimator="moment"``, the default's
+step 3 until issue 25's leave-one-out p), TopTwo1, majority vote,
 and ``csr_gate``: ``as_responses`` of the CSR matrix alone (the validation and conversion
 inside ``toptwo2_csr``).
 
@@ -76,7 +78,8 @@ MAX_MATVECS = 100
 MAX_MATVECS_CSR = 60
 #: mat-vecs timed after every fit (the reference, interleaved with the fits)
 MATVECS_PER_REPEAT = 10
-CASES = ("toptwo2", "toptwo2_csr", "csr_gate", "toptwo1", "toptwo2_split", "majority")
+CASES = ("toptwo2", "toptwo2_csr", "toptwo2_eq5_csr", "csr_gate", "toptwo1", "toptwo2_split",
+         "majority")
 DEFAULT_CROWDKIT_PYTHON = "/work/venv-bench/bin/python"
 
 
@@ -136,6 +139,10 @@ def _child_measure(case: str, size: str, datadir: str, repeats: int) -> dict:
             import scipy.sparse as sp
             A = sp.csr_matrix((lab, (w, t)), shape=shape)
             run = lambda: toptwo.TopTwo2(rng=0).fit(A)  # noqa: E731
+        elif case == "toptwo2_eq5_csr":  # toptwo2_csr with eq. (5) as printed for step 3
+            import scipy.sparse as sp
+            A = sp.csr_matrix((lab, (w, t)), shape=shape)
+            run = lambda: toptwo.TopTwo2(reliability_estimator="moment", rng=0).fit(A)  # noqa: E731
         elif case == "csr_gate":         # the part of toptwo2_csr that reads the matrix
             import scipy.sparse as sp
             A = sp.csr_matrix((lab, (w, t)), shape=shape)

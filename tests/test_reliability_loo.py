@@ -154,3 +154,21 @@ def test_the_stored_runs_name_their_step_3():
     assert paper.make("TopTwo2 LOO").get_params() == toptwo.TopTwo2().get_params()
     assert toptwo.TopTwo2().reliability_estimator == "leave_one_out"
     assert paper.load("reliability").config["chosen_on_key"] == 25
+
+
+def test_the_design_page_quotes_the_stored_run():
+    """docs/design_stage1.md's table of step 3 is reliability.json's (a stale figure fails)."""
+    from pathlib import Path
+
+    from toptwo.experiments import paper
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "design_stage1.md").read_text()
+    run = paper.load("reliability")
+    syn = run["synthetic"]
+    for name in ("eq. (5)", "leave one out (default)", "MLE"):
+        for sc in ("hammer5", "few_smart", "easy", "hard", "high_variance"):
+            cell = " / ".join(f"{syn[k][sc][name]['gap']:+.4f}" for k in ("25", "26", "27", "28"))
+            assert cell in page, (name, sc, cell)
+    real = run["real"]
+    row = " | ".join(f"{real[d]['leave one out (default)']:.4f}" for d in real)
+    assert row in page, row
