@@ -246,7 +246,7 @@ def test_infer_workers_output_needs_toptwo2(tmp_path, capsys, instance):
     path = _triples_csv(tmp_path, R)
     assert main(["infer", str(path), "--method", "majority", "--workers-output",
                  str(tmp_path / "w.csv")]) == 2
-    assert ("--workers-output needs --method toptwo2, em or onecoin (only TopTwo2, eq. (5), "
+    assert ("--workers-output needs --method toptwo2, em or onecoin (only TopTwo2's step 3, "
             "TopTwoEM and one-coin Dawid-Skene estimate worker reliabilities); got --method "
             "majority." in capsys.readouterr().err)
     assert not (tmp_path / "w.csv").exists()

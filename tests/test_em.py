@@ -152,7 +152,8 @@ def test_beats_toptwo2_on_paired_seeds(name):
         model, A = _scenario(name, seed)
         # the paper's Algorithm 2 (stage 1 with left_vector="per_k", eq. (5) as printed):
         # with the pooled default on "hard" EM's gain over 8 seeds is not significant
-        # (p = 0.14, issue 25), nor with the leave-one-out p on "few_smart" (p = 0.12)
+        # (p = 0.14, issue 25), nor with the leave-one-out p on "few_smart" (p = 0.12 when
+        # it became the default)
         paper = dict(left_vector="per_k", reliability_estimator="moment")
         t2 = toptwo.TopTwo2(**paper).fit(A)
         em = toptwo.TopTwoEM(confusion="map", init=toptwo.TopTwo2(**paper)).fit(A)

@@ -172,3 +172,121 @@ def test_the_design_page_quotes_the_stored_run():
     real = run["real"]
     row = " | ".join(f"{real[d]['leave one out (default)']:.4f}" for d in real)
     assert row in page, row
+
+
+def _brute_force(R, res, centering, T):
+    """The definition, answer by answer, built independently of the package's pass: the
+    components by scipy, s' = nnz / (n_c m_c) of each, v_j rebuilt from the answers, then
+    for every usable answer its task's v without it, eq. (3) by argmin with a tolerance,
+    c_ij by eq. (4) summed over the pair, and the ratio clipped to eq. (5)'s range."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    n, m, K = R.n_workers, R.n_tasks, R.n_labels
+    w, t, c = R.workers, R.tasks, R.labels
+    G = sp.coo_array((np.ones(w.size), (w, t + n)), shape=(n + m, n + m)).tocsr()
+    _, lab = connected_components(G, directed=False)
+    lw, lt = lab[:n], lab[n:]
+    cnt = np.bincount(t, minlength=m)
+    if centering == "observed":
+        s_prime = np.zeros(m)
+        for comp in np.unique(lt[cnt > 0]):
+            tasks = np.flatnonzero((lt == comp) & (cnt > 0))
+            workers = np.flatnonzero((lw == comp) & (np.bincount(w, minlength=n) > 0))
+            s_prime[tasks] = np.isin(t, tasks).sum() / (len(tasks) * len(workers))
+    else:
+        s_prime = np.full(m, R.nnz / (n * m))
+    Ut = res.trimmed
+    shifts = (K - 2 * np.arange(1, K)) / K
+    X = np.where(c[:, None] > np.arange(1, K)[None, :], 1.0, -1.0)     # A^(k) = +1 iff A > k
+    if centering == "observed":
+        X = X - shifts
+    v = np.zeros((m, K - 1))
+    for e in range(w.size):
+        v[t[e]] += Ut[:, w[e]] * X[e] / (2 * s_prime[t[e]])
+    if centering == "paper":
+        v -= shifts * Ut.sum(axis=1) / 2
+    active = res.top[:, 0] > 0
+    np.testing.assert_allclose(v[active], res.v[active], rtol=0, atol=1e-12)
+    hits, used, chance = np.zeros(n), np.zeros(n), np.zeros(n)
+    for e in range(w.size):
+        i, j = w[e], t[e]
+        if not (active[j] and cnt[j] > 1):
+            continue
+        dv = np.diff(np.concatenate([[0], res.v[j] - Ut[:, i] * X[e] / (2 * s_prime[j]), [0]]))
+        d, pick = dv.copy(), []
+        for _ in range(T):
+            k = int(np.argmax(d <= d.min() + 1e-9))
+            pick.append(k)
+            d[k] = np.inf
+        lj = res.l_task[j]
+        hits[i] += (c[e] - 1) in pick
+        used[i] += 1
+        chance[i] += 1.0 if not lj > 0 else float(np.clip(T / K - dv[pick].sum() / lj, T / K, 1))
+    with np.errstate(all="ignore"):
+        excess = chance - T / K * used
+        p = np.clip((hits - T / K * used) / excess, -T / (K - T), 1)
+    p[(used == 0) | ~(excess > 1e-12)] = np.nan
+    return p
+
+
+@pytest.mark.parametrize("K, T", [(5, 2), (6, 3)])
+@pytest.mark.parametrize("centering", ["observed", "paper"])
+@pytest.mark.parametrize("left_vector", ["stacked", "per_k"])
+def test_equals_the_definition_answer_by_answer(K, T, centering, left_vector):
+    """A crowd of 30, six components of 2-7 workers (the batched path), a lone worker and
+    one-answer tasks; K = 5 with T = 2 and K = 6 with T = 3; both centrings; pooled and
+    per-k vectors: the package's pass equals the brute force to 1e-8 (the chances are added
+    on a 2^-32 grid), with the same NaN."""
+    parts = [toptwo.TopTwoModel.random(30, 150, K, rng=1).sample(0.3, rng=2)]
+    parts += [toptwo.TopTwoModel.random(2 + s, 8, K, rng=10 + s).sample(0.7, rng=20 + s)
+              for s in range(6)]
+    parts.append(toptwo.Responses.from_triples(np.zeros(4, int), np.arange(4),
+                                               np.array([1, 2, 3, 1]), n_workers=1,
+                                               n_tasks=4, n_labels=K))
+    R = _join(parts)
+    res = spectral_estimate(R, R, left_vector=left_vector, n_top=T, centering=centering,
+                            sign_rule="sum" if left_vector != "per_k" else "paper")
+    if centering == "observed":                 # "paper" couples them: one part
+        assert len(np.unique(res.components)) > 2
+    p = estimate_reliability_loo(R, res)
+    ref = _brute_force(R, res, centering, T)
+    np.testing.assert_array_equal(np.isnan(p), np.isnan(ref))
+    np.testing.assert_allclose(p, ref, rtol=0, atol=1e-8)
+    assert np.nanmin(p) >= -T / (K - T) and np.nanmax(p) <= 1
+
+
+def test_refuses_what_it_cannot_use():
+    R = toptwo.TopTwoModel.random(10, 30, 4, rng=14).sample(0.6, rng=15)
+    res = _stage1(R)
+    with pytest.raises(ValueError, match=r"`centering` of estimate_reliability_loo is 'paper' "
+                                         r"but stage 1 used 'observed'; leave it out"):
+        estimate_reliability_loo(R, res, centering="paper")
+    with pytest.raises(TypeError, match=r"`in_stage1` of estimate_reliability_loo must be True "
+                                        r"or False; got 'no'"):
+        estimate_reliability_loo(R, res, in_stage1="no")
+    with pytest.raises(ValueError, match=r"n_responses"):
+        estimate_reliability_loo(R, res, n_responses=np.ones(3, dtype=int))
+    with pytest.raises(TypeError, match=r"`stage1` of estimate_reliability_loo must be a "
+                                        r"SpectralResult .*; got TopTwo1"):
+        estimate_reliability_loo(R, toptwo.TopTwo1().fit(R))
+    from toptwo.spectral import spectral_from_matrices
+    mats = [toptwo.binary.to_binary(R, k).toarray() for k in range(1, 4)]
+    bare = spectral_from_matrices(mats, mats, s_prime=0.6)
+    with pytest.raises(ValueError, match=r"must come from toptwo.spectral_estimate"):
+        estimate_reliability_loo(R, bare)
+
+
+@pytest.mark.parametrize("seeds", [range(5, 10), range(10, 15)])
+def test_lesson04_spammer_claims_hold_for_other_seeds(seeds):
+    """Lesson 04's last section asserts, on seeds 0-4: eq. (5)'s spammers' mean p_hat > 0.2,
+    the leave-one-out one within 0.1 of 0 (5 hammers, 45 spammers, s = 0.1)."""
+    means = {"moment": [], "leave_one_out": []}
+    for seed in seeds:
+        crowd = toptwo.TopTwoModel.spammer_hammer(50, 500, 5, hammer_fraction=0.1, rng=seed)
+        A = crowd.sample(0.1, rng=100 + seed)
+        for est in means:
+            p = toptwo.TopTwo2(reliability_estimator=est).fit(A).reliability_
+            means[est].append(np.nanmean(p[crowd.reliability == 0]))
+    assert np.mean(means["moment"]) > 0.2, means
+    assert abs(np.mean(means["leave_one_out"])) < 0.1, means

@@ -106,9 +106,11 @@ def test_mle_refuses_bad_input():
 def test_toptwo2_option_uses_the_mle_and_keeps_the_default():
     model = toptwo.TopTwoModel.scenario("few_smart", 50, 300, 5, rng=3)
     A = model.sample(0.3, rng=4)
+    # the default is the leave-one-out p, not the MLE (and not eq. (5))
     default = toptwo.TopTwo2().fit(A)
-    assert toptwo.TopTwo2(reliability_estimator="leave_one_out").fit(A).top_two_.tolist() == \
-        default.top_two_.tolist()
+    from toptwo.reliability import estimate_reliability_loo
+    np.testing.assert_array_equal(default.reliability_, estimate_reliability_loo(
+        toptwo.as_responses(A), default.stage1_, n_responses=toptwo.as_responses(A).worker_counts()))
     est = toptwo.TopTwo2(reliability_estimator="mle").fit(A)
     R = toptwo.as_responses(A)
     expected = estimate_reliability_mle(R, est.stage1_.top, est._q_mle,
@@ -135,7 +137,8 @@ def test_toptwo2_option_combinations_are_refused():
         with pytest.raises(ValueError, match=rf"reliability_normalization='paper' applies to "
                                              rf"eq. \(5\) as printed \(reliability_estimator="
                                              rf"'moment'\) only; reliability_estimator="
-                                             rf"'{estimator}' has none"):
+                                             rf"'{estimator}' has none \(pass "
+                                             rf"reliability_estimator='moment' with it\)"):
             toptwo.TopTwo2(reliability_estimator=estimator,
                            reliability_normalization="paper").fit(A)
     # the default is the leave-one-out estimator: the paper's normalisation needs "moment"

@@ -166,8 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "folder must exist; an existing file needs --force)")
     infer.add_argument("--workers-output", metavar="W.csv", default=None,
                        help="also write per-worker reliabilities (worker,reliability; "
-                            "eq. (5), unclipped) to this file; needs --method toptwo2 or "
-                            "onecoin")
+                            "toptwo2: eq. (5) with each answer left out of its task's "
+                            "pair, in [-2/(K-2), 1], not clipped for eq. (6)) to this file; "
+                            "needs --method toptwo2, em or onecoin")
     infer.add_argument("--uncertain", type=_positive_int, default=None, metavar="N",
                        help="with --method em: also print to standard error the N tasks "
                             "whose pair is least certain (lowest posterior), which need more "
@@ -552,7 +553,7 @@ def _progress(R_nnz: int, text: str) -> None:
 def _run_infer(args: argparse.Namespace) -> None:  # noqa: C901 - the command's steps in order
     if args.workers_output is not None and args.method not in _RELIABILITY_METHODS:
         raise _UsageError(f"--workers-output needs --method toptwo2, em or onecoin "
-                          f"(only TopTwo2, eq. (5), TopTwoEM and one-coin Dawid-Skene "
+                          f"(only TopTwo2's step 3, TopTwoEM and one-coin Dawid-Skene "
                           f"estimate worker reliabilities); got --method {args.method}.")
     if args.uncertain is not None and args.method != "em":
         raise _UsageError(f"--uncertain needs --method em (the posterior of each pair comes "

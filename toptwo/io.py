@@ -667,9 +667,11 @@ def write_results_csv(dest: str | os.PathLike | IO[str], task_ids: Sequence[Any]
 
 def write_reliability_csv(dest: str | os.PathLike | IO[str], worker_ids: Sequence[Any] | np.ndarray,
                           reliability: np.ndarray, *, decimals: int | None = None) -> None:
-    """Write per-worker reliabilities p_hat_i (eq. (5) [`eqn:hatpi`]) as ``worker,reliability``.
+    """Write per-worker reliabilities p_hat_i (e.g. TopTwo2's step 3, eq. (5) [`eqn:hatpi`]
+    left one out) as ``worker,reliability``.
 
-    ``reliability`` is written unclipped, as estimated (it may fall outside [0, 1]);
+    ``reliability`` is written as estimated, without eq. (6)'s clip (TopTwo2's may fall
+    outside [0, 1]);
     NaN (a worker without usable answers) is written as an empty field. ``decimals`` as
     in :func:`write_results_csv`.
     """

@@ -423,7 +423,8 @@ class TopTwo2(BaseEstimator):
         printed; measurements in ``docs/design_stage1.md``).
     n_refinements : int, default=0
         Beyond the paper (T = 2 only): this many hard-EM steps after eq. (6), each
-        re-estimating p by eq. (5) per worker on all responses and q by a moment
+        re-estimating p by eq. (5) per worker on all responses (whatever
+        ``reliability_estimator`` gave the first p; refused with "mle") and q by a moment
         equation shrunk towards stage 1's q, then solving eq. (6) again; stops at a fixed
         point (design notes, "Refinement").
     refinement_shrinkage : float, default=2.0
@@ -533,7 +534,8 @@ class TopTwo2(BaseEstimator):
             raise ValueError(f"{owner}: reliability_normalization="
                              f"{params['reliability_normalization']!r} applies to eq. (5) "
                              f"as printed (reliability_estimator='moment') only; "
-                             f"reliability_estimator={estimator!r} has none.")
+                             f"reliability_estimator={estimator!r} has none (pass "
+                             f"reliability_estimator='moment' with it).")
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
         check_spectral_labels(R.n_labels, T, owner)               # n_top < K: needs the data
         check_enough_labels(R, f"{owner}.fit")

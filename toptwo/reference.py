@@ -142,7 +142,7 @@ def leave_one_out_reliability(A2, C, stage1, n_labels, centering, in_stage1):
         num[i] = np.sum(hit[use] - 2 / K)
         den[i] = np.sum(c[use] - 2 / K)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / den, np.nan)
+        return np.where(den > 0, np.clip(num / den, -2 / (K - 2), 1), np.nan)  # eq. (5)'s range
 
 
 def algorithm2(A, n_labels, s_1=0.5, eta=0.1, rng=None, *, sample_splitting=True,

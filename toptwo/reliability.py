@@ -1,11 +1,18 @@
-"""Worker reliabilities by maximum likelihood: a step 3 for Algorithm 2 beyond eq. (5).
+"""Worker reliabilities beyond eq. (5): two other step 3s for Algorithm 2.
 
 Eq. (5) [`eqn:hatpi`] estimates p_i from the share of worker i's answers that fall in the
-estimated pair {g_j, h_j}: a moment estimator that ignores which of the two labels the
-answer was. Given q_j, eq. (1) [`eqn:A_dist`] says more, and the maximum-likelihood p_i uses
-it. ``TopTwo2(reliability_estimator="mle")`` plugs this p_i into eq. (6); the default stays
-eq. (5). The measurements that led here (the few-smart gap of TopTwo2 is the noise and bias
-of eq. (5)'s p on spammers) are in ``docs/design_stage1.md``.
+estimated pair {g_j, h_j}. Without sample splitting that pair was estimated from the same
+answers, so spammers agree with it more often than chance (the few-smart gap of TopTwo2 is
+the noise and bias of eq. (5)'s p on spammers, ``docs/design_stage1.md``).
+
+* :func:`estimate_reliability_loo`, TopTwo2's default (``reliability_estimator=
+  "leave_one_out"``): eq. (5) with each answer scored against the pair stage 1 gives its task
+  without that answer, corrected for how often that pair is right;
+* :func:`estimate_reliability_mle` (``reliability_estimator="mle"``): given q_j, eq. (1)
+  [`eqn:A_dist`] also tells g-answers from h-answers, and the maximum-likelihood p_i uses
+  that (eq. (5) is a moment estimator that ignores it).
+
+``reliability_estimator="moment"`` is eq. (5) as printed (:func:`toptwo.estimate_reliability`).
 """
 
 from __future__ import annotations
@@ -29,9 +36,23 @@ MLE_STEPS = 30
 #: step can cycle between floats a few ulps apart (the score sums hundreds of terms), so
 #: the stop is relative, far below what eq. (6)'s clipped weights can resolve.
 MLE_RTOL = 1e-12
-#: :func:`estimate_reliability_loo` adds the chances c_ij on a grid of 2^-CHANCE_BITS (an
-#: error of 2^-33 per answer), as integers: the same sum in any order of the answers.
+#: :func:`estimate_reliability_loo` adds the excess chances c_ij - T/K on a grid of
+#: 2^-CHANCE_BITS (an error of 2^-33 per answer, none where c_ij is clipped to T/K), as
+#: integers: the same sum in any order of the answers.
 CHANCE_BITS = 32
+
+
+def _check_n_responses(n_responses: Any, n: int, owner: str) -> np.ndarray | None:
+    """``n_responses`` (answers per worker in the full data) checked: None, or 1-D integers
+    of length n_workers."""
+    if n_responses is None:
+        return None
+    n_responses = np.asarray(n_responses)
+    if n_responses.ndim != 1 or not np.issubdtype(n_responses.dtype, np.integer):
+        raise TypeError(f"`n_responses` of {owner} must be a 1-D integer array (answers per "
+                        f"worker); got dtype {n_responses.dtype}, shape {n_responses.shape}.")
+    check_length(n_responses, "n_responses", owner=owner, length=n)
+    return n_responses
 
 
 def estimate_reliability_mle(A2: Responses, top: np.ndarray, confusion: np.ndarray, *,
@@ -105,13 +126,7 @@ def estimate_reliability_mle(A2: Responses, top: np.ndarray, confusion: np.ndarr
     K = A2.n_labels
     n = A2.n_workers
     w, t, c = A2.workers, A2.tasks, A2.labels
-    if n_responses is not None:
-        n_responses = np.asarray(n_responses)
-        if n_responses.ndim != 1 or not np.issubdtype(n_responses.dtype, np.integer):
-            raise TypeError(f"`n_responses` of {owner} must be a 1-D integer array (answers "
-                            f"per worker); got dtype {n_responses.dtype}, shape "
-                            f"{n_responses.shape}.")
-        check_length(n_responses, "n_responses", owner=owner, length=n)
+    n_responses = _check_n_responses(n_responses, n, owner)
     g, h = top[:, 0].take(t), top[:, 1].take(t)
     used = g > 0                                      # tasks with an estimate
     # a_ij: P(A_ij) = 1/K + p (a_ij - 1/K), eq. (1): a = q_j for g_j, 1 - q_j for h_j, and
@@ -165,7 +180,7 @@ def estimate_reliability_mle(A2: Responses, top: np.ndarray, confusion: np.ndarr
     return p_hat
 
 
-def estimate_reliability_loo(A2: Responses, stage1: Any, *, centering: str = "observed",
+def estimate_reliability_loo(A2: Responses, stage1: Any, *, centering: str | None = None,
                              in_stage1: bool = True,
                              n_responses: np.ndarray | None = None) -> np.ndarray:
     r"""Worker reliabilities p_i by eq. (5), each answer scored against the pair stage 1
@@ -212,17 +227,24 @@ def estimate_reliability_loo(A2: Responses, stage1: Any, *, centering: str = "ob
     stage1 : SpectralResult
         Stage 1's result (:func:`toptwo.spectral_estimate`), with ``v``, ``trimmed``,
         ``components``, ``v_error`` and ``l_task``.
-    centering : {"observed", "paper"}, default="observed"
-        The centring stage 1 used (fixes :math:`X^{(k)}_{ij}`).
+    centering : {"observed", "paper"}, optional
+        The centring stage 1 used (it fixes :math:`X^{(k)}_{ij}`); read from ``stage1``
+        (``SpectralResult.centering``), and refused if it disagrees. Needed only for a
+        result that does not record it.
     in_stage1 : bool, default=True
-        Whether A2's answers are stage 1's C (no sample splitting).
+        Whether A2's answers are stage 1's C (no sample splitting). With False nothing is
+        taken out: the pair is stage 1's own (eq. (3) at stage 1's tie tolerance).
     n_responses : ndarray of shape (n_workers,), optional
         Responses per worker in the full data; workers with none get NaN.
 
     Returns
     -------
     p_hat : ndarray of shape (n_workers,)
-        Unclipped (may fall outside [0, 1]); NaN for a worker without a usable answer.
+        Clipped to [-T/(K-T), 1], the range of eq. (5): the ratio is unstable where a
+        worker's few answers all have c_ij close to T/K (pairs that carry almost no
+        information without the answer), and can leave that range by far (a worker of 4
+        answers reached 122 on flag before this clip). Eq. (6) clips p further (TopTwo2).
+        NaN for a worker without a usable answer (or whose c_ij are all T/K).
 
     Examples
     --------
@@ -247,112 +269,160 @@ def estimate_reliability_loo(A2: Responses, stage1: Any, *, centering: str = "ob
     >>> round(float(np.nanmean(loo[~spam])), 2)                 # hammers: ranked first
     0.47
     """
+    from . import _chunks as _chunks_mod
     from ._chunks import _task_chunks
     from ._ties import _select_rows, _smallest_columns
-    from .binary import binary_sign
-    from .mle import _local_tasks
 
     owner = "estimate_reliability_loo"
+    A2, centering, n_responses, top = _check_loo_inputs(A2, stage1, centering, in_stage1,
+                                                        n_responses, owner)
+    K, T, n = A2.n_labels, top.shape[1], A2.n_workers
+    indptr, workers_tm, labels_tm = A2.task_major()
+    counts = np.diff(indptr)
+    l_task = np.asarray(stage1.l_task, float)
+    # eq. (3)'s tolerance, 4 x the bound of v; doubled for the subtraction (nothing is
+    # subtracted without in_stage1: then the pair is stage 1's own)
+    tol4 = (8.0 if in_stage1 else 4.0) * np.asarray(stage1.v_error, float)
+    usable_task = top[:, 0] > 0                           # tasks with an estimate ...
+    if in_stage1:
+        usable_task &= counts > 1                         # ... and another answer
+        out = _TakeOut(A2, stage1, centering, counts, workers_tm)
+    dv_lm = np.ascontiguousarray(np.asarray(stage1.delta_v, float).T)   # dv_lm[c - 1, j]
+    hits = np.zeros(n, dtype=np.int64)
+    n_used = np.zeros(n, dtype=np.int64)
+    excess = np.zeros(n, dtype=np.int64)   # sum of c_ij - T/K in units of 2^-CHANCE_BITS
+    # chunks of at most about 2^20 answers, so of at most 2^20 + 1 tasks: a worker answers
+    # a task once, so its sum over a chunk of integers < 2^CHANCE_BITS stays below 2^53
+    # and the float sums of bincount are exact
+    for lo, hi, e0, e1 in _task_chunks(indptr, size=min(_chunks_mod.CHUNK_RESPONSES, 1 << 20)):
+        cnt = counts[lo:hi]
+        use = _per_answer(usable_task, lo, hi, cnt)
+        if not use.any():
+            continue
+        w, c0 = workers_tm[e0:e1], labels_tm[e0:e1].astype(np.intp) - 1
+        cols = _per_answer(dv_lm, lo, hi, cnt)            # Delta v_j (step 4), label-major
+        if in_stage1:
+            out.subtract(cols, w, c0, _per_answer(out.inv_2s, lo, hi, cnt))
+        order = _smallest_columns(cols.copy(), T, _per_answer(tol4, lo, hi, cnt), False)
+        hit = order[:, 0] == c0                           # eq. (3) without the answer
+        mass = _select_rows(cols, order[:, 0])
+        for t in range(1, T):
+            hit |= order[:, t] == c0
+            mass += _select_rows(cols, order[:, t])
+        lt = _per_answer(l_task, lo, hi, cnt)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cij = np.clip(T / K - mass / lt, T / K, 1.0)  # eq. (4) summed over the pair
+        cij[~(lt > 0)] = 1.0                              # no estimate of ||p||: eq. (5)
+        # integers: sums that do not depend on the order of the answers or the chunks;
+        # c_ij - T/K >= 0, exactly 0 where c_ij is clipped to T/K
+        hit &= use
+        cij -= T / K
+        cij[~use] = 0.0
+        hits += np.bincount(w, weights=hit, minlength=n).astype(np.int64)
+        n_used += np.bincount(w, weights=use, minlength=n).astype(np.int64)
+        excess += np.bincount(w, weights=np.rint(np.ldexp(cij, CHANCE_BITS)),
+                              minlength=n).astype(np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_hat = (hits - T / K * n_used) / np.ldexp(excess.astype(float), -CHANCE_BITS)
+    np.clip(p_hat, -T / (K - T), 1.0, out=p_hat)          # the range of eq. (5)
+    p_hat[(n_used == 0) | (excess <= 0)] = np.nan
+    if n_responses is not None:
+        p_hat[np.asarray(n_responses) == 0] = np.nan
+    return p_hat
+
+
+def _per_answer(a: np.ndarray, lo: int, hi: int, cnt: np.ndarray) -> np.ndarray:
+    """Tasks lo..hi-1's values (last axis) repeated for each of their answers."""
+    return np.repeat(a[..., lo:hi], cnt, axis=-1)
+
+
+def _check_loo_inputs(A2: Any, stage1: Any, centering: str | None, in_stage1: Any,
+                      n_responses: Any, owner: str) -> tuple:
+    """(A2, centering, n_responses, top) of :func:`estimate_reliability_loo`, checked."""
+    from .spectral import SpectralResult
+
     if not isinstance(A2, _FitView):
         A2 = as_responses(A2, owner=owner)
+    if not isinstance(stage1, SpectralResult):
+        raise TypeError(f"`stage1` of {owner} must be a SpectralResult (stage 1's result: "
+                        f"toptwo.spectral_estimate, or TopTwo2's stage1_); got "
+                        f"{type(stage1).__name__}.")
+    if stage1.v_error is None or stage1.components is None or stage1.l_task is None:
+        raise ValueError(f"`stage1` of {owner} must come from toptwo.spectral_estimate (it "
+                         f"needs the result's components, v_error and l_task); this one has "
+                         f"none (spectral_from_matrices?).")
+    recorded = stage1.centering
+    if centering is None:
+        centering = recorded if recorded is not None else "observed"
     if centering not in ("observed", "paper"):
         raise ValueError(f"`centering` of {owner} must be 'observed' or 'paper'; got "
                          f"{centering!r} instead.")
+    if recorded is not None and centering != recorded:
+        raise ValueError(f"`centering` of {owner} is {centering!r} but stage 1 used "
+                         f"{recorded!r}; leave it out (it is read from `stage1`).")
+    if not isinstance(in_stage1, (bool, np.bool_)):
+        raise TypeError(f"`in_stage1` of {owner} must be True or False; got "
+                        f"{in_stage1!r}.")
+    n_responses = _check_n_responses(n_responses, A2.n_workers, owner)
     top = _check_top(stage1.top, A2, owner=owner)
-    K, T, n = A2.n_labels, top.shape[1], A2.n_workers
-    delta_v = np.asarray(stage1.delta_v, float)
+    K = A2.n_labels
+    delta_v = np.asarray(stage1.delta_v)
     if delta_v.shape != (A2.n_tasks, K):
         raise ValueError(f"`stage1` of {owner} is for {delta_v.shape[0]} tasks and "
                          f"{delta_v.shape[1]} labels; the responses have {A2.n_tasks} and {K}.")
-    indptr, workers_tm, labels_tm = A2.task_major()
-    counts = np.diff(indptr)
-    comp = np.asarray(stage1.components if stage1.components is not None
-                      else np.zeros(A2.n_tasks, np.int64))
-    l_task = (np.asarray(stage1.l_task, float) if stage1.l_task is not None
-              else np.full(A2.n_tasks, float(stage1.norm_p)))
-    tol4 = 8.0 * np.asarray(stage1.v_error, float)       # eq. (3)'s 4 x (2 x the bound of v)
-    usable_task = top[:, 0] > 0                           # tasks with an estimate ...
-    dv_lm = np.ascontiguousarray(delta_v.T)               # label-major: dv_lm[c - 1, j]
-    if in_stage1:
-        usable_task &= counts > 1                         # ... and another answer
-        # X^(k)_ij / (2 s') per label: the centred binary entry (step 1), s' of the
-        # task's part (its component with "observed" centring, the whole matrix with
-        # "paper")
+    return A2, centering, n_responses, top
+
+
+class _TakeOut:
+    """An answer's terms in stage 1's Delta v_j (steps 1-4), to take them out.
+
+    Answer (i, j) with label c adds x^(k) = u~_i^(k) X^(k)_ij / (2 s') to v_j^(k) (step 3),
+    X^(k)_ij the centred binary entry of label c (step 1) and s' that of the task's part
+    (its component with "observed" centring, the whole matrix with "paper"), so it adds
+    x^(k) - x^(k-1) to Delta v_j^(k) (step 4; x^(0) = x^(K) = 0).
+    """
+
+    def __init__(self, A2: Responses, stage1: Any, centering: str, counts: np.ndarray,
+                 workers_tm: np.ndarray):
+        from .binary import binary_sign
+
+        K, n = A2.n_labels, A2.n_workers
         entry = binary_sign(np.arange(1, K + 1)[:, None], np.arange(1, K)[None, :])
-        entry = entry.astype(float)
+        self.entry = entry.astype(float)                  # X^(k) of label c, row c - 1
         if centering == "observed":
-            entry -= (K - 2 * np.arange(1, K)) / K
+            self.entry -= (K - 2 * np.arange(1, K)) / K
+            comp = np.asarray(stage1.components)
             ok = comp >= 0
             n_c = int(comp.max()) + 1 if ok.any() else 0
-            wcomp = np.full(n, -1, dtype=np.int64)
+            wcomp = np.full(n, -1, dtype=np.int64)        # the component of every worker
             wcomp[workers_tm] = np.repeat(comp, counts)
             nnz_c = np.bincount(comp[ok], weights=counts[ok], minlength=n_c)
             size_c = (np.bincount(comp[ok], minlength=n_c)
                       * np.bincount(wcomp[wcomp >= 0], minlength=n_c))
             with np.errstate(invalid="ignore", divide="ignore"):
-                half_s = np.where(ok, (nnz_c / np.maximum(size_c, 1))[np.maximum(comp, 0)],
+                s_task = np.where(ok, (nnz_c / np.maximum(size_c, 1))[np.maximum(comp, 0)],
                                   np.nan)
         else:
-            half_s = np.full(A2.n_tasks, float(stage1.s_prime_y))
-        half_s *= 2.0                                     # 2 s' per task
-        u_tilde = np.asarray(stage1.trimmed, float)       # (K-1, n): u~^(k)
-        pooled = bool((u_tilde == u_tilde[:1]).all())     # one vector for every k
+            s_task = np.full(A2.n_tasks, float(stage1.s_prime_y))
+        self.inv_2s = 1.0 / (2.0 * s_task)                # 1 / (2 s') per task
+        self.u_tilde = np.asarray(stage1.trimmed, float)  # (K-1, n): u~^(k)
+        self.pooled = bool((self.u_tilde == self.u_tilde[:1]).all())   # one u~ for all k
         padded = np.zeros((K, K + 1))
-        padded[:, 1:K] = entry
-        d_entry = np.diff(padded, axis=1)                 # X^(k)_ij - X^(k-1)_ij per label
-    hits = np.zeros(n, dtype=np.int64)
-    n_used = np.zeros(n, dtype=np.int64)
-    chance = np.zeros(n, dtype=np.int64)             # sum of c_ij in units of 2^-CHANCE_BITS
-    for lo, hi, e0, e1 in _task_chunks(indptr):
-        cnt = counts[lo:hi]
+        padded[:, 1:K] = self.entry
+        self.d_entry = np.diff(padded, axis=1)            # X^(k) - X^(k-1) per label
 
-        def per_answer(a: np.ndarray) -> np.ndarray:     # a task's value for its answers
-            return np.repeat(a[..., lo:hi], cnt, axis=-1)
-
-        use = per_answer(usable_task)
-        if not use.any():
-            continue
-        w, c = workers_tm[e0:e1], labels_tm[e0:e1]
-        c0 = c.astype(np.intp) - 1
-        cols = per_answer(dv_lm)                          # Delta v_j (step 4), label-major
-        if in_stage1:
-            # take the answer out: Delta v_j^(k),-i = Delta v_j^(k) - (x^(k) - x^(k-1)),
-            # x^(k) = u~_i^(k) X^(k)_ij / (2 s') its term of v_j^(k) (step 3), x^(0) = x^(K) = 0
-            scale = per_answer(1.0 / half_s)
-            if pooled:              # one u~: the difference of the entries, D[c, k], times it
-                uw = u_tilde[0].take(w) * scale
-                for k in range(K):
-                    cols[k] -= d_entry[:, k].take(c0) * uw
-            else:
-                prev = None
-                for k in range(K - 1):
-                    x = entry[:, k].take(c0) * (u_tilde[k].take(w) * scale)
-                    cols[k] -= x if prev is None else x - prev
-                    prev = x
-                cols[K - 1] += prev
-        order = _smallest_columns(cols.copy(), T, per_answer(tol4), False)   # eq. (3)
-        hit = order[:, 0] == c0
-        mass = _select_rows(cols, order[:, 0])
-        for t in range(1, T):
-            hit |= order[:, t] == c0
-            mass += _select_rows(cols, order[:, t])
-        lt = per_answer(l_task)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            cij = np.clip(T / K - mass / lt, T / K, 1.0)  # eq. (4) summed over the pair
-        cij[~(lt > 0)] = 1.0                              # no estimate of ||p||: eq. (5)
-        # integers: sums that do not depend on the order of the answers or the chunks
-        # (a worker answers a task once, so at most one answer per task of the chunk, at
-        # most about 2^17: the float sums of integers <= 2^32 stay below 2^53, exact)
-        hit &= use
-        cij[~use] = 0.0
-        hits += np.bincount(w, weights=hit, minlength=n).astype(np.int64)
-        n_used += np.bincount(w, weights=use, minlength=n).astype(np.int64)
-        chance += np.bincount(w, weights=np.rint(np.ldexp(cij, CHANCE_BITS)),
-                              minlength=n).astype(np.int64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        excess = np.ldexp(chance.astype(float), -CHANCE_BITS) - T / K * n_used
-        p_hat = (hits - T / K * n_used) / excess
-    p_hat[(n_used == 0) | ~(excess > 0)] = np.nan
-    if n_responses is not None:
-        p_hat[np.asarray(n_responses) == 0] = np.nan
-    return p_hat
+    def subtract(self, cols: np.ndarray, w: np.ndarray, c0: np.ndarray,
+                 inv_2s: np.ndarray) -> None:
+        """cols[k] -= the answers' terms of Delta v^(k+1) (label-major, in place)."""
+        K = cols.shape[0]
+        if self.pooled:             # one u~: the difference of the entries times it
+            uw = self.u_tilde[0].take(w) * inv_2s
+            for k in range(K):
+                cols[k] -= self.d_entry[:, k].take(c0) * uw
+            return
+        prev = None
+        for k in range(K - 1):
+            x = self.entry[:, k].take(c0) * (self.u_tilde[k].take(w) * inv_2s)
+            cols[k] -= x if prev is None else x - prev
+            prev = x
+        cols[K - 1] += prev

@@ -88,6 +88,8 @@ class SpectralResult:
     v_error: np.ndarray | None = None
     #: (m,) the l that eq. (4) divides by for each task (its component's l)
     l_task: np.ndarray | None = None
+    #: the centring of step 1, "observed" or "paper" (``spectral_estimate``'s argument)
+    centering: str | None = None
 
 
 # --------------------------------------------------------------------- helpers
@@ -459,7 +461,8 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
         v, n_top, active=active, tie_tol=v_err, groups=groups, return_l_task=True)
     top[~active] = 0
     q_raw[~active] = np.nan
-    return SpectralResult(top, q_raw, dv, v, U, Ut, sv, l_j, l, sx, sy, groups, v_err, l_task)
+    return SpectralResult(top, q_raw, dv, v, U, Ut, sv, l_j, l, sx, sy, groups, v_err, l_task,
+                          centering)
 
 
 def resolve_sign_rule(sign_rule: str, left_vector: str) -> str:
