@@ -450,9 +450,10 @@ class TopTwo2(BaseEstimator):
     confusion_raw_ : ndarray of shape (n_tasks,)
         The same before clipping (NaN where eq. (4) is undefined).
     reliability_ : ndarray of shape (n_workers,)
-        :math:`\hat p_i` of step 3, unclipped (``reliability_estimator``: eq. (5), its
-        leave-one-out form, which may fall outside [0, 1], or the MLE, in [0, 1]); NaN for a worker with no answers (and for one with no
-        :math:`A^2` answer to a task that has an estimate). Eq. (6) uses it clipped to
+        :math:`\hat p_i` of step 3 (``reliability_estimator``): eq. (5), in
+        [-T/(K-T), 1]; its leave-one-out form, clipped to that range; or the MLE, in
+        [0, 1]. NaN for a worker with no answers (and for one with no usable
+        :math:`A^2` answer). Eq. (6) uses it clipped to
         [``MIN_RELIABILITY``, ``MAX_RELIABILITY``] = [0.05, 0.99], NaN as the lower end
         (design notes, "Clipping before eq. (6)").
     stage1_ : SpectralResult
