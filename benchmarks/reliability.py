@@ -29,15 +29,16 @@ from pathlib import Path
 
 import numpy as np
 
-import toptwo
-from toptwo import experiments as ex
-from toptwo.datasets import DATASETS, load_dataset
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-SEED = 2025
+import toptwo  # noqa: E402
+from toptwo import experiments as ex  # noqa: E402
+from toptwo.datasets import DATASETS, load_dataset  # noqa: E402
+# stage1.py's crowds, draws and color subsamples
+from stage1 import (COLOR_RATE, COLOR_SUBSAMPLES, RATES, SCENARIOS, SEED,  # noqa: E402
+                    model_factory)
+
 KEYS = (25, 26, 27, 28)
-RATES = (0.1, 0.2, 0.3, 0.5, 1.0)
-SCENARIOS = ("easy", "hard", "few_smart", "high_variance", "hammer5")   # stage1.py's order
-COLOR_RATE, COLOR_SUBSAMPLES = 0.2, 10
 OUT = Path(__file__).resolve().parent.parent / "toptwo" / "experiments" / "results" / \
     "reliability.json"
 #: name -> TopTwo2 parameters (the default is "leave_one_out")
@@ -49,13 +50,6 @@ VARIANTS = {
     "leave one out, refine3": dict(n_refinements=3),
 }
 BASE = "eq. (5)"
-
-
-def model_factory(name):
-    if name == "hammer5":
-        return lambda g: toptwo.TopTwoModel.spammer_hammer(50, 500, 5, hammer_fraction=0.1,
-                                                            rng=g)
-    return lambda g: toptwo.TopTwoModel.scenario(name, 50, 500, 5, rng=g)
 
 
 def methods(with_oracle=True):

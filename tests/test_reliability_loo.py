@@ -133,18 +133,6 @@ def test_with_sample_splitting_nothing_is_taken_out():
     assert (p[pos] > eq5[pos] + 1e-6).any()
 
 
-def test_messages():
-    R = toptwo.TopTwoModel.random(10, 30, 4, rng=14).sample(0.6, rng=15)
-    res = _stage1(R)
-    with pytest.raises(ValueError, match=r"`centering` of estimate_reliability_loo must be "
-                                         r"'observed' or 'paper'; got 'none' instead"):
-        estimate_reliability_loo(R, res, centering="none")
-    other = toptwo.TopTwoModel.random(10, 30, 5, rng=14).sample(0.6, rng=15)
-    with pytest.raises(ValueError, match=r"`stage1` of estimate_reliability_loo is for 30 "
-                                         r"tasks and 4 labels; the responses have 30 and 5"):
-        estimate_reliability_loo(other, res)
-
-
 def test_the_stored_runs_name_their_step_3():
     """``toptwo.paper``'s "TopTwo2" is Algorithm 2 with eq. (5) as printed (the stored
     reproductions), "TopTwo2 LOO" is ``toptwo.TopTwo2()`` with its defaults."""
@@ -259,6 +247,13 @@ def test_equals_the_definition_answer_by_answer(K, T, centering, left_vector):
 def test_refuses_what_it_cannot_use():
     R = toptwo.TopTwoModel.random(10, 30, 4, rng=14).sample(0.6, rng=15)
     res = _stage1(R)
+    with pytest.raises(ValueError, match=r"`centering` of estimate_reliability_loo must be "
+                                         r"'observed' or 'paper'; got 'none' instead"):
+        estimate_reliability_loo(R, res, centering="none")
+    other = toptwo.TopTwoModel.random(10, 30, 5, rng=14).sample(0.6, rng=15)
+    with pytest.raises(ValueError, match=r"`stage1` of estimate_reliability_loo is for 30 "
+                                         r"tasks and 4 labels; the responses have 30 and 5"):
+        estimate_reliability_loo(other, res)
     with pytest.raises(ValueError, match=r"`centering` of estimate_reliability_loo is 'paper' "
                                          r"but stage 1 used 'observed'; leave it out"):
         estimate_reliability_loo(R, res, centering="paper")
