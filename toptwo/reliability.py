@@ -283,6 +283,7 @@ def estimate_reliability_loo(A2: Responses, stage1: Any, *, centering: str | Non
     # eq. (3)'s tolerance, 4 x the bound of v; doubled for the subtraction (nothing is
     # subtracted without in_stage1: then the pair is stage 1's own)
     tol4 = (8.0 if in_stage1 else 4.0) * np.asarray(stage1.v_error, float)
+    has_l = l_task > 0
     usable_task = top[:, 0] > 0                           # tasks with an estimate ...
     if in_stage1:
         usable_task &= counts > 1                         # ... and another answer
@@ -311,17 +312,27 @@ def estimate_reliability_loo(A2: Responses, stage1: Any, *, centering: str | Non
             mass += _select_rows(cols, order[:, t])
         lt = _per_answer(l_task, lo, hi, cnt)
         with np.errstate(invalid="ignore", divide="ignore"):
-            cij = np.clip(T / K - mass / lt, T / K, 1.0)  # eq. (4) summed over the pair
-        cij[~(lt > 0)] = 1.0                              # no estimate of ||p||: eq. (5)
+            cij = np.divide(mass, lt)
+            np.subtract(T / K, cij, out=cij)
+            np.clip(cij, T / K, 1.0, out=cij)             # eq. (4) summed over the pair
+        if not has_l[lo:hi].all():
+            cij[~(lt > 0)] = 1.0                          # no estimate of ||p||: eq. (5)
         # integers: sums that do not depend on the order of the answers or the chunks;
         # c_ij - T/K >= 0, exactly 0 where c_ij is clipped to T/K
-        hit &= use
         cij -= T / K
-        cij[~use] = 0.0
-        hits += np.bincount(w, weights=hit, minlength=n).astype(np.int64)
-        n_used += np.bincount(w, weights=use, minlength=n).astype(np.int64)
-        excess += np.bincount(w, weights=np.rint(np.ldexp(cij, CHANCE_BITS)),
-                              minlength=n).astype(np.int64)
+        every = bool(use.all())
+        if not every:
+            hit &= use
+            cij[~use] = 0.0
+        # hits and answers used in one count: used 2^21 + hits (a chunk has at most
+        # 2^20 + 1 tasks, so both counts stay below 2^21 and the sums below 2^53)
+        both = np.bincount(w, weights=(hit + (1 << 21)) if every
+                           else hit + np.multiply(use, float(1 << 21)),
+                           minlength=n).astype(np.int64)
+        hits += both & ((1 << 21) - 1)
+        n_used += both >> 21
+        np.ldexp(cij, CHANCE_BITS, out=cij)
+        excess += np.bincount(w, weights=np.rint(cij, out=cij), minlength=n).astype(np.int64)
     with np.errstate(invalid="ignore", divide="ignore"):
         p_hat = (hits - T / K * n_used) / np.ldexp(excess.astype(float), -CHANCE_BITS)
     np.clip(p_hat, -T / (K - T), 1.0, out=p_hat)          # the range of eq. (5)
@@ -394,8 +405,12 @@ class _TakeOut:
             comp = np.asarray(stage1.components)
             ok = comp >= 0
             n_c = int(comp.max()) + 1 if ok.any() else 0
-            wcomp = np.full(n, -1, dtype=np.int64)        # the component of every worker
-            wcomp[workers_tm] = np.repeat(comp, counts)
+            # the component of every worker: that of its first task (responses are
+            # stored worker by worker; all of a worker's tasks share its component)
+            wcomp = np.full(n, -1, dtype=np.int64)
+            first = np.searchsorted(A2.workers, np.arange(n + 1))
+            has = first[1:] > first[:-1]
+            wcomp[has] = comp[A2.tasks[first[:-1][has]]]
             nnz_c = np.bincount(comp[ok], weights=counts[ok], minlength=n_c)
             size_c = (np.bincount(comp[ok], minlength=n_c)
                       * np.bincount(wcomp[wcomp >= 0], minlength=n_c))
