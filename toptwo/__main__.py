@@ -499,11 +499,12 @@ def pair_confidence(R: Any, est: Any, method: str) -> np.ndarray:
       (p in [0.05, 0.99], q in [0.51, 0.99]); majority's and onecoin's confusion is a
       vote or posterior ratio, used here as their estimate of q.
 
-    NaN (an empty field) for a task without answers. O(nnz + m K^2) time.
+    NaN (an empty field) for a task without answers. O(nnz + m K^2) time, in chunks
+    of tasks (memory O(n + m K)).
     """
     if method == "em":
         return np.asarray(est.pair_proba_, dtype=float)
-    from .extensions.em import _task_scores, em_posteriors
+    from .extensions.em import pair_posterior
     from .mle import CONFUSION_CLIP, MAX_RELIABILITY, MIN_RELIABILITY, estimate_reliability
     top = np.asarray(est.top_two_)
     answered = top[:, 0] > 0
@@ -515,13 +516,7 @@ def pair_confidence(R: Any, est: Any, method: str) -> np.ndarray:
             p = 2.0 * np.bincount(R.workers, hit, R.n_workers) / R.worker_counts() - 1.0
     p = np.clip(np.nan_to_num(p, nan=MIN_RELIABILITY), MIN_RELIABILITY, MAX_RELIABILITY)
     q = np.clip(np.nan_to_num(np.asarray(est.confusion_, float), nan=0.75), *CONFUSION_CLIP)
-    Sa, Sb, _, _, _ = _task_scores(R, p, q)
-    _, _, logZ = em_posteriors(Sa, Sb)
-    rows = np.arange(top.shape[0])
-    g, h = np.maximum(top[:, 0] - 1, 0), np.maximum(top[:, 1] - 1, 0)
-    with np.errstate(over="ignore", invalid="ignore"):
-        out = np.exp(Sa[rows, g] + Sb[rows, h] - logZ)
-    return np.where(answered, out, np.nan)
+    return np.where(answered, pair_posterior(R, p, q, top), np.nan)
 
 
 def _uncertain_order(est: Any, task_ids: Any, n: int) -> np.ndarray:

@@ -208,6 +208,42 @@ def _task_scores(R: Responses, p: np.ndarray, q: np.ndarray):
     return Sa, Sb, C, wa, wb
 
 
+def pair_posterior(R: Responses, p: np.ndarray, q: np.ndarray, top: np.ndarray
+                   ) -> np.ndarray:
+    """P((g_j, h_j) = top[j] | task j's answers) at (p, q), uniform prior over the pairs.
+
+    exp(Sa[j, g] + Sb[j, h] - logZ[j]) with S^a, S^b of :func:`_task_scores` and logZ of
+    :func:`em_posteriors`, computed a chunk of tasks at a time (no array of the size of
+    the data: the same sums in the same order, so the same bits). ``top`` holds labels
+    1..K; the value of a task without answers is unspecified.
+    """
+    from .._chunks import _task_chunks
+    from ..mle import _local_tasks
+
+    K = R.n_labels
+    indptr, workers_tm, labels_tm = R.task_major()
+    out = np.empty(R.n_tasks)
+    g = np.maximum(np.asarray(top)[:, 0] - 1, 0)
+    h = np.maximum(np.asarray(top)[:, 1] - 1, 0)
+    cwp = K * p / (1.0 - p)
+    for lo, hi, e0, e1 in _task_chunks(indptr):
+        mc = hi - lo
+        task = _local_tasks(indptr, lo, hi)
+        index = task * K
+        index += labels_tm[e0:e1]
+        index -= 1
+        cw = cwp.take(workers_tm[e0:e1])
+        qt = q[lo:hi].take(task)
+        Sa = np.bincount(index, weights=np.log1p(cw * qt), minlength=mc * K).reshape(mc, K)
+        Sb = np.bincount(index, weights=np.log1p(cw * (1.0 - qt)),
+                         minlength=mc * K).reshape(mc, K)
+        _, _, logZ = em_posteriors(Sa, Sb)
+        rows = np.arange(mc)
+        with np.errstate(over="ignore", invalid="ignore"):
+            out[lo:hi] = np.exp(Sa[rows, g[lo:hi]] + Sb[rows, h[lo:hi]] - logZ)
+    return out
+
+
 def em_posteriors(Sa: np.ndarray, Sb: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Marginals of the pair posterior r_j(a, b) proportional to exp(Sa[j, a] + Sb[j, b]), a != b.
