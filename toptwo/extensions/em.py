@@ -225,14 +225,14 @@ def pair_posterior(R: Responses, p: np.ndarray, q: np.ndarray, top: np.ndarray
     out = np.empty(R.n_tasks)
     g = np.maximum(np.asarray(top)[:, 0] - 1, 0)
     h = np.maximum(np.asarray(top)[:, 1] - 1, 0)
-    cwp = K * p / (1.0 - p)
+    c_w = K * p / (1.0 - p)                          # K p_i / (1 - p_i), as _task_scores
     for lo, hi, e0, e1 in _task_chunks(indptr):
         mc = hi - lo
         task = _local_tasks(indptr, lo, hi)
         index = task * K
         index += labels_tm[e0:e1]
         index -= 1
-        cw = cwp.take(workers_tm[e0:e1])
+        cw = c_w.take(workers_tm[e0:e1])
         qt = q[lo:hi].take(task)
         Sa = np.bincount(index, weights=np.log1p(cw * qt), minlength=mc * K).reshape(mc, K)
         Sb = np.bincount(index, weights=np.log1p(cw * (1.0 - qt)),
