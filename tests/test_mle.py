@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import itertools
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -490,7 +492,9 @@ def test_reliability_hits_match_a_direct_count_for_every_label_width(K):
     # the hit test packs each task's top labels into one bitmask (8 to 64 bits by K, a
     # plain comparison beyond): every width must count the same hits as a direct scan
     R = toptwo.TopTwoModel.random(20, 50, K, rng=K).sample(0.5, rng=1)
-    top = np.random.default_rng(K).integers(0, K + 1, size=(50, 2))
+    gen = np.random.default_rng(K)
+    top = np.array([gen.choice(K, 2, replace=False) + 1 for _ in range(50)])
+    top[gen.random(50) < 0.2] = 0                       # tasks without an estimate
     p = toptwo.estimate_reliability(R, top, normalization="paper")
     hits = np.array([sum(1 for w, t, lab in zip(R.workers, R.tasks, R.labels)
                          if w == i and lab in top[t]) for i in range(20)])
@@ -509,3 +513,19 @@ def test_best_pairs_label_major_layout_matches_the_row_form():
         a, b = next((x, y) for x in range(6) for y in range(6)
                     if x != y and Sa[j, x] + Sb[j, y] >= M - tol[j])
         assert (got[0][j], got[1][j]) == (a, b)
+
+
+@pytest.mark.parametrize("row, shown", [([2, 2], "[2, 2]"), ([3, 0], "[3, 0]"),
+                                        ([0, 1], "[0, 1]")])
+def test_a_pair_of_equal_labels_is_refused(row, shown):
+    # eq. (5) counts a hit for an answer in {g_j, h_j}, an ordered pair with g != h: a row
+    # (2, 2) would count a one-label "pair" (and so would a half-empty row); all 0 is a
+    # task without an estimate
+    R = toptwo.TopTwoModel.random(6, 4, 4, rng=0).sample(1.0, rng=1)
+    top = np.array([[1, 2], [0, 0], row, [4, 3]])
+    with pytest.raises(ValueError, match=r"`top` of estimate_reliability must hold 2 distinct "
+                                         r"labels per task \(or all 0 for no estimate\); task 2 "
+                                         r"has " + re.escape(shown) + r"\."):
+        toptwo.estimate_reliability(R, top)
+    top[2] = [1, 3]
+    assert np.isfinite(toptwo.estimate_reliability(R, top)).all()

@@ -73,6 +73,15 @@ def _check_top(top: Any, R: Responses, *, owner: str) -> np.ndarray:
         j, t = (int(v) for v in np.argwhere(bad)[0])
         raise ValueError(f"`top` of {owner} must hold labels in 1..{R.n_labels} (0 for no "
                          f"estimate); found {int(arr[j, t])} at task {j}, column {t}.")
+    # a row is T distinct labels (an ordered pair or T-tuple, a != b) or all 0
+    ordered = np.sort(arr, axis=1)
+    some = ordered[:, -1] > 0
+    bad_row = some & ((ordered[:, 0] == 0) | (ordered[:, 1:] == ordered[:, :-1]).any(axis=1))
+    if bad_row.any():
+        j = int(np.argmax(bad_row))
+        raise ValueError(f"`top` of {owner} must hold {arr.shape[1]} distinct labels per task "
+                         f"(or all 0 for no estimate); task {j} has "
+                         f"{[int(v) for v in arr[j]]}.")
     return arr
 
 
