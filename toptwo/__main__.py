@@ -499,8 +499,8 @@ def pair_confidence(R: Any, est: Any, method: str) -> np.ndarray:
       (p in [0.05, 0.99], q in [0.51, 0.99]); majority's and onecoin's confusion is a
       vote or posterior ratio, used here as their estimate of q.
 
-    NaN (an empty field) for a task without answers. O(nnz + m K^2) time, in chunks
-    of tasks (memory O(n + m K)).
+    NaN (an empty field) for a task without answers. O(nnz + m K^2) time; the scores are
+    computed a chunk of tasks at a time (no float array of the size of the data).
     """
     if method == "em":
         return np.asarray(est.pair_proba_, dtype=float)

@@ -292,9 +292,9 @@ def estimate_reliability_loo(A2: Responses, stage1: Any, *, centering: str | Non
     hits = np.zeros(n, dtype=np.int64)
     n_used = np.zeros(n, dtype=np.int64)
     excess = np.zeros(n, dtype=np.int64)   # sum of c_ij - T/K in units of 2^-CHANCE_BITS
-    # chunks of at most about 2^20 answers, so of at most 2^20 + 1 tasks: a worker answers
-    # a task once, so its sum over a chunk of integers < 2^CHANCE_BITS stays below 2^53
-    # and the float sums of bincount are exact
+    # chunks of at most about 2^20 answers, so of at most 2^20 + 1 answered tasks: a worker
+    # answers a task once, so it has at most 2^20 + 1 answers in a chunk, its sum of
+    # integers < 2^CHANCE_BITS stays below 2^53 and the float sums of bincount are exact
     for lo, hi, e0, e1 in _task_chunks(indptr, size=min(_chunks_mod.CHUNK_RESPONSES, 1 << 20)):
         cnt = counts[lo:hi]
         use = _per_answer(usable_task, lo, hi, cnt)
@@ -324,8 +324,8 @@ def estimate_reliability_loo(A2: Responses, stage1: Any, *, centering: str | Non
         if not every:
             hit &= use
             cij[~use] = 0.0
-        # hits and answers used in one count: used 2^21 + hits (a chunk has at most
-        # 2^20 + 1 tasks, so both counts stay below 2^21 and the sums below 2^53)
+        # hits and answers used in one count: used 2^21 + hits (a worker has at most
+        # 2^20 + 1 answers in a chunk, so both counts stay below 2^21, the sums below 2^42)
         both = np.bincount(w, weights=(hit + (1 << 21)) if every
                            else hit + np.multiply(use, float(1 << 21)),
                            minlength=n).astype(np.int64)
@@ -406,9 +406,10 @@ class _TakeOut:
             ok = comp >= 0
             n_c = int(comp.max()) + 1 if ok.any() else 0
             # the component of every worker: that of its first task (responses are
-            # stored worker by worker; all of a worker's tasks share its component)
+            # stored worker by worker; A2 is stage 1's C here, so all of a worker's
+            # tasks share its component)
             wcomp = np.full(n, -1, dtype=np.int64)
-            first = np.searchsorted(A2.workers, np.arange(n + 1))
+            first = np.searchsorted(A2.workers, np.arange(n + 1, dtype=A2.workers.dtype))
             has = first[1:] > first[:-1]
             wcomp[has] = comp[A2.tasks[first[:-1][has]]]
             nnz_c = np.bincount(comp[ok], weights=counts[ok], minlength=n_c)

@@ -187,7 +187,7 @@ from ._em_grid import EM_GAIN_TOL as EM_TOL
 from ._em_grid import (_EDGE, EM_GAIN_TOL, GRID_NODES, _accelerated_em, _expit,  # noqa: F401
                        _GridEM, _logit, _newton, _PI_FIRST)
 
-__all__ = ["TopTwoEM", "em_posteriors", "GRID_NODES"]
+__all__ = ["TopTwoEM", "em_posteriors", "pair_posterior", "GRID_NODES"]
 #: Number of (task, a, b) entries of the pair posterior built at once.
 _PAIR_CHUNK = 1 << 21
 
@@ -210,12 +210,31 @@ def _task_scores(R: Responses, p: np.ndarray, q: np.ndarray):
 
 def pair_posterior(R: Responses, p: np.ndarray, q: np.ndarray, top: np.ndarray
                    ) -> np.ndarray:
-    """P((g_j, h_j) = top[j] | task j's answers) at (p, q), uniform prior over the pairs.
+    """Posterior probability of each task's pair ``top[j]`` given its answers, eq. (1).
 
-    exp(Sa[j, g] + Sb[j, h] - logZ[j]) with S^a, S^b of :func:`_task_scores` and logZ of
-    :func:`em_posteriors`, computed a chunk of tasks at a time (no array of the size of
-    the data: the same sums in the same order, so the same bits). ``top`` holds labels
-    1..K; the value of a task without answers is unspecified.
+    With a uniform prior over the K (K - 1) ordered pairs and eq. (1)'s likelihood at
+    worker reliabilities p and task confusions q, P((g_j, h_j) = (a, b) | A_.j) =
+    exp(Sa[j, a] + Sb[j, b] - logZ[j]) with S^a, S^b of :func:`_task_scores` and logZ of
+    :func:`em_posteriors`. Computed a chunk of tasks at a time: the same sums in the same
+    order as those functions (the same bits), with no float array of the size of the data
+    (the task-major arrays of ``R`` are read, and built if ``R`` has not built them).
+
+    Parameters
+    ----------
+    R : Responses
+        The answers.
+    p : ndarray of shape (n_workers,)
+        Reliabilities in [0, 1).
+    q : ndarray of shape (n_tasks,)
+        Confusions in [1/2, 1].
+    top : ndarray of shape (n_tasks, 2)
+        The pairs (labels 1..K).
+
+    Returns
+    -------
+    ndarray of shape (n_tasks,)
+        The posterior of each pair; unspecified for a row of ``top`` that is not a pair of
+        labels (0 = no estimate) or a task without answers (callers mask those).
     """
     from .._chunks import _task_chunks
     from ..mle import _local_tasks
