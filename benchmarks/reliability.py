@@ -33,10 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import toptwo  # noqa: E402
 from toptwo import experiments as ex  # noqa: E402
-from toptwo.datasets import DATASETS, load_dataset  # noqa: E402
 # stage1.py's crowds, draws and color subsamples
-from stage1 import (COLOR_RATE, COLOR_SUBSAMPLES, RATES, SCENARIOS, SEED,  # noqa: E402
-                    model_factory)
+from stage1 import (RATES, SCENARIOS, SEED,  # noqa: E402
+                    model_factory, real_g_errors)
 
 KEYS = (25, 26, 27, 28)
 OUT = Path(__file__).resolve().parent.parent / "toptwo" / "experiments" / "results" / \
@@ -86,21 +85,7 @@ def part_synthetic(replicates):
 
 
 def part_real(data_dir):
-    meth = methods(with_oracle=False)
-    out = {}
-    for name in DATASETS:
-        ds = load_dataset(name, data_dir, duplicates="last")
-        has = ds.has_truth
-        out[name] = {m: r4(np.mean(make(None).fit(ds.responses).top_two_[has, 0]
-                                   != ds.truth[has])) for m, make in meth.items()}
-        print(name, out[name], flush=True)
-    ds = load_dataset("color", data_dir, duplicates="last")
-    errs = {m: [] for m in meth}
-    for r in range(COLOR_SUBSAMPLES):        # benchmarks/stage1.py's subsamples
-        gen = np.random.default_rng(np.random.SeedSequence(SEED, spawn_key=(25, 99, r)))
-        sub = ds.responses.subset(gen.random(ds.responses.nnz) < COLOR_RATE)
-        for m, make in meth.items():
-            errs[m].append(np.mean(make(None).fit(sub).top_two_[:, 0] != ds.truth))
+    out, errs = real_g_errors(methods(with_oracle=False), data_dir)   # stage1.py's draws
     out["color 20%"] = {m: r4(np.mean(v)) for m, v in errs.items()}
     print("color 20%", out["color 20%"], flush=True)
     return out

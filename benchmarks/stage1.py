@@ -143,15 +143,17 @@ def real_methods():
     return meth
 
 
-def part_real(data_dir):
-    meth = real_methods()
+def real_g_errors(meth, data_dir):
+    """g error of every method on each real dataset (tasks with truth), and on color
+    subsampled at COLOR_RATE (COLOR_SUBSAMPLES draws, spawn key (KEY, 99, r)): returns
+    ({dataset: {method: error}}, {method: [error per color subsample]})."""
     out = {}
     for name in DATASETS:
         ds = load_dataset(name, data_dir, duplicates="last")
         has = ds.has_truth
         out[name] = {m: r4(np.mean(make(None).fit(ds.responses).top_two_[has, 0]
                                    != ds.truth[has])) for m, make in meth.items()}
-        print(f"real {name}: done", flush=True)
+        print(f"real {name}: {out[name]}", flush=True)
     ds = load_dataset("color", data_dir, duplicates="last")
     R = ds.responses
     errs = {m: [] for m in meth}
@@ -160,6 +162,11 @@ def part_real(data_dir):
         sub = R.subset(gen.random(R.nnz) < COLOR_RATE)
         for m, make in meth.items():
             errs[m].append(float(np.mean(make(None).fit(sub).top_two_[:, 0] != ds.truth)))
+    return out, errs
+
+
+def part_real(data_dir):
+    out, errs = real_g_errors(real_methods(), data_dir)
     out["color 20%"] = {m: r4(np.mean(v)) for m, v in errs.items()}
     out["color 20% sem"] = {m: r4(np.std(v, ddof=1) / np.sqrt(len(v))) for m, v in errs.items()}
     print("real color 20%: done", flush=True)
