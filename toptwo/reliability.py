@@ -287,7 +287,7 @@ def estimate_reliability_loo(A2: Responses, stage1: Any, *, centering: str | Non
     usable_task = top[:, 0] > 0                           # tasks with an estimate ...
     if in_stage1:
         usable_task &= counts > 1                         # ... and another answer
-        out = _TakeOut(A2, stage1, centering, counts, workers_tm)
+        out = _TakeOut(A2, stage1, centering, counts)
     dv_lm = np.ascontiguousarray(np.asarray(stage1.delta_v, float).T)   # dv_lm[c - 1, j]
     hits = np.zeros(n, dtype=np.int64)
     n_used = np.zeros(n, dtype=np.int64)
@@ -393,8 +393,7 @@ class _TakeOut:
     x^(k) - x^(k-1) to Delta v_j^(k) (step 4; x^(0) = x^(K) = 0).
     """
 
-    def __init__(self, A2: Responses, stage1: Any, centering: str, counts: np.ndarray,
-                 workers_tm: np.ndarray):
+    def __init__(self, A2: Responses, stage1: Any, centering: str, counts: np.ndarray):
         from .binary import binary_sign
 
         K, n = A2.n_labels, A2.n_workers
