@@ -9,7 +9,12 @@ The authors' code (read at commit 9b94788):
 * u^(k): leading left singular vector of X^(k), sign with a positive sum; the K-1
   vectors are averaged and clipped to [0, 1] (no trimming, no normalisation).
 * w^(k) = X^(k)T u / (2 S); Delta w; (g, h) = the two largest -Delta w (first index on
-  a tie, MATLAB's ``max``/``sort``).
+  a tie, MATLAB's ``max``/``sort``). Ties are exact in exact arithmetic (labels nobody
+  answered, or only workers with u_i = 0 answered, share one Delta w) but differ by about
+  1e-13 in floating point, so a plain sort broke them by round-off and the port's labels
+  depended on the BLAS kernel; values within 1e-9 of the task's largest |Delta w| are
+  treated as tied (``toptwo._ties.tolerant_smallest``; on the color data no gap lies
+  between 1e-14 and 1e-6 of it).
 * p_i = (hits_i / N_i - 2/K) / (1 - 2/K) on all responses against (g, h), clipped to
   [0.001, 0.999] (an idle worker: 0/0 = NaN, which MATLAB's min/max turn into 0.999);
   ||p|| = the norm of that clipped p.
@@ -29,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from toptwo import Responses
+from toptwo._ties import tolerant_smallest
 from toptwo.mle import estimate_reliability, plugin_mle
 from toptwo.spectral import spectral_estimate
 
@@ -56,9 +62,10 @@ def authors_stage1(f: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray, float
     for k in range(1, K):
         w[:, k] = X[k - 1].T @ u / (2 * S)
     dw = w[:, 1:] - w[:, :-1]                       # Delta w^(k) = w^(k) - w^(k-1)
-    order = np.argsort(dw, axis=1, kind="stable")   # the two smallest Delta w
-    top = order[:, :2] + 1
-    rest = dw.sum(axis=1) - np.take_along_axis(dw, order[:, :2], axis=1).sum(axis=1)
+    # the two smallest Delta w, the first index on a tie (in exact arithmetic)
+    pick = tolerant_smallest(dw, 2, 1e-9 * np.abs(dw).max(axis=1))
+    top = pick + 1
+    rest = dw.sum(axis=1) - np.take_along_axis(dw, pick, axis=1).sum(axis=1)
     l = float(np.mean(K / (K - 2) * rest))
     return top, dw, l
 
