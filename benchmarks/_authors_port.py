@@ -12,7 +12,7 @@ The authors' code (read at commit 9b94788):
   a tie, MATLAB's ``max``/``sort``). Ties are exact in exact arithmetic (labels nobody
   answered, or only workers with u_i = 0 answered, share one Delta w) but differ by about
   1e-13 in floating point, so a plain sort broke them by round-off and the port's labels
-  depended on the BLAS kernel; values within 1e-9 of the task's largest |Delta w| are
+  depended on the BLAS kernel; values within 1e-9 times the task's largest |Delta w| are
   treated as tied (``toptwo._ties.tolerant_smallest``; on the color data no gap lies
   between 1e-14 and 1e-6 of it).
 * p_i = (hits_i / N_i - 2/K) / (1 - 2/K) on all responses against (g, h), clipped to
