@@ -4,7 +4,6 @@ pair search, the oracle MLE, and recovery at fixed seeds."""
 from __future__ import annotations
 
 import itertools
-
 import re
 
 import numpy as np
