@@ -43,7 +43,7 @@ myst_enable_extensions = ["dollarmath", "amsmath"]
 nb_mime_priority_overrides = [("html", "image/svg+xml", 5)]
 
 root_doc = "index"
-include_patterns = ["index.md", "design.md", "design_stage1.md", "reproduction.md", "notebooks/[0-9][0-9]_*.ipynb", "notebooks/exercises/ex*.ipynb"]
+include_patterns = ["index.md", "design.md", "design_stage1.md", "reproduction.md", "notebooks/[0-9][0-9]*_*.ipynb", "notebooks/exercises/ex*.ipynb"]
 # the reference pages moved out of the README (issue 24) and the generated API pages
 include_patterns += ["library.md", "cli.md", "reproducibility.md", "theory_checks.md",
                      "measurements.md", "api.md", "api/*.rst"]

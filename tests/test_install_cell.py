@@ -18,8 +18,8 @@ sys.path.insert(0, str(ROOT / "notebooks"))
 import install_cell  # noqa: E402
 
 #: Lessons that carry the cells (the lead applies the script to the others at merge:
-#: then this becomes every ``notebooks/[0-9][0-9]_*.ipynb``).
-WITH_CELLS = sorted(ROOT.glob("notebooks/[0-9][0-9]_*.ipynb"))
+#: then this becomes every ``notebooks/[0-9][0-9]*_*.ipynb``).
+WITH_CELLS = sorted(ROOT.glob("notebooks/[0-9][0-9]*_*.ipynb"))
 
 
 def test_the_lessons_carry_the_cells():

@@ -765,7 +765,7 @@ def _solution_lines():
     """Distinctive lines of every solution region: at least 24 characters, not a comment,
     not also outside the solution regions, and not in a lesson (lesson 03 derives the
     shift s(K - 2k)/K that exercise 3b then asks for: teaching it is not a leak)."""
-    lessons = "\n".join(c.source for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    lessons = "\n".join(c.source for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
                         for c in nbformat.read(path, as_version=4).cells)
     lines = set()
     for path in sorted(EXERCISES.glob("ex*.ipynb")):

@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 STATIC = HERE / "static"
 BRANCH = "main"
-LESSON = re.compile(r"^notebooks/[0-9][0-9]_[^/]+$")
+LESSON = re.compile(r"^notebooks/[0-9][0-9][a-z]?_[^/]+$")
 
 _COMMANDS = {r"\mathbf", r"\boldsymbol", r"\mathrm", r"\mathit", r"\operatorname", r"\text",
              r"\left", r"\right", r"\,", r"\;", r"\!"}
