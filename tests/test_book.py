@@ -569,7 +569,7 @@ needs_chromium = pytest.mark.skipif(not CHROMIUM.is_file(), reason="needs /usr/b
 OTHER_PAGES = ["index", "library", "cli", "reproducibility", "reproduction", "theory_checks",
                "theory_status", "measurements", "speed", "robustness", "design",
                "design_stage1", "api", "course/syllabus", "course/rubric",
-               "course/instructors"]
+               "course/instructors", "lessons_checked"]
 
 
 def _png(width: int, height: int, dpi: float | None) -> bytes:
@@ -790,3 +790,66 @@ def test_notebook_file_links_become_page_links():
     other = ["[x](12_stage_one.ipynb)"]
     _notebook_links_to_pages(None, "library", other)
     assert other == ["[x](12_stage_one.ipynb)"]
+
+
+# ------------------------------------------------- self-check solutions, hidden checks
+def _solution_cells(nb: Path) -> list[dict]:
+    cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
+    return [c for c in cells if c["cell_type"] == "code"
+            and re.match(r"#\s*Solution to exercise\s+\d+", "".join(c["source"]).lstrip())]
+
+
+def test_every_solution_cell_is_tagged_to_collapse():
+    # docs/lessons_checked.md: a self-check solution is a code cell tagged hide-input
+    # whose first line is "# Solution to exercise N"
+    for nb in LESSONS:
+        for c in _solution_cells(nb):
+            assert "hide-input" in c.get("metadata", {}).get("tags", []), \
+                f"{nb.name}: {''.join(c['source'])[:40]!r} is not tagged hide-input"
+
+
+@needs_sphinx
+def test_solutions_and_long_checks_render_collapsed(tmp_path):
+    import nbformat
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(DOCS / '_ext')!r})\n"
+        "extensions = ['myst_nb', 'course_site']\nnb_execution_mode = 'off'\n",
+        encoding="utf-8")
+    (src / "index.md").write_text("# T\n\n```{toctree}\nlesson\n```\n", encoding="utf-8")
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell
+    nb.cells = [nbformat.v4.new_markdown_cell("# Lesson"),
+                cell("setup = 'REMOVED-SETUP'", metadata={"tags": ["remove-cell"]}),
+                cell("# Solution to exercise 2\nanswer = 'SOLUTION-CODE'\nprint(answer)",
+                     metadata={"tags": ["hide-input"]},
+                     outputs=[nbformat.v4.new_output("stream", text="SOLUTION-OUTPUT\n")]),
+                cell("check = 'CHECK-CODE'", metadata={"tags": ["hide-input"]},
+                     outputs=[nbformat.v4.new_output("stream", text="CHECK-VERDICT\n")]),
+                cell("visible = 'VISIBLE-CODE'")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    nbformat.write(nb, src / "lesson.ipynb")
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(src),
+                           str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    page = (tmp_path / "out" / "lesson.html").read_text(encoding="utf-8")
+    assert "REMOVED-SETUP" not in page
+    details = re.findall(r"<details.*?</details>", page, re.S)
+    solution = [d for d in details if "SOLUTION-CODE" in d]
+    assert len(solution) == 1 and "SOLUTION-OUTPUT" in solution[0]   # code and output hidden
+    assert "Solution to exercise 2 (click to show)" in solution[0]
+    check = [d for d in details if "CHECK-CODE" in d]
+    assert len(check) == 1 and "CHECK-VERDICT" not in check[0]       # the verdict stays shown
+    assert "CHECK-VERDICT" in page and "Show the code of this check" in check[0]
+    assert not [d for d in details if "VISIBLE-CODE" in d]
+
+
+@needs_sphinx
+def test_lesson_solutions_are_collapsed_in_the_book(book):
+    for nb in LESSONS:
+        want = len(_solution_cells(nb))
+        got = _page(book, nb).read_text(encoding="utf-8").count("Solution to exercise")
+        assert got >= want, f"{nb.name}: {want} solutions, {got} collapsed"

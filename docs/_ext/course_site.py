@@ -10,6 +10,10 @@
   the typeset math.
 * **Cross-references**: "notebook 06" or "lesson 6" in the prose becomes a link to that
   lesson; each lesson's bar links the exercises that go with it.
+* **Self-check solutions and long checks collapsed**: a code cell tagged ``hide-input``
+  whose first line is ``# Solution to exercise N`` is shown as a closed "Solution to
+  exercise N" toggle (code and output); any other ``hide-input`` cell shows its output
+  with its code behind a toggle (myst-nb's ``<details>``; see docs/lessons_checked.md).
 * **Legible figures and outputs**: stored figures can be clicked to zoom to the full
   window (again, or Escape, to close), and wide code and outputs scroll inside their box
   instead of running off the page (``course.css``).
@@ -195,6 +199,41 @@ def _notebook_links_to_pages(app: Any, docname: str, source: list[str]) -> None:
         source[0] = _NOTEBOOK_LINK.sub(lambda m: f"{{doc}}`{m[1]} <{m[2]}>`", source[0])
 
 
+SOLUTION = re.compile(r"^#\s*Solution to exercise\s+(\d+)\b")
+
+
+class CollapsedSolutions(SphinxPostTransform):
+    """Self-check solutions and hidden checks, collapsed (docs/lessons_checked.md).
+
+    The lessons' convention: a code cell tagged ``hide-input`` is shown collapsed
+    (myst-nb's own ``<details>``; no extension needed). If its first line is
+    ``# Solution to exercise N`` it is a self-check solution: its code *and* its output
+    are collapsed together under one "Solution to exercise N" toggle, so the answer it
+    prints is not in view either. Any other ``hide-input`` cell is a check whose code
+    needs more than a line: its code is collapsed ("Show the code of this check"), its
+    one-line verdict stays in view. Runs just before myst-nb's ``HideInputCells``."""
+
+    default_priority = 198
+    formats = ("html",)
+
+    def run(self, **kwargs: Any) -> None:
+        for node in self.document.findall(nodes.container):
+            if node.get("nb_element") != "cell_code" or node.get("hide_mode") != "input":
+                continue
+            if not node.children or node.children[0].get("nb_element") != "cell_code_source":
+                continue
+            m = SOLUTION.match(node.children[0].astext().lstrip())
+            if m:
+                node["hide_mode"] = "all"
+                node["prompt_show"] = f"Solution to exercise {m[1]} (click to show)"
+                node["prompt_hide"] = f"Solution to exercise {m[1]} (click to hide)"
+                node["classes"].append("toptwo-solution")
+            else:
+                node["prompt_show"] = "Show the code of this check"
+                node["prompt_hide"] = "Hide the code of this check"
+                node["classes"].append("toptwo-hidden-check")
+
+
 def _ancestors(node: nodes.Node):
     node = node.parent
     while node is not None:
@@ -228,6 +267,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("html-page-context", _page_context)
     app.connect("build-finished", _copy_notebooks)
     app.add_post_transform(LessonLinks)
+    app.add_post_transform(CollapsedSolutions)
     app.add_css_file("course.css")
     app.add_js_file("course.js")
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
