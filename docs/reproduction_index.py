@@ -139,7 +139,7 @@ def _fig1_ours() -> str:
 def _fig1_evidence() -> str:
     line = quote("06_synthetic_scenarios.ipynb", "significantly ahead of TopTwo2:")
     opt = quote("06_synthetic_scenarios.ipynb", "hard: significantly ahead of OPT-D&S:")
-    return (f"Holm-corrected paired tests (notebook 06 § 7): “{line}”; “{opt}”. No method of the "
+    return (f"Holm-corrected paired tests (notebook 06 § 5): “{line}”; “{opt}”. No method of the "
             "paper is significantly ahead of TopTwo2 in any scenario; two baselines beyond the "
             "paper (MACE and GLAD) are on few_smart, and TopTwo2's own refinement "
             "(n_refinements=3) on hard; OPT-D&S is not second on hard.")
@@ -263,7 +263,7 @@ def rows() -> list[Row]:
     return [
         Row("fig:synthetic_acc",
             "pair error of every method against queries per task on the four scenarios of Table 1",
-            [section(nb06, "1. Fig. 1"), section(nb06, "7. Who is second"),
+            [section(nb06, "1. Fig. 1"), section(nb06, "5. The paper's claims"),
              _bench("reproduce_synthetic")],
             "no numbers printed; “TopTwo2 achieves the best performance, near the oracle MLE "
             "for all the scenarios”; “OPT D&S is the second best performer in the Hard scenario”",
@@ -311,12 +311,12 @@ def rows() -> list[Row]:
             "needs CIFAR-10H images; the claim behind it (low q̂ = difficult) checked on color"),
         Row("fig:app:synthetic_acc",
             "errors of ĝ and ĥ alone on the four scenarios",
-            [section(nb06, "6. Claim 3 (Fig. 6)"), _bench("reproduce_synthetic")],
+            [section(nb06, "5. The paper's claims"), _bench("reproduce_synthetic")],
             "no numbers printed; TopTwo2 best, on Easy “in estimating h by a large margin”",
             lambda: "easy, n s = 10, h error: “" + quote(nb06, "TopTwo2 - MV ", "Holm p") + "”, “"
                     + quote(nb06, "TopTwo2 - MV-D&S ", "Holm p") + "”",
             "reproduces with a stated difference",
-            lambda: "notebook 06 § 6: “" + quote(nb06, "TopTwo2 significantly better on h than:")
+            lambda: "notebook 06 § 5: “" + quote(nb06, "TopTwo2 significantly better on h than:")
                     + "”; against the one-coin methods, MACE and GLAD the difference is not "
                     "significant (asserted), so not “by a large margin”.",
             "h on easy: ahead of MV, not of the one-coin methods (no large margin)"),
