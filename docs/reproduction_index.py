@@ -191,7 +191,7 @@ def _fig8_ours() -> str:
 def _fig7_evidence() -> str:
     sp = quote("07_robustness.ipynb", "spammer_fraction methods significantly ahead of TopTwo2")
     ps = quote("07_robustness.ipynb", "p_spread methods significantly ahead of TopTwo2")
-    return (f"Holm-corrected paired tests over 360 comparisons (notebook 07 § 3): “{sp}”; “{ps}”. "
+    return (f"Holm-corrected paired tests over 360 comparisons (notebook 07 § 2): “{sp}”; “{ps}”. "
             "Holds for the number of workers and of tasks (the gap to the oracle falls from "
             "m = 100 to m = 2000, CIs apart); spread of p: TopTwo2 is never significantly "
             "better than majority vote; spread of q: ahead of MV, tied with the one-coin "
@@ -323,7 +323,7 @@ def rows() -> list[Row]:
         Row("fig:app_exp",
             "pair, g and h error against five knobs: workers, tasks, spread of p, spread of q, "
             "spammers",
-            [section(nb07, "1. Fig. 7"), section(nb07, "3. The paper's claims"),
+            [section(nb07, "1. Fig. 7"), section(nb07, "2. Spread of"),
              _bench("reproduce_robustness")],
             "no numbers printed; TopTwo2 close to the oracle over every range, best among the "
             "baselines with spammers, ahead when the spread of p or q grows",
@@ -332,10 +332,10 @@ def rows() -> list[Row]:
             "and for spammers (MACE ahead at 50%)"),
         Row("fig:estm_pq",
             "MSE of p̂ and q̂ against queries per task",
-            [section(nb07, "5. Fig. 8"), _bench("reproduce_estimation")],
+            [section(nb07, "3. Fig. 8"), _bench("reproduce_estimation")],
             "no numbers printed; q needs more samples than p (eq. (13) [`eqn:total_s_pq`])",
             _fig8_ours, "reproduces",
-            lambda: "notebook 07 § 5: “" + quote(nb07, "relative MSE:") + "” on one instance; "
+            lambda: "notebook 07 § 3: “" + quote(nb07, "relative MSE:") + "” on one instance; "
                     "on the prior's scale q̂ stays far worse than p̂ at every budget.",
             "q̂ needs many times more samples than p̂, as eq. (13) says"),
         Row("tab:synth_setup1",
