@@ -155,3 +155,18 @@ def test_readme_error_example_is_the_real_message():
     with pytest.raises(ValueError) as info2:
         toptwo.TopTwo2().fit(A)
     assert line != f"ValueError: {info2.value}"
+
+
+def test_cli_example_output_is_what_the_command_prints(monkeypatch, capsys):
+    """The README's `python -m toptwo infer examples/tiny.csv` output block: its header
+    and rows are the first lines the command prints (issue 42's p_g, p_pair columns)."""
+    from toptwo.__main__ import main
+
+    section = README.split("## The command line", 1)[1]
+    assert "python -m toptwo infer examples/tiny.csv" in _blocks(section, "bash")[0]
+    shown = re.findall(r"```\n(task,.*?)```", section, flags=re.S)[0].strip().splitlines()
+    assert shown[0] == "task,g,h,confusion,p_g,p_pair"
+    monkeypatch.chdir(ROOT)
+    assert main(["infer", "examples/tiny.csv"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[:len(shown)] == shown
