@@ -1,4 +1,4 @@
-"""Command line of toptwo: ``python -m toptwo demo`` and ``python -m toptwo infer FILE.csv``.
+"""Command line of toptwo: ``python -m toptwo demo``, ``infer FILE.csv`` and ``diagnose FILE.csv``.
 
 ``demo`` draws one synthetic instance of the top-two model (eq. (1) [`eqn:A_dist`],
 a scenario of Table 1) and prints the error rates of majority vote, TopTwo1
@@ -39,6 +39,7 @@ with cli_imports():             # a failed import: one line, exit status 2 (issu
     from .metrics import top_two_errors
     from .mle import OracleMLE, TopTwo2
     from .posterior import relabel_rows, task_probabilities
+    from .diagnose import add_parser as add_diagnose_parser, run as run_diagnose
     from .model import SCENARIOS, TopTwoModel
     from .responses import binary_labels_message, check_labels_used
     from .spectral import TopTwo1
@@ -94,7 +95,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argparse parser of ``python -m toptwo`` (sub-commands demo and infer)."""
+    """The argparse parser of ``python -m toptwo`` (sub-commands demo, infer and diagnose)."""
     parser = _Parser(
         prog="python -m toptwo",
         description="Top-two answers and confusion probabilities in multi-choice "
@@ -172,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "toptwo.posterior.relabel_order)")
     infer.add_argument("--force", action="store_true",
                        help="overwrite existing output files (refused without it)")
+    add_diagnose_parser(sub, _positive_int, _seed)
     return parser
 
 
@@ -605,6 +607,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "demo":
             _check_stdout()
             _, text = run_demo(args.scenario, args.queries_per_task, args.seed)
+            with _utf8_stdout() as stdout:
+                stdout.write(text + "\n")
+        elif args.command == "diagnose":
+            _check_stdout()
+            text = run_diagnose(args, read_triples_csv, _show)
             with _utf8_stdout() as stdout:
                 stdout.write(text + "\n")
         else:
