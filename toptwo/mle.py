@@ -33,12 +33,15 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import (Interval, RealArray, StrOptions, check_choice, check_length,
+from ._validation import (Interval, RealArray, StrOptions, check_length,
                           check_probability_vector)
 from ._base import BaseEstimator
 from .responses import Responses, _FitView, as_responses
 from ._chunks import _task_chunks
 from ._ties import _EPS, _best_pairs_columns
+from .reliability import (MAX_RELIABILITY, MIN_RELIABILITY, _check_confusion, _reliability,
+                          estimate_reliability, estimate_reliability_loo,
+                          estimate_reliability_mle)
 from .spectral import (TopTwo1, check_enough_labels, check_spectral_labels, clip_confusion,
                        undetermined_confusion, confusion_at, resolve_sign_rule,
                        spectral_estimate, split_entries)
@@ -46,143 +49,11 @@ from .spectral import (TopTwo1, check_enough_labels, check_spectral_labels, clip
 __all__ = ["TopTwo2", "OracleMLE", "estimate_reliability", "plugin_mle", "best_pairs",
            "MAX_RELIABILITY", "MIN_RELIABILITY", "CONFUSION_CLIP"]
 
-#: p_hat is clipped to [MIN_RELIABILITY, MAX_RELIABILITY] before eq. (6): the upper end
-#: keeps log(1 - p) finite; the lower end (instead of 0) keeps every answer's weight
-#: positive, so a task whose workers all look like spammers falls back to a weighted
-#: vote instead of an all-zero score (which left (g, h) to the tie rule).
-MAX_RELIABILITY = 0.99
-MIN_RELIABILITY = 0.05
 #: q_hat is clipped to this range before eq. (6). The model's q lies in (1/2, 1]; at
 #: exactly 1/2 the two slots of eq. (6) weigh alike and the order of (g, h) is left to
 #: the tie rule, so the lower end stays just above 1/2; the upper end stays below 1 so
 #: that the weight of the second answer is not exactly 0.
 CONFUSION_CLIP = (0.51, 0.99)
-
-
-def _check_top(top: Any, R: Responses, *, owner: str) -> np.ndarray:
-    """(n_tasks, T) integer labels in 0..K (0 = no estimate), 2 <= T < K."""
-    arr = np.asarray(top)
-    if arr.ndim != 2 or arr.shape[0] != R.n_tasks or not 2 <= arr.shape[1] < R.n_labels:
-        raise ValueError(f"`top` of {owner} must have shape (n_tasks, T) = ({R.n_tasks}, T) "
-                         f"with 2 <= T < K={R.n_labels}; got shape {arr.shape} instead.")
-    if not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(f"`top` of {owner} must hold integer labels; got dtype {arr.dtype} "
-                        f"instead.")
-    bad = (arr < 0) | (arr > R.n_labels)
-    if bad.any():
-        j, t = (int(v) for v in np.argwhere(bad)[0])
-        raise ValueError(f"`top` of {owner} must hold labels in 1..{R.n_labels} (0 for no "
-                         f"estimate); found {int(arr[j, t])} at task {j}, column {t}.")
-    # a row is T distinct labels (an ordered pair or T-tuple, a != b) or all 0
-    ordered = np.sort(arr, axis=1)
-    some = ordered[:, -1] > 0
-    bad_row = some & ((ordered[:, 0] == 0) | (ordered[:, 1:] == ordered[:, :-1]).any(axis=1))
-    if bad_row.any():
-        j = int(np.argmax(bad_row))
-        raise ValueError(f"`top` of {owner} must hold {arr.shape[1]} distinct labels per task "
-                         f"(or all 0 for no estimate); task {j} has "
-                         f"{[int(v) for v in arr[j]]}.")
-    return arr
-
-
-def _check_confusion(confusion: Any, R: Responses, *, owner: str) -> np.ndarray:
-    """q of shape (n_tasks,) or top-T weights of shape (n_tasks, T), 2 <= T < K, in [0, 1]."""
-    W = np.asarray(confusion, float)
-    m, K = R.n_tasks, R.n_labels
-    if not (W.shape == (m,) or (W.ndim == 2 and W.shape[0] == m and 2 <= W.shape[1] < K)):
-        raise ValueError(f"`confusion` of {owner} must have shape ({m},) or ({m}, T) with "
-                         f"2 <= T < K={K}; got shape {W.shape} instead.")
-    bad = ~np.isfinite(W) | (W < 0) | (W > 1)
-    if bad.any():
-        pos = tuple(int(v) for v in np.argwhere(bad)[0])
-        raise ValueError(f"`confusion` of {owner} must lie in [0, 1]; found "
-                         f"{float(W[pos])!r} at task {pos[0]}"
-                         + (f", column {pos[1]}." if len(pos) > 1 else "."))
-    return W
-
-
-def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str = "paper",
-                         n_responses: np.ndarray | None = None) -> np.ndarray:
-    """Worker reliabilities p_i from held-out responses, eq. (5) (and eq. for top-T).
-
-    Parameters
-    ----------
-    A2 : Responses
-        The responses not used by stage 1.
-    top : ndarray of shape (n_tasks, T)
-        Estimated plausible answers per task (0 for tasks without any; a response to
-        such a task never counts as a hit).
-    normalization : {"paper", "per_worker"}
-        "paper": divide the hit count by m s (1 - s_1), estimated as nnz(A2)/n, the
-        average number of A^2 answers per worker (eq. (5)). "per_worker": divide by the
-        worker's own number of A^2 answers to tasks that have an estimate (real workers
-        answer very different numbers of tasks; this is the sample mean of Lemma 1's
-        Bernoulli variables, and answers to tasks without an estimate, which can never
-        be hits, would bias it down).
-    n_responses : ndarray of shape (n_workers,), optional
-        Responses per worker in the full data; workers with none get NaN.
-
-    Returns
-    -------
-    p_hat : ndarray of shape (n_workers,)
-        K/(K-T) (hits_i / N_i - T/K), unclipped (may fall outside [0, 1]); NaN for a worker
-        with no responses (and, with "per_worker", for one with no A^2 responses).
-    """
-    check_choice(normalization, "normalization", ("paper", "per_worker"),
-                 owner="estimate_reliability")
-    return _reliability(A2, top, normalization, n_responses)
-
-
-def _reliability(A2: Responses, top: Any, normalization: str,
-                 n_responses: np.ndarray | None) -> np.ndarray:
-    """:func:`estimate_reliability` once ``normalization`` is checked (TopTwo2's own calls)."""
-    K = A2.n_labels
-    top = _check_top(top, A2, owner="estimate_reliability")
-    T = top.shape[1]
-    counts = A2.task_counts()
-    if K < 63:
-        # one bit per label: bit c of mask_j is set iff c is among task j's top labels
-        # (bit 0, "no estimate", never matches an answer), one pass over the responses
-        dt = next(d for d in (np.uint8, np.uint16, np.uint32, np.uint64)
-                  if K < 8 * np.dtype(d).itemsize)          # the smallest that holds K + 1 bits
-        mask = np.zeros(A2.n_tasks, dtype=dt)
-        for t in range(T):
-            mask |= np.left_shift(dt(1), top[:, t].astype(dt))
-        # in the stored (worker-major) order: a worker's hits are a contiguous run, summed
-        # as integers (exact, so the same counts as any other order)
-        w_indptr = A2.tocsr().indptr
-        hit_count = np.zeros(A2.n_workers, dtype=np.int64)
-        for lo, hi, e0, e1 in _task_chunks(w_indptr):      # worker ranges, cache-sized
-            if e1 == e0:
-                continue
-            hit = mask.take(A2.tasks[e0:e1])
-            hit >>= A2.labels[e0:e1].astype(dt)
-            hit &= dt(1)
-            starts = w_indptr[lo:hi] - e0
-            some = w_indptr[lo + 1:hi + 1] > w_indptr[lo:hi]  # reduceat needs non-empty runs
-            hit_count[lo:hi][some] = np.add.reduceat(hit, starts[some], dtype=np.int64)
-        hits = hit_count.astype(float)
-    else:
-        indptr, workers_tm, labels_tm = A2.task_major()
-        tasks_tm = A2.task_major_tasks()
-        hit = top[:, 0][tasks_tm] == labels_tm
-        for t in range(1, T):
-            hit |= top[:, t][tasks_tm] == labels_tm
-        hits = np.bincount(workers_tm[hit], minlength=A2.n_workers).astype(float)
-    if normalization == "paper":
-        denom = np.full(A2.n_workers, A2.nnz / A2.n_workers)
-    elif (top[:, 0] > 0)[counts > 0].all():   # every answered task resolved
-        denom = A2.worker_counts().astype(float)
-    else:   # the worker's answers to tasks that have an estimate (top > 0)
-        _, workers_tm, _ = A2.task_major()
-        resolved = np.repeat(top[:, 0] > 0, counts)
-        denom = np.bincount(workers_tm[resolved], minlength=A2.n_workers).astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = K / (K - T) * (hits / denom - T / K)
-    p[denom == 0] = np.nan
-    if n_responses is not None:
-        p[n_responses == 0] = np.nan
-    return p
 
 
 def best_pairs(Sa: np.ndarray, Sb: np.ndarray, tol: np.ndarray | float = 0.0
@@ -572,13 +443,9 @@ class TopTwo2(BaseEstimator):
             q_mle = np.clip(q_raw, 0.0, 1.0)
             q_mle[~seen] = 1.0 / T
         if by_mle:                                    # step 3, beyond the paper: eq. (1)'s MLE
-            from .reliability import estimate_reliability_mle   # (it imports this module)
-
             p_hat = estimate_reliability_mle(A2, res.top, q_mle,
                                              n_responses=R.worker_counts())
         elif estimator == "leave_one_out":            # step 3, beyond the paper: eq. (5)
-            from .reliability import estimate_reliability_loo   # without the answer itself
-
             p_hat = estimate_reliability_loo(A2, res, centering=params["centering"],
                                              in_stage1=not params["sample_splitting"],
                                              n_responses=R.worker_counts())
