@@ -174,7 +174,7 @@ def _simulated_shares(R: Responses, n_top: int, n_draws: int, gen: np.random.Gen
     s = _median_fill(oc.skills_, active)
     ds = DawidSkene().fit(R)
     C = np.nan_to_num(ds.confusion_matrices_)
-    out = {mm: [] for mm in MODELS}
+    out: dict[str, list[np.ndarray]] = {mm: [] for mm in MODELS}
 
     def shares(labels):
         S = Responses(w, t, labels.astype(np.int32), shape=R.shape, n_labels=K)
@@ -212,7 +212,9 @@ def diagnose(A: Any, n_labels: int | None = None, *, n_folds: int = 5, n_draws: 
     Parameters
     ----------
     A : Responses, dense or sparse (n_workers, n_tasks) matrix, or a DataFrame of triples
+        The answers.
     n_labels : int, optional
+        K (default: the largest label).
     n_folds : int, default=5
         Folds of the held-out log-likelihood (at least 2).
     n_draws : int, default=20
