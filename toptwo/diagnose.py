@@ -290,14 +290,8 @@ def add_parser(sub: Any, positive_int: Any, seed: Any) -> None:
                     "top-two, one-coin and Dawid-Skene models predict, the held-out "
                     "log-likelihood of each model on answers left out (cross-validation "
                     "over answers), and a one-line verdict with its number.")
-    p.add_argument("file", metavar="FILE.csv", help="CSV file of worker,task,label rows")
-    p.add_argument("--n-labels", type=positive_int, default=None, metavar="K",
-                   help="number of answer choices K (default: the largest label)")
-    p.add_argument("--duplicates", choices=("error", "first", "last"), default="error",
-                   help="a worker answering a task twice: refuse (default), keep the "
-                        "first or the last")
-    p.add_argument("--label-base", type=int, choices=(0, 1), default=1,
-                   help="smallest label in the file: 1 (default) or 0")
+    from ._cli import add_input_arguments
+    add_input_arguments(p)                # the formats and options of 'infer'
     p.add_argument("--folds", type=positive_int, default=5, metavar="F",
                    help="folds of the held-out log-likelihood, at least 2 (default: 5)")
     p.add_argument("--seed", type=seed, default=0,
@@ -308,8 +302,7 @@ def run(args: Any, read: Any, show: Any) -> str:
     """Run ``diagnose`` on parsed arguments; returns the report."""
     if args.folds < 2:
         raise ValueError(f"--folds must be at least 2; got {args.folds}.")
-    R = read(args.file, n_labels=args.n_labels, duplicates=args.duplicates,
-             label_base=args.label_base)
+    R = read(args)                        # toptwo._cli.read_input
     try:
         return diagnose(R, n_folds=args.folds, rng=args.seed).report()
     except ValueError as exc:
