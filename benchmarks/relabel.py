@@ -106,7 +106,23 @@ def main():
     OUT.write_text(json.dumps(dict(keep=KEEP, reps=REPS, fractions=FRACTIONS,
                                    results=results), indent=1) + "\n")
     figure(results)
+    print(table(json.loads(OUT.read_text())))
     return 0
+
+
+def table(data: dict) -> str:
+    """The book's re-labelling table (docs/calibration.md) from the stored JSON."""
+    lines = ["| dataset | re-labelled | expected gain | lowest p_g | random "
+             "| expected gain − lowest p_g | expected gain − random |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for key, row in data["results"].items():
+        name, frac = key.split("/")
+        if float(frac) not in (0.1, 0.3):
+            continue
+        cells = [f"{row[r][0]:+.3f} [{row[r][1]:+.3f}, {row[r][2]:+.3f}]"
+                 for r in (*RULES, "gain - lowest p_g", "gain - random")]
+        lines.append(f"| {name} | {round(100 * float(frac))}% | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def figure(results):

@@ -174,7 +174,7 @@ def _simulated_shares(R: Responses, n_top: int, n_draws: int, gen: np.random.Gen
     s = _median_fill(oc.skills_, active)
     ds = DawidSkene().fit(R)
     C = np.nan_to_num(ds.confusion_matrices_)
-    out = {mm: [] for mm in MODELS}
+    out: dict[str, list[np.ndarray]] = {mm: [] for mm in MODELS}
 
     def shares(labels):
         S = Responses(w, t, labels.astype(np.int32), shape=R.shape, n_labels=K)
@@ -212,7 +212,9 @@ def diagnose(A: Any, n_labels: int | None = None, *, n_folds: int = 5, n_draws: 
     Parameters
     ----------
     A : Responses, dense or sparse (n_workers, n_tasks) matrix, or a DataFrame of triples
+        The answers.
     n_labels : int, optional
+        K (default: the largest label).
     n_folds : int, default=5
         Folds of the held-out log-likelihood (at least 2).
     n_draws : int, default=20
@@ -290,14 +292,8 @@ def add_parser(sub: Any, positive_int: Any, seed: Any) -> None:
                     "top-two, one-coin and Dawid-Skene models predict, the held-out "
                     "log-likelihood of each model on answers left out (cross-validation "
                     "over answers), and a one-line verdict with its number.")
-    p.add_argument("file", metavar="FILE.csv", help="CSV file of worker,task,label rows")
-    p.add_argument("--n-labels", type=positive_int, default=None, metavar="K",
-                   help="number of answer choices K (default: the largest label)")
-    p.add_argument("--duplicates", choices=("error", "first", "last"), default="error",
-                   help="a worker answering a task twice: refuse (default), keep the "
-                        "first or the last")
-    p.add_argument("--label-base", type=int, choices=(0, 1), default=1,
-                   help="smallest label in the file: 1 (default) or 0")
+    from ._cli import add_input_arguments
+    add_input_arguments(p)                # the formats and options of 'infer'
     p.add_argument("--folds", type=positive_int, default=5, metavar="F",
                    help="folds of the held-out log-likelihood, at least 2 (default: 5)")
     p.add_argument("--seed", type=seed, default=0,
@@ -308,8 +304,7 @@ def run(args: Any, read: Any, show: Any) -> str:
     """Run ``diagnose`` on parsed arguments; returns the report."""
     if args.folds < 2:
         raise ValueError(f"--folds must be at least 2; got {args.folds}.")
-    R = read(args.file, n_labels=args.n_labels, duplicates=args.duplicates,
-             label_base=args.label_base)
+    R = read(args)                        # toptwo._cli.read_input
     try:
         return diagnose(R, n_folds=args.folds, rng=args.seed).report()
     except ValueError as exc:
