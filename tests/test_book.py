@@ -569,7 +569,7 @@ needs_chromium = pytest.mark.skipif(not CHROMIUM.is_file(), reason="needs /usr/b
 OTHER_PAGES = ["index", "library", "cli", "reproducibility", "reproduction", "theory_checks",
                "theory_status", "measurements", "speed", "robustness", "design",
                "design_stage1", "api", "course/syllabus", "course/rubric",
-               "course/instructors", "lessons_checked"]
+               "course/instructors", "lessons_checked", "calibration"]
 
 
 def _png(width: int, height: int, dpi: float | None) -> bytes:
