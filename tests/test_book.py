@@ -569,7 +569,7 @@ needs_chromium = pytest.mark.skipif(not CHROMIUM.is_file(), reason="needs /usr/b
 OTHER_PAGES = ["index", "library", "cli", "reproducibility", "reproduction", "theory_checks",
                "theory_status", "measurements", "speed", "robustness", "design",
                "design_stage1", "api", "course/syllabus", "course/rubric",
-               "course/instructors", "lessons_checked"]
+               "course/instructors", "lessons_checked", "calibration"]
 
 
 def _png(width: int, height: int, dpi: float | None) -> bytes:
@@ -805,6 +805,19 @@ def test_notebook_file_links_become_page_links():
     other = ["[x](12_stage_one.ipynb)"]
     _notebook_links_to_pages(None, "library", other)
     assert other == ["[x](12_stage_one.ipynb)"]
+
+
+def test_notebook_links_to_docs_pages_become_page_links():
+    pytest.importorskip("docutils", reason='the book extension needs the docs extra: pip install -e ".[docs]"')
+    sys.path.insert(0, str(DOCS / "_ext"))
+    from course_site import _docs_links_to_pages
+
+    src = ["see [the checks](../docs/lessons_checked.md), not [x](../README.md)"]
+    _docs_links_to_pages(None, "notebooks/06_synthetic_scenarios", src)
+    assert src[0] == "see {doc}`the checks </lessons_checked>`, not [x](../README.md)"
+    other = ["[y](../docs/lessons_checked.md)"]
+    _docs_links_to_pages(None, "library", other)
+    assert other == ["[y](../docs/lessons_checked.md)"]
 
 
 # ------------------------------------------------- self-check solutions, hidden checks
