@@ -112,7 +112,7 @@ def test_numbers_printed_next_to_labels_agree_with_the_paper():
             checked += 1
             if norm(said) != norm(labels[label]):
                 wrong.add((nb.stem, label))
-    assert checked >= 10
+    # (the lessons now print the numbers without labels: tests/test_lessons_teach.py)
     assert wrong <= KNOWN_DISAGREEMENTS, sorted(wrong - KNOWN_DISAGREEMENTS)
 
 
