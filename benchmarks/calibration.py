@@ -23,6 +23,7 @@ s in {0.1, 0.3}, 3 seeds each, seeds never used elsewhere): ECE of p_g.
 
     OMP_NUM_THREADS=1 python benchmarks/calibration.py      # ~3 minutes
     python benchmarks/calibration.py --page     # only rewrite docs/calibration.md's tables
+    python benchmarks/calibration.py --figure   # only redraw the figure from the JSON
 
 writes ``toptwo/experiments/results/calibration.json`` and
 ``docs/images/calibration.png``; needs the datasets (``TOPTWO_DATA`` or the cache).
@@ -217,27 +218,28 @@ def synthetic(rng):
     return out
 
 
-def figure(rows):
+def figure(data: dict) -> None:
+    """Reliability diagrams of p_g (docs/images/calibration.png) from the stored JSON."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(2, 4, figsize=(12, 6.4), sharex=True, sharey=True)
+    real = data["real"]
+    fig, axes = plt.subplots(2, 4, figsize=(10.5, 6.0), sharex=True, sharey=True)
     for ax, name in zip(axes.ravel(), DATASETS):
         ax.plot([0, 1], [0, 1], color="0.6", lw=1)
         for method, color in (("toptwo2", "C0"), ("em", "C1")):
-            b = rows[(name, method)]["bins"]
-            cnt = np.array(b["count"])
-            ok = cnt > 0
-            ax.plot(np.array(b["conf"])[ok], np.array(b["acc"])[ok], "o-", color=color,
-                    ms=4, label=f"{method}: ECE {rows[(name, method)]['ece']:.3f}")
-        ax.set_title(f"{name} ({rows[(name, 'em')]['n']} tasks)")
-        ax.legend(fontsize=9, loc="upper left")
-    ax = axes.ravel()[-1]
-    ax.axis("off")
+            b = real[f"{name}/{method}"]["bins"]
+            ok = np.array(b["count"]) > 0
+            ax.plot(np.array(b["conf"])[ok], np.array(b["acc"])[ok], "o-", color=color, ms=4,
+                    label=f"{method} {real[f'{name}/{method}']['ece']:.3f}")
+        ax.set_title(f"{name} ({real[f'{name}/em']['n']} tasks)", fontsize=11)
+        ax.legend(fontsize=10, loc="upper left", title="ECE", title_fontsize=10)
+        ax.tick_params(labelsize=10)
+    axes.ravel()[-1].axis("off")
     for ax in axes[-1]:
-        ax.set_xlabel("p_g (bin mean)")
+        ax.set_xlabel("p_g (bin mean)", fontsize=10)
     for ax in axes[:, 0]:
-        ax.set_ylabel("share with g true")
+        ax.set_ylabel("share with g true", fontsize=10)
     fig.tight_layout()
     FIG.parent.mkdir(exist_ok=True)
     fig.savefig(FIG, dpi=110)
@@ -309,14 +311,17 @@ def main():
     if "--page" in sys.argv[1:]:
         PAGE.write_text(render_page(PAGE.read_text()))
         return 0
+    if "--figure" in sys.argv[1:]:
+        figure(json.loads(OUT.read_text()))
+        return 0
     rng = np.random.default_rng(42)
     rows = real(rng)
-    figure(rows)
     syn = synthetic(rng)
     store = {f"{n}/{m}": {k: v for k, v in r.items() if not k.startswith("_")}
              for (n, m), r in rows.items()}
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(dict(real=store, synthetic=syn), indent=1) + "\n")
+    figure(json.loads(OUT.read_text()))
     print(table(json.loads(OUT.read_text())))
     for method in METHODS:
         e = [x["ece"] for x in syn if x["method"] == method]

@@ -33,3 +33,13 @@ def test_page_claims_follow_the_results():
     for name in ("adult2", "color", "dog", "flag"):
         for frac in rel and (0.05, 0.1, 0.2, 0.3):
             assert rel[f"{name}/{frac}"]["gain - random"][1] > 0, (name, frac)
+
+
+def test_diagnose_claims_follow_the_results():
+    import json
+    rows = json.loads((ROOT / "toptwo/experiments/results/diagnose.json").read_text())
+    best = [n for n, r in rows.items() if r["verdict"].startswith("the top-two model fits best")]
+    assert sorted(best) == ["adult2", "color", "flag", "food", "plot"]
+    assert all(rows[n]["verdict"].startswith("Dawid-Skene fits better") for n in ("dog", "web"))
+    # docs/cli.md quotes color's verdict as stored
+    assert f"verdict: {rows['color']['verdict']}" in (ROOT / "docs" / "cli.md").read_text()
