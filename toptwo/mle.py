@@ -241,6 +241,35 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
     return top.astype(np.int64)
 
 
+#: TopTwo2's parameters for Algorithm 2 as printed (:meth:`TopTwo2.paper`).
+PAPER_TOPTWO2 = dict(sample_splitting=True, reliability_estimator="moment",
+                     reliability_normalization="paper", centering="paper",
+                     left_vector="per_k", sign_rule="paper")
+
+
+def check_toptwo2_combinations(params: dict, owner: str) -> None:
+    """Refuse combinations of TopTwo2's parameters that are not implemented or not
+    meaningful (each parameter alone is checked by ``_parameter_constraints``)."""
+    T, n_ref = params["n_top"], params["n_refinements"]
+    estimator = params["reliability_estimator"]
+    if n_ref and T != 2:
+        raise ValueError(f"{owner}: n_refinements is implemented for the top-two model "
+                         f"only (n_top=2); got n_top={T}.")
+    if estimator == "mle" and T != 2:
+        raise ValueError(f"{owner}: reliability_estimator='mle' is implemented for the "
+                         f"top-two model only (n_top=2); got n_top={T}.")
+    if estimator == "mle" and n_ref:         # the refinement re-estimates p by eq. (5)
+        raise ValueError(f"{owner}: n_refinements={n_ref} re-estimates p by eq. (5); it "
+                         f"is not implemented with reliability_estimator='mle' (use "
+                         f"n_refinements=0).")
+    if estimator != "moment" and params["reliability_normalization"] != "per_worker":
+        raise ValueError(f"{owner}: reliability_normalization="
+                         f"{params['reliability_normalization']!r} applies to eq. (5) "
+                         f"as printed (reliability_estimator='moment') only; "
+                         f"reliability_estimator={estimator!r} has none (pass "
+                         f"reliability_estimator='moment' with it).")
+
+
 class TopTwo2(BaseEstimator):
     r"""Top-two answers by spectral initialisation and plug-in MLE (Algorithm 2, "TopTwo2").
 
@@ -261,8 +290,13 @@ class TopTwo2(BaseEstimator):
         \mathbb 1(A_{ij}=b) \quad \text{(eq. (6))}.
 
     :func:`toptwo.reference.algorithm2` is the same algorithm as printed, in dense NumPy
-    (tested equal). Every option below runs the paper's algorithm at its paper value; the
-    defaults and their measurements are in the design notes (``docs/design.md``).
+    (tested equal).
+
+    The default ``TopTwo2()`` departs from Algorithm 2 as printed: no sample splitting,
+    the leave-one-out form of eq. (5) in step 3, and stage 1 as ``TopTwo1()``'s default
+    (observed-entry centring, one stacked left vector with the positive-sum sign rule);
+    ``TopTwo2.paper()`` is the printed algorithm. Each option set to its paper value runs
+    the paper's step (measurements: design notes, ``docs/design.md``, "Deviations").
 
     Parameters
     ----------
@@ -392,75 +426,61 @@ class TopTwo2(BaseEstimator):
         "rng": TopTwo1._parameter_constraints["rng"],
     }
 
+    @classmethod
+    def paper(cls, **params: Any) -> "TopTwo2":
+        """Algorithm 2 as printed: both sample splits, eq. (5) with the paper's
+        normalisation, and Algorithm 1 as printed in stage 1 (per-k vectors, the paper's
+        centring and sign rule); ``params`` set the others (``rng``, ``eta``, ...).
+
+        Only the clips of p and q before eq. (6), which keep eq. (6) defined, remain
+        (design notes, "Clipping before eq. (6)").
+
+        Examples
+        --------
+        >>> TopTwo2.paper(rng=0).get_params()["reliability_estimator"]
+        'moment'
+        """
+        return cls(**{**PAPER_TOPTWO2, **params})
+
     def fit(self, A: Any, n_labels: int | None = None) -> "TopTwo2":
         """Run Algorithm 2 on A (dense array, sparse matrix or Responses)."""
         owner = self._name
         params = self._validate_params()
-        s1, eta, T = params["split_rate"], params["eta"], params["n_top"]
-        n_ref, shrink = params["n_refinements"], params["refinement_shrinkage"]
-        gen = params["rng"]
-        if n_ref and T != 2:                          # a combination of two parameters
-            raise ValueError(f"{owner}: n_refinements is implemented for the top-two model "
-                             f"only (n_top=2); got n_top={T}.")
-        by_mle = params["reliability_estimator"] == "mle"
-        if by_mle and T != 2:
-            raise ValueError(f"{owner}: reliability_estimator='mle' is implemented for the "
-                             f"top-two model only (n_top=2); got n_top={T}.")
-        if by_mle and n_ref:         # the refinement re-estimates p by eq. (5)
-            raise ValueError(f"{owner}: n_refinements={n_ref} re-estimates p by eq. (5); it "
-                             f"is not implemented with reliability_estimator='mle' (use "
-                             f"n_refinements=0).")
-        estimator = params["reliability_estimator"]
-        if estimator != "moment" and params["reliability_normalization"] != "per_worker":
-            raise ValueError(f"{owner}: reliability_normalization="
-                             f"{params['reliability_normalization']!r} applies to eq. (5) "
-                             f"as printed (reliability_estimator='moment') only; "
-                             f"reliability_estimator={estimator!r} has none (pass "
-                             f"reliability_estimator='moment' with it).")
+        check_toptwo2_combinations(params, owner)
+        T = params["n_top"]
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
         check_spectral_labels(R.n_labels, T, owner)               # n_top < K: needs the data
         check_enough_labels(R, f"{owner}.fit")
         if params["sample_splitting"]:
-            A1, A2 = split_entries(R, s1, gen)                       # step 1
-            B, C = split_entries(A1, 0.5, gen)                       # Alg. 1 step 1
+            A1, A2 = split_entries(R, params["split_rate"], params["rng"])   # step 1
+            B, C = split_entries(A1, 0.5, params["rng"])                   # Alg. 1 step 1
             if min(B.nnz, C.nnz, A2.nnz) == 0:
                 raise ValueError(f"{owner}: sample splitting left a part empty ({R.nnz} "
                                  f"responses); use sample_splitting=False for so few.")
         else:
             A1 = A2 = B = C = R
-        res = spectral_estimate(B, C, eta=eta, n_top=T,              # step 2
+        res = spectral_estimate(B, C, eta=params["eta"], n_top=T,          # step 2
                                 sign_rule=resolve_sign_rule(params["sign_rule"],
                                                             params["left_vector"]),
                                 centering=params["centering"],
                                 left_vector=params["left_vector"])
-        q_raw = res.confusion_raw
-        seen = np.isfinite(q_raw[:, 0])
-        q_use = np.clip(q_raw, *CONFUSION_CLIP)
-        if T == 2:
-            fill = float(np.median(q_use[seen, 0])) if seen.any() else 0.75
-            q_mle = np.where(seen, q_use[:, 0], fill)
-        else:
-            q_mle = np.clip(q_raw, 0.0, 1.0)
-            q_mle[~seen] = 1.0 / T
-        if by_mle:                                    # step 3, beyond the paper: eq. (1)'s MLE
-            p_hat = estimate_reliability_mle(A2, res.top, q_mle,
-                                             n_responses=R.worker_counts())
-        elif estimator == "leave_one_out":            # step 3, beyond the paper: eq. (5)
-            p_hat = estimate_reliability_loo(A2, res, centering=params["centering"],
-                                             in_stage1=not params["sample_splitting"],
-                                             n_responses=R.worker_counts())
-        else:                                         # step 3: eq. (5)
-            p_hat = _reliability(A2, res.top, params["reliability_normalization"],
-                                 n_responses=R.worker_counts())
+        q_mle = _confusion_for_eq6(res.confusion_raw, T)
+        p_hat = _step3(R, A2, res, q_mle, params)                          # step 3
         p_mle = np.clip(np.nan_to_num(p_hat, nan=MIN_RELIABILITY), MIN_RELIABILITY,
                         MAX_RELIABILITY)
-        top = plugin_mle(R, p_mle, q_mle)                             # step 4
-        answered = R.task_counts() > 0
-        for _ in range(n_ref):             # stops early once the labels stop changing
-            new_top, p_mle, q_mle = _refine(R, top, q_mle, shrink)
+        top = plugin_mle(R, p_mle, q_mle)                                  # step 4
+        for _ in range(params["n_refinements"]):   # stops once the labels stop changing
+            new_top, p_mle, q_mle = _refine(R, top, q_mle, params["refinement_shrinkage"])
             if np.array_equal(new_top, top):
                 break
             top = new_top
+        self._set_outputs(R, res, top, q_mle, p_hat, T)
+        return self
+
+    def _set_outputs(self, R: Responses, res: Any, top: np.ndarray, q_mle: np.ndarray,
+                     p_hat: np.ndarray, T: int) -> None:
+        answered = R.task_counts() > 0
+        seen = np.isfinite(res.confusion_raw[:, 0])
         # eq. (4) at the final labels (same value as stage 1 wherever they agree)
         q_final = confusion_at(res, top)
         q_final[~(answered & seen)] = np.nan
@@ -478,13 +498,41 @@ class TopTwo2(BaseEstimator):
         self.norm_p_ = res.norm_p
         self.observed_rate_ = R.observed_rate
         self._record_input(R)
-        return self
 
     def _soft_confusion(self) -> np.ndarray:
         # NaN rows only for tasks nobody answered: a task that eq. (6) ranked but stage 1
         # could not see (``confusion_`` NaN, possible with ``sample_splitting=True``)
         # gets the q that eq. (6) used for it (the median q_hat).
         return np.where(np.isnan(self.confusion_), self._q_mle, self.confusion_)
+
+
+def _confusion_for_eq6(q_raw: np.ndarray, T: int) -> np.ndarray:
+    """Stage 1's q_hat as eq. (6) uses it: clipped to ``CONFUSION_CLIP`` (T = 2), a task
+    stage 1 could not see given the median of the others (0.75 if none); for T > 2 the
+    T weights clipped to [0, 1], 1/T where unseen."""
+    seen = np.isfinite(q_raw[:, 0])
+    if T == 2:
+        q_use = np.clip(q_raw, *CONFUSION_CLIP)
+        fill = float(np.median(q_use[seen, 0])) if seen.any() else 0.75
+        return np.where(seen, q_use[:, 0], fill)
+    q = np.clip(q_raw, 0.0, 1.0)
+    q[~seen] = 1.0 / T
+    return q
+
+
+def _step3(R: Responses, A2: Responses, res: Any, q: np.ndarray, params: dict
+           ) -> np.ndarray:
+    """Step 3 of Algorithm 2 by ``reliability_estimator``: p_hat on the held-out A2."""
+    counts = R.worker_counts()
+    estimator = params["reliability_estimator"]
+    if estimator == "mle":                    # beyond the paper: eq. (1)'s MLE given q
+        return estimate_reliability_mle(A2, res.top, q, n_responses=counts)
+    if estimator == "leave_one_out":          # beyond the paper: eq. (5) without the answer
+        return estimate_reliability_loo(A2, res, centering=params["centering"],
+                                        in_stage1=not params["sample_splitting"],
+                                        n_responses=counts)
+    return _reliability(A2, res.top, params["reliability_normalization"],     # eq. (5)
+                        n_responses=counts)
 
 
 def _refine(R: Responses, top: np.ndarray, q_prior: np.ndarray, shrink: float
