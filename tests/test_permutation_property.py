@@ -173,6 +173,9 @@ SYMMETRIC = [name for name in ESTIMATORS if not name.startswith("TopTwo")]
 
 
 def _label_probabilities(est):
+    if isinstance(est, baselines.MajorityVote):     # its soft labels follow its tie rule
+        counts = np.asarray(est.counts_, float)
+        return counts / counts.sum(axis=1, keepdims=True)
     P = getattr(est, "posteriors_", None)
     return np.asarray(P if P is not None else est.soft_labels(), float)
 
