@@ -332,7 +332,8 @@ def _header(reader: Any, name: str, layout: _Layout
     """
     if layout.order is not None:
         roles = list(layout.order)
-        return None, 0, tuple(roles.index(c) for c in REQUIRED_COLUMNS), len(roles)
+        iw, it, il = (roles.index(c) for c in REQUIRED_COLUMNS)
+        return None, 0, (iw, it, il), len(roles)
     header = None
     for row in reader:
         if not row or all(not f.strip() for f in row):
@@ -377,7 +378,8 @@ def _header(reader: Any, name: str, layout: _Layout
                     f"the header {_show(row)} names column(s) "
                     f"{', '.join(repr(c) for c in repeated)} more than once; each of "
                     f"{', '.join(want)} must occur once (rename the others).")
-    return row, header_line, tuple(header.index(c) for c in want), len(header)
+    iw, it, il = (header.index(c) for c in want)
+    return row, header_line, (iw, it, il), len(header)
 
 
 def _read_strict(src: Source, layout: _Layout, base: int,  # noqa: C901 - one pass over the file with a check per field
