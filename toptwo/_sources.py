@@ -7,7 +7,7 @@ read here exactly once, into memory:
 * a regular uncompressed file is read by name, as often as the parsers need;
 * a pipe, a named pipe (FIFO), ``/dev/stdin``, a process substitution ``<(...)`` or
   standard input (``"-"``) is read once, whole (a second open of a pipe would find it
-  empty, or wait for ever for a writer: issue 39 item 2);
+  empty, or wait for ever for a writer);
 * a gzip, bzip2 or xz file (recognised by its first bytes, whatever its name) is
   decompressed once, whole.
 
