@@ -807,6 +807,19 @@ def test_notebook_file_links_become_page_links():
     assert other == ["[x](12_stage_one.ipynb)"]
 
 
+def test_notebook_links_to_docs_pages_become_page_links():
+    pytest.importorskip("docutils", reason='the book extension needs the docs extra: pip install -e ".[docs]"')
+    sys.path.insert(0, str(DOCS / "_ext"))
+    from course_site import _docs_links_to_pages
+
+    src = ["see [the checks](../docs/lessons_checked.md), not [x](../README.md)"]
+    _docs_links_to_pages(None, "notebooks/06_synthetic_scenarios", src)
+    assert src[0] == "see {doc}`the checks </lessons_checked>`, not [x](../README.md)"
+    other = ["[y](../docs/lessons_checked.md)"]
+    _docs_links_to_pages(None, "library", other)
+    assert other == ["[y](../docs/lessons_checked.md)"]
+
+
 # ------------------------------------------------- self-check solutions, hidden checks
 def _solution_cells(nb: Path) -> list[dict]:
     cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]

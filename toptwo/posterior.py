@@ -179,7 +179,7 @@ def plugin_reliability(R: Responses, top: np.ndarray) -> np.ndarray:
     """p_i from eq. (5) at the pairs ``top`` (hits per answer of each worker; K = 2: the
     one-coin 2 x share of answers equal to g minus 1), clipped to [MIN_RELIABILITY,
     MAX_RELIABILITY]; a worker without usable answers gets MIN_RELIABILITY."""
-    from .mle import MAX_RELIABILITY, MIN_RELIABILITY, estimate_reliability
+    from .reliability import MAX_RELIABILITY, MIN_RELIABILITY, estimate_reliability
     top = np.asarray(top)
     if R.n_labels > 2:
         p = estimate_reliability(R, top, normalization="per_worker")

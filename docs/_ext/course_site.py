@@ -273,10 +273,21 @@ def _add_static(app: Any) -> None:
     app.config.html_static_path.append(str(STATIC))
 
 
+_DOCS_LINK = re.compile(r"\[([^\]\n]+)\]\(\.\./docs/([0-9a-z][\w/]*)\.md\)")
+
+
+def _docs_links_to_pages(app: Any, docname: str, source: list[str]) -> None:
+    """``[How the lessons are checked](../docs/lessons_checked.md)`` in a notebook (a file
+    link that works in Jupyter and on GitHub) becomes a ``{doc}`` link to that book page."""
+    if docname.startswith("notebooks/"):
+        source[0] = _DOCS_LINK.sub(lambda m: f"{{doc}}`{m[1]} </{m[2]}>`", source[0])
+
+
 def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("course_repository", repository(), "html")
     app.connect("builder-inited", _add_static)
     app.connect("source-read", _notebook_links_to_pages)
+    app.connect("source-read", _docs_links_to_pages)
     app.connect("doctree-read", _clean_titles)
     app.connect("html-page-context", _page_context)
     app.connect("build-finished", _copy_notebooks)
