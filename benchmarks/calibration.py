@@ -10,8 +10,8 @@ has the true h) and each method (TopTwo2, the CLI default, and TopTwoEM):
   calibrated forecaster with the same p_g values (outcomes drawn Bernoulli(p_g), 2000
   draws): an observed ECE below it is within noise;
 * accuracy of the tasks in each third of p_g (and each tenth on the datasets with at
-  least 500 tasks with truth): "higher p_g means higher accuracy" holds when it rises
-  from each group to the next;
+  least 500 tasks with truth): "higher p_g means higher accuracy" holds when it never
+  falls from one group to the next, and how often outcomes drawn from p_g itself pass;
 * two label-free corrections that were tried: a tempered likelihood (posterior
   proportional to prior x likelihood^tau) with tau chosen by the held-out answers (the
   leave-one-answer-out predictive log-likelihood, no truth), and, for reference, what a
@@ -21,10 +21,14 @@ has the true h) and each method (TopTwo2, the CLI default, and TopTwoEM):
 Synthetic part: held-out crowds of the four Table 1 scenarios (n = 50, m = 500, K = 5,
 s in {0.1, 0.3}, 3 seeds each, seeds never used elsewhere): ECE of p_g.
 
-    OMP_NUM_THREADS=1 python benchmarks/calibration.py      # ~2 minutes
+    OMP_NUM_THREADS=1 python benchmarks/calibration.py      # ~3 minutes
+    python benchmarks/calibration.py --page     # only rewrite docs/calibration.md's tables
+    python benchmarks/calibration.py --figure   # only redraw the figure from the JSON
 
 writes ``toptwo/experiments/results/calibration.json`` and
 ``docs/images/calibration.png``; needs the datasets (``TOPTWO_DATA`` or the cache).
+``--page`` regenerates the tables of ``docs/calibration.md`` from the stored JSON files
+(this one, ``relabel.json`` and ``diagnose.json``).
 """
 
 from __future__ import annotations
@@ -60,6 +64,17 @@ def ece_noise(p: np.ndarray, rng: np.random.Generator) -> float:
     """95th percentile of the ECE of outcomes drawn from p itself (perfect calibration)."""
     draws = rng.random((NOISE_DRAWS, p.size)) < p
     return float(np.quantile([ece(p, d) for d in draws], 0.95))
+
+
+def rises(acc: list[float]) -> bool:
+    """Accuracy never falls from one group to the next (a group at 100% may stay there)."""
+    return bool(np.all(np.diff(acc) >= 0))
+
+
+def rise_chance(p: np.ndarray, k: int, rng: np.random.Generator, draws: int = 2000) -> float:
+    """Share of perfectly calibrated outcome draws (Bernoulli(p)) whose accuracy never
+    falls from one of the k groups to the next: how often a calibrated p_g passes."""
+    return float(np.mean([rises(groups(p, rng.random(p.size) < p, k)) for _ in range(draws)]))
 
 
 def groups(p: np.ndarray, hit: np.ndarray, k: int) -> list[float]:
@@ -139,6 +154,11 @@ def real(rng):
                        ece=ece(p, hit), noise95=ece_noise(p, rng),
                        thirds=groups(p, hit, 3),
                        deciles=groups(p, hit, 10) if known.sum() >= 500 else None,
+                       thirds_rise=rises(groups(p, hit, 3)),
+                       deciles_rise=rises(groups(p, hit, 10)) if known.sum() >= 500 else None,
+                       thirds_rise_if_calibrated=rise_chance(p, 3, rng),
+                       deciles_rise_if_calibrated=(rise_chance(p, 10, rng)
+                                                   if known.sum() >= 500 else None),
                        bins=dict(count=count.tolist(), conf=np.nan_to_num(conf).tolist(),
                                  acc=np.nan_to_num(acc).tolist()))
             if ds.confusing is not None:
@@ -174,7 +194,7 @@ def real(rng):
     return rows
 
 
-def synthetic():
+def synthetic(rng):
     out = []
     for name in toptwo.SCENARIOS:
         for s in (0.1, 0.3):
@@ -191,54 +211,118 @@ def synthetic():
                     hit2 = (est.top_two_ == model.top_two).all(axis=1)[ok].astype(float)
                     out.append(dict(scenario=name, s=s, seed=seed, method=method,
                                     ece=ece(pr["p_g"][ok], hit),
+                                    noise95=ece_noise(pr["p_g"][ok], rng),
                                     ece_pair=ece(pr["p_pair"][ok], hit2),
                                     accuracy=float(hit.mean()),
                                     mean_p_g=float(pr["p_g"][ok].mean())))
     return out
 
 
-def figure(rows):
+def figure(data: dict) -> None:
+    """Reliability diagrams of p_g (docs/images/calibration.png) from the stored JSON."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(2, 4, figsize=(12, 6.4), sharex=True, sharey=True)
+    real = data["real"]
+    fig, axes = plt.subplots(2, 4, figsize=(10.5, 6.0), sharex=True, sharey=True)
     for ax, name in zip(axes.ravel(), DATASETS):
         ax.plot([0, 1], [0, 1], color="0.6", lw=1)
         for method, color in (("toptwo2", "C0"), ("em", "C1")):
-            b = rows[(name, method)]["bins"]
-            cnt = np.array(b["count"])
-            ok = cnt > 0
-            ax.plot(np.array(b["conf"])[ok], np.array(b["acc"])[ok], "o-", color=color,
-                    ms=4, label=f"{method}: ECE {rows[(name, method)]['ece']:.3f}")
-        ax.set_title(f"{name} ({rows[(name, 'em')]['n']} tasks)")
-        ax.legend(fontsize=9, loc="upper left")
-    ax = axes.ravel()[-1]
-    ax.axis("off")
+            b = real[f"{name}/{method}"]["bins"]
+            ok = np.array(b["count"]) > 0
+            ax.plot(np.array(b["conf"])[ok], np.array(b["acc"])[ok], "o-", color=color, ms=4,
+                    label=f"{method} {real[f'{name}/{method}']['ece']:.3f}")
+        ax.set_title(f"{name} ({real[f'{name}/em']['n']} tasks)", fontsize=11)
+        ax.legend(fontsize=10, loc="upper left", title="ECE", title_fontsize=10)
+        ax.tick_params(labelsize=10)
+    axes.ravel()[-1].axis("off")
     for ax in axes[-1]:
-        ax.set_xlabel("p_g (bin mean)")
+        ax.set_xlabel("p_g (bin mean)", fontsize=10)
     for ax in axes[:, 0]:
-        ax.set_ylabel("share with g true")
+        ax.set_ylabel("share with g true", fontsize=10)
     fig.tight_layout()
     FIG.parent.mkdir(exist_ok=True)
     fig.savefig(FIG, dpi=110)
 
 
+def table(data: dict) -> str:
+    """The book's calibration table (docs/calibration.md) from the stored JSON."""
+    real = data["real"]
+    lines = ["| dataset | tasks | accuracy of g | mean p_g | ECE before (TopTwoEM) "
+             "| ECE toptwo2 | ECE em | noise 95% | thirds rise | deciles rise "
+             "| tempered, label-free (tau) | transfer |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|"]
+    yes = {True: "yes", False: "no", None: "–"}
+    for name in DATASETS:
+        t, e = real[f"{name}/toptwo2"], real[f"{name}/em"]
+        lines.append(
+            f"| {name} | {e['n']} | {e['accuracy']:.3f} | {e['mean_p_g']:.3f} | "
+            f"{e['ece']:.3f} | {t['ece']:.3f} | {e['ece']:.3f} | {e['noise95']:.3f} | "
+            f"{yes[e['thirds_rise']]} | {yes[e['deciles_rise']]} | "
+            f"{e['ece_tempered']:.3f} ({e['tau']:.2f}) | {e['ece_transfer']:.3f} |")
+    return "\n".join(lines)
+
+
+def synthetic_table(data: dict) -> str:
+    """Mean (largest) ECE of p_g and p_pair per scenario and method, with the mean noise."""
+    syn = data["synthetic"]
+    lines = ["| scenario | method | accuracy of g | mean p_g | ECE p_g: mean (max) "
+             "| noise 95% (mean) | ECE p_pair: mean (max) |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    for name in toptwo.SCENARIOS:
+        for method in METHODS:
+            c = [x for x in syn if x["scenario"] == name and x["method"] == method]
+            f = lambda k: np.array([x[k] for x in c])  # noqa: E731
+            lines.append(f"| {name} | {method} | {f('accuracy').mean():.3f} | "
+                         f"{f('mean_p_g').mean():.3f} | {f('ece').mean():.3f} "
+                         f"({f('ece').max():.3f}) | {f('noise95').mean():.3f} | "
+                         f"{f('ece_pair').mean():.3f} ({f('ece_pair').max():.3f}) |")
+    return "\n".join(lines)
+
+
+PAGE = ROOT / "docs" / "calibration.md"
+
+
+def page_tables() -> dict[str, str]:
+    """marker -> table of docs/calibration.md, from the three stored JSON files."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import diagnose_datasets
+    import relabel
+    results = ROOT / "toptwo" / "experiments" / "results"
+    cal = json.loads((results / "calibration.json").read_text())
+    return {"calibration-table": table(cal), "synthetic-table": synthetic_table(cal),
+            "relabel-table": relabel.table(json.loads((results / "relabel.json").read_text())),
+            "diagnose-table": diagnose_datasets.table(
+                json.loads((results / "diagnose.json").read_text()))}
+
+
+def render_page(text: str) -> str:
+    """docs/calibration.md with every generated table replaced from the JSON."""
+    import re
+    for marker, tab in page_tables().items():
+        pattern = re.compile(rf"(<!-- {marker}:[^\n]*-->\n).*?(<!-- /{marker} -->)", re.S)
+        text, n = pattern.subn(lambda m: m.group(1) + tab + "\n" + m.group(2), text)
+        if n != 1:
+            raise ValueError(f"docs/calibration.md: marker {marker!r} found {n} times")
+    return text
+
+
 def main():
+    if "--page" in sys.argv[1:]:
+        PAGE.write_text(render_page(PAGE.read_text()))
+        return 0
+    if "--figure" in sys.argv[1:]:
+        figure(json.loads(OUT.read_text()))
+        return 0
     rng = np.random.default_rng(42)
     rows = real(rng)
-    figure(rows)
-    syn = synthetic()
+    syn = synthetic(rng)
     store = {f"{n}/{m}": {k: v for k, v in r.items() if not k.startswith("_")}
              for (n, m), r in rows.items()}
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(dict(real=store, synthetic=syn), indent=1) + "\n")
-    print("\n| dataset | tasks | method | accuracy | mean p_g | ECE | noise 95% | tempered (tau) "
-          "| transfer |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
-    for (n, m), r in rows.items():
-        print(f"| {n} | {r['n']} | {m} | {r['accuracy']:.3f} | {r['mean_p_g']:.3f} | "
-              f"{r['ece']:.3f} | {r['noise95']:.3f} | {r['ece_tempered']:.3f} ({r['tau']:.2f}) "
-              f"| {r['ece_transfer']:.3f} |")
+    figure(json.loads(OUT.read_text()))
+    print(table(json.loads(OUT.read_text())))
     for method in METHODS:
         e = [x["ece"] for x in syn if x["method"] == method]
         print(f"synthetic {method}: ECE of p_g mean {np.mean(e):.3f} max {np.max(e):.3f}")

@@ -14,7 +14,7 @@ pi over the GRID_NODES nodes of :class:`toptwo.TopTwoEM` (t = 2 q - 1 at the mid
 equal bins of [0, 1]) fitted to the crowd by maximum marginal likelihood at fixed p
 (the same objective and Newton solver as TopTwoEM's grid weights). So
 
-    P(a, b | A_.j) proportional to  sum_k pi_k exp(Sa_jk(a) + Sb_jk(b)),   a != b,
+    P(a, b | answers of task j) proportional to  sum_k pi_k exp(Sa_jk(a) + Sb_jk(b)),   a != b,
 
 with Sa_jk(c) = sum_{i: A_ij = c} log(1 + K p_i q_k/(1 - p_i)) (Sb likewise with 1 - q_k).
 
@@ -102,6 +102,7 @@ def fit_grid_weights(R: Responses, p: np.ndarray, q_nodes: np.ndarray | None = N
     Parameters
     ----------
     R : Responses
+        The answers.
     p : ndarray of shape (n_workers,)
         Reliabilities in (0, 1).
     q_nodes : ndarray, optional
@@ -136,6 +137,7 @@ def grid_posterior(R: Responses, p: np.ndarray, pi: np.ndarray,
     Parameters
     ----------
     R : Responses
+        The answers.
     p : ndarray of shape (n_workers,)
         Reliabilities in (0, 1).
     pi : ndarray of shape (G,)
@@ -148,9 +150,9 @@ def grid_posterior(R: Responses, p: np.ndarray, pi: np.ndarray,
     Returns
     -------
     g_marginal : ndarray of shape (n_tasks, K)
-        P(label c is g_j | A_.j) in column c - 1; NaN rows for unanswered tasks.
+        P(label c is g_j | the task's answers) in column c - 1; NaN rows for unanswered tasks.
     p_pair : ndarray of shape (n_tasks,) or None
-        P((g_j, h_j) = pairs[j] | A_.j) (NaN where unanswered or ``pairs[j]`` has a 0).
+        P((g_j, h_j) = pairs[j] | the answers) (NaN where unanswered or ``pairs[j]`` has a 0).
     """
     q_nodes = _nodes() if q_nodes is None else np.asarray(q_nodes, float)
     K, m = R.n_labels, R.n_tasks
@@ -170,7 +172,7 @@ def grid_posterior(R: Responses, p: np.ndarray, pi: np.ndarray,
             pp[lo:hi] = W[rows, a_ix[lo:hi], b_ix[lo:hi]]
     answered = R.task_counts() > 0
     gm[~answered] = np.nan
-    if pp is not None:
+    if pp is not None and pairs is not None:
         pp = np.where(answered & (pairs[:, 0] > 0) & (pairs[:, 1] > 0), pp, np.nan)
     return gm, pp
 
@@ -244,6 +246,7 @@ def task_probabilities(est: Any, R: Responses | None = None) -> dict[str, np.nda
         gm, pp = grid_posterior(R, p, pi, q_nodes, pairs=top)
         rows = np.arange(R.n_tasks)
         pg = gm[rows, np.maximum(top[:, 0] - 1, 0)]
+        assert pp is not None                       # pairs were given
         out = {"p_g": np.where(answered, pg, np.nan), "p_pair": np.where(answered, pp, np.nan)}
     est.__dict__["_task_probabilities"] = (R, dict(out))
     return out
@@ -254,13 +257,13 @@ def expected_gain(est: Any, R: Responses | None = None, n_answers: int | None = 
                   n_draws: int = 64, rng: Any = 0) -> np.ndarray:
     r"""Expected fall of each task's g error if it got ``n_answers`` fresh answers.
 
-    For task j with posterior P(a, b, k | A_.j) (module docstring), its expected error
-    now is 1 - p_g[j]; after r fresh answers A' (workers drawn like the crowd's answers:
+    For task j with posterior P(a, b, k | its answers) (module docstring), its expected
+    error now is 1 - p_g[j]; after r fresh answers A' (workers drawn like the crowd's answers:
     the worker of a random answer, so with the crowd's reliabilities) the best choice is
     the label with the largest posterior of being g, so the expected error becomes
-    1 - E[max_c P(c is g | A_.j, A')]. The gain is the difference,
+    1 - E[max_c P(c is g | its answers, A')]. The gain is the difference::
 
-        gain_j = E[max_c P(c is g | A_.j, A') - P(g_j is g | A_.j, A')]  >= 0
+        gain_j = E[max_c P(c is g | answers, A') - P(g_j is g | answers, A')]  >= 0
 
     (the second term's expectation is p_g[j]), the preposterior expectation taken by
     Monte Carlo: ``n_draws`` draws of (a, b, k) from the posterior and r answers from
@@ -270,13 +273,16 @@ def expected_gain(est: Any, R: Responses | None = None, n_answers: int | None = 
     Parameters
     ----------
     est : fitted estimator
+        Any with ``top_two_``.
     R : Responses, optional
         Default: the data recorded by ``fit``.
     n_answers : int, optional
         r, answers per re-labelled task (default: the median number of answers per
         answered task).
     n_draws : int, default=64
+        Monte Carlo draws per task.
     rng : int or numpy.random.Generator, default=0
+        Seed of the draws.
 
     Returns
     -------

@@ -204,6 +204,9 @@ class LessonLinks(SphinxPostTransform):
 _NOTEBOOK_LINK = re.compile(r"\[([^\]\n]+)\]\(((?:\.\./|exercises/)?[0-9a-z][\w]*)\.ipynb\)")
 
 
+_DOCS_LINK = re.compile(r"\[([^\]\n]+)\]\(\.\./docs/([\w/]+)\.md\)")
+
+
 def _notebook_links_to_pages(app: Any, docname: str, source: list[str]) -> None:
     """``[lesson 12](12_stage_one.ipynb)`` in a notebook (a link that works in Jupyter and
     on Colab) becomes a link to that lesson's page: a ``{doc}`` role, which Sphinx resolves
@@ -211,6 +214,8 @@ def _notebook_links_to_pages(app: Any, docname: str, source: list[str]) -> None:
     symlink's target, outside the source tree, and fail the build.)"""
     if docname.startswith("notebooks/"):
         source[0] = _NOTEBOOK_LINK.sub(lambda m: f"{{doc}}`{m[1]} <{m[2]}>`", source[0])
+        # a link from a lesson to a book page, ``[text](../docs/page.md)`` (works in Jupyter)
+        source[0] = _DOCS_LINK.sub(lambda m: f"{{doc}}`{m[1]} </{m[2]}>`", source[0])
 
 
 SOLUTION = re.compile(r"^#\s*Solution to exercise\s+(\d+)\b")
