@@ -219,10 +219,7 @@ def test_file_objects_are_read_once(plain, engine):
 
 
 def test_standard_input_dash(monkeypatch, plain):
-    class Stdin(io.TextIOWrapper):
-        def isatty(self):
-            return False
-    monkeypatch.setattr(sys, "stdin", Stdin(io.BytesIO(_text().encode())))
+    monkeypatch.setattr(sys, "stdin", _Stdin(io.BytesIO(_text().encode())))
     _same(read_triples_csv("-"), plain)
 
 
@@ -269,26 +266,35 @@ def _cli(args, stdin_bytes, shell=False):
                           shell=shell, executable="/bin/bash" if shell else None)
 
 
-def test_cli_reads_pipes_and_standard_input(tmp_path):
+class _Stdin(io.TextIOWrapper):
+    def isatty(self):
+        return False
+
+
+def test_cli_reads_pipes_and_standard_input(tmp_path, monkeypatch, capsys):
     # cat f | infer /dev/stdin said "the file is empty" or took a data row for the header
     data = _text("\t").encode()
-    want = _cli(["infer", "--method", "majority", "-"], data)
-    assert want.returncode == 0, want.stderr
-    assert want.stdout.startswith(b"task,g,h,confusion")
-    for args, inp in ((["infer", "--method", "majority", "/dev/stdin"], data),
-                      (["infer", "--method", "majority", "-"], gzip.compress(data))):
-        got = _cli(args, inp)
-        assert (got.returncode, got.stdout) == (0, want.stdout), got.stderr
+    args = ["infer", "--method", "majority"]
+    monkeypatch.setattr(sys, "stdin", _Stdin(io.BytesIO(data)))
+    assert main([*args, "-"]) == 0
+    want = capsys.readouterr().out
+    assert want.startswith("task,g,h,confusion")
+    monkeypatch.setattr(sys, "stdin", _Stdin(io.BytesIO(gzip.compress(data))))
+    assert main([*args, "-"]) == 0
+    assert capsys.readouterr().out == want
+    monkeypatch.setattr(sys, "stdin", _Stdin(io.BytesIO(b"")))
+    assert main([*args, "-"]) == 2
+    assert capsys.readouterr().err == ("python -m toptwo infer: error: standard input: the "
+                                       "file is empty; expected a header row "
+                                       "'worker,task,label' followed by one row per answer.\n")
+    # real pipes, in a real shell: /dev/stdin and a process substitution
+    got = _cli([*args, "/dev/stdin"], data)
+    assert (got.returncode, got.stdout.decode()) == (0, want), got.stderr
     gz = tmp_path / "a.tsv.gz"
     gz.write_bytes(gzip.compress(data))
     got = _cli(f"{sys.executable} -m toptwo infer --method majority <(zcat '{gz}')", None,
                shell=True)
-    assert (got.returncode, got.stdout) == (0, want.stdout), got.stderr
-    empty = _cli(["infer", "-"], b"")
-    assert empty.returncode == 2
-    assert empty.stderr.decode() == ("python -m toptwo infer: error: standard input: the file "
-                                     "is empty; expected a header row 'worker,task,label' "
-                                     "followed by one row per answer.\n")
+    assert (got.returncode, got.stdout.decode()) == (0, want), got.stderr
 
 
 def test_cli_layout_options(tmp_path, capsys):
@@ -348,3 +354,38 @@ def test_any_layout_reads_as_the_plain_csv(tmp_path_factory, rows, sep, perm, he
         R = read_triples_csv(d / name, engine=engine, sep=sep, n_labels=6,
                              order=list(perm) + ["-"] * extra)
     _same(R, want)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/fd"), reason="no /dev/fd")
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.tuples(_id, _id, st.integers(1, 6)), min_size=1, max_size=30,
+                     unique_by=lambda r: (r[0], r[1])),
+       sep=st.sampled_from([",", "\t"]), compression=st.sampled_from([None, ".gz", ".xz"]),
+       engine=st.sampled_from(ENGINES), chunk=st.integers(1, 64))
+def test_any_content_through_a_pipe_reads_as_the_file(tmp_path_factory, rows, sep,
+                                                      compression, engine, chunk):
+    # a real pipe (/dev/fd/N), written in small chunks by another thread: read once,
+    # whole, the same Responses as the file
+    text = sep.join(("worker", "task", "label")) + "\n" + "".join(
+        f"{w}{sep}{t}{sep}{lab}\n" for w, t, lab in rows)
+    f = tmp_path_factory.mktemp("pipe") / "f.csv"
+    f.write_text(text)
+    want = read_triples_csv(f, engine="python", n_labels=6)
+    data = text.encode()
+    data = _COMPRESS[compression](data) if compression else data
+    r, w = os.pipe()
+
+    def write():
+        with os.fdopen(w, "wb") as fh:
+            for k in range(0, len(data), chunk):
+                fh.write(data[k:k + chunk])
+                fh.flush()
+    th = threading.Thread(target=write, daemon=True)
+    th.start()
+    try:
+        got = read_triples_csv(f"/dev/fd/{r}", engine=engine, n_labels=6)
+    finally:
+        os.close(r)
+        th.join(10)
+    _same(got, want)
