@@ -81,7 +81,7 @@ class Responses:
     def __init__(self, workers: np.ndarray, tasks: np.ndarray, labels: np.ndarray, *,
                  shape: tuple[int, int], n_labels: int,
                  worker_ids: np.ndarray | None = None, task_ids: np.ndarray | None = None):
-        # Immutable (issue 27): the arrays are made read-only and the attributes cannot
+        # Immutable: the arrays are made read-only and the attributes cannot
         # be rebound, so what passed the gate (as_responses, from_triples) stays valid.
         # Arrays that are views of someone else's writeable memory are copied first.
         init = object.__setattr__
@@ -506,7 +506,7 @@ def _frame_responses(df: Any, n_labels: int | None, owner: str) -> Responses:
                         f"numeric n_workers x n_tasks matrix, workers in rows, tasks in "
                         f"columns, labels 1..K and 0 for 'not answered'.")
     R = as_responses(df.to_numpy(), n_labels, owner=owner)
-    # Responses are immutable (issue 27): a new one with the frame's ids, same arrays
+    # Responses are immutable: a new one with the frame's ids, same arrays
     return _FitView(Responses(R.workers, R.tasks, R.labels, shape=R.shape,
                               n_labels=R.n_labels,
                               worker_ids=np.asarray(df.index, dtype=object),

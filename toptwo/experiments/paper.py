@@ -77,7 +77,7 @@ def _registry() -> dict[str, Callable[[Any, Any, int], Any]]:
         "GLAD": lambda model, rng, T: GLAD(),
         "TopTwo1": lambda model, rng, T: TopTwo1(n_top=T, rng=rng),
         # Algorithm 2 with eq. (5) as printed (the stored runs); "TopTwo2 LOO" is
-        # toptwo.TopTwo2()'s default, eq. (5) left one out (issue 25)
+        # toptwo.TopTwo2()'s default, eq. (5) left one out
         "TopTwo2": lambda model, rng, T: TopTwo2(reliability_estimator="moment", n_top=T,
                                                  rng=rng),
         "TopTwo2 LOO": lambda model, rng, T: TopTwo2(n_top=T, rng=rng),
