@@ -5,6 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
@@ -43,3 +46,26 @@ def test_diagnose_claims_follow_the_results():
     assert all(rows[n]["verdict"].startswith("Dawid-Skene fits better") for n in ("dog", "web"))
     # docs/cli.md quotes color's verdict as stored
     assert f"verdict: {rows['color']['verdict']}" in (ROOT / "docs" / "cli.md").read_text()
+
+
+def test_synthetic_claims_follow_the_results():
+    import json
+    syn = json.loads((ROOT / "toptwo/experiments/results/calibration.json").read_text())[
+        "synthetic"]
+    em = [x for x in syn if x["method"] == "em"]
+    # "its p_pair has an ECE of 0.03-0.05 everywhere" (scenario means)
+    for name in ("easy", "hard", "few_smart", "high_variance"):
+        mean = sum(x["ece_pair"] for x in em if x["scenario"] == name) / 6
+        assert 0.025 <= mean <= 0.05, (name, mean)
+
+
+@pytest.mark.slow
+def test_synthetic_calibration_reproduces_the_stored_run():
+    """benchmarks/calibration.py's synthetic part, re-run: the same numbers."""
+    import json
+    import calibration
+    stored = json.loads((ROOT / "toptwo/experiments/results/calibration.json").read_text())
+    rerun = calibration.synthetic(np.random.default_rng(0))
+    for a, b in zip(stored["synthetic"], rerun):
+        for key in ("ece", "ece_pair", "accuracy", "mean_p_g"):
+            assert a[key] == pytest.approx(b[key], abs=1e-9), (a, key)
