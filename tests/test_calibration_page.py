@@ -50,7 +50,7 @@ def test_diagnose_claims_follow_the_results():
 
 def test_synthetic_claims_follow_the_results():
     import json
-    syn = json.loads((ROOT / "toptwo/experiments/results/calibration.json").read_text())[
+    syn = json.loads((ROOT / "benchmarks/results/calibration.json").read_text())[
         "synthetic"]
     em = [x for x in syn if x["method"] == "em"]
     # "its p_pair has an ECE of 0.03-0.05 everywhere" (scenario means)
@@ -64,7 +64,7 @@ def test_synthetic_calibration_reproduces_the_stored_run():
     """benchmarks/calibration.py's synthetic part, re-run: the same numbers."""
     import json
     import calibration
-    stored = json.loads((ROOT / "toptwo/experiments/results/calibration.json").read_text())
+    stored = json.loads((ROOT / "benchmarks/results/calibration.json").read_text())
     rerun = calibration.synthetic(np.random.default_rng(0))
     for a, b in zip(stored["synthetic"], rerun):
         for key in ("ece", "ece_pair", "accuracy", "mean_p_g"):
