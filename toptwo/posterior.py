@@ -336,7 +336,7 @@ def expected_gain(est: Any, R: Responses | None = None, n_answers: int | None = 
         check_int(rng, "rng", owner=owner, minimum=0))
     K, m = R.n_labels, R.n_tasks
     top = np.asarray(est.top_two_)
-    p, pi, q_nodes = _model_for_gain(est, R)
+    p, pi, q_nodes = _model(est, R)
     G = q_nodes.size
     p_resp = np.sort(p[R.workers])              # sorted: independent of the input order
     # common random numbers: for each draw s, uniforms for (a, b, k) and r answers
@@ -383,10 +383,6 @@ def expected_gain(est: Any, R: Responses | None = None, n_answers: int | None = 
             best += (gm2.max(axis=1) - gm2[np.arange(c), g_now]) / gm2.sum(axis=1)
         gain[lo:hi] = best / S
     return gain
-
-
-def _model_for_gain(est: Any, R: Responses):
-    return _model(est, R)
 
 
 def relabel_order(est: Any, n: int, R: Responses | None = None, *,
