@@ -185,7 +185,7 @@ def canonical_labels(R: Any) -> tuple[Any, np.ndarray]:
     labels with equal keys, kept in their given order), so a step run on ``Rc`` --
     random starts drawn per label, sums over labels, a sort of columns -- does not
     depend on the numbering; an array indexed by labels comes back as ``X[..., rank]``
-    (issue 39 item 7).
+    (docs/robustness.md).
     """
     from ..responses import Responses
     order = np.argsort(label_keys(R), kind="stable")

@@ -142,8 +142,7 @@ def spectral_confusion(R: Responses, rng: Any = None) -> np.ndarray:
     Run on the labels renumbered in a canonical order of their content
     (:func:`toptwo.baselines._base.canonical_labels`) and renumbered back: the power
     method's starts, the canonical task order and the class assignment then do not
-    depend on how the choices are numbered (issue 39 item 7: renumbering them changed
-    g on up to 305 of 450 tasks).
+    depend on how the choices are numbered (docs/robustness.md).
     """
     gen = check_rng(rng, owner="spectral_confusion")
     Rc, rank = canonical_labels(R)
@@ -166,7 +165,7 @@ def _spectral_confusion(R: Responses, gen: np.random.Generator) -> np.ndarray:
     Z = sp.csr_array((np.ones(R.nnz), (gl, R.tasks)), shape=(3 * K, m)).toarray()
     Z = Z.reshape(3, K, m)                                 # K x m per group: O(m K)
     # the moments are averages over the answered tasks only: a task nobody answered
-    # (an all-zero column of a matrix, absent from triples) must not enter them (issue 39)
+    # (an all-zero column of a matrix, absent from triples) must not enter them
     answered = np.flatnonzero(R.task_counts() > 0)
     Za = Z[:, :, answered]
     views = [(1, 2, 0), (2, 0, 1), (0, 1, 2)]              # (x1, x2, x3) -> mu of x3
