@@ -163,12 +163,12 @@ def _fig2_ours() -> str:
 def _fig2_evidence() -> str:
     lead = quote("08_real_data.ipynb", "largest significant lead over TopTwo2")
     who = quote("08_real_data.ipynb", "leaders on the pair error:")
-    low = quote("08_real_data.ipynb", "centering='observed' MV error on the 50 lowest")
+    low = quote("08b_seven_datasets.ipynb", "centering='observed' MV error on the 50 lowest")
     return (f"(a) Holm-corrected paired tests over 210 comparisons (notebook 08 § 3): “{lead}”; "
             f"“{who}”: EM-type methods or PGD are significantly ahead at small budgets, so "
             "“best in all ranges” does not hold; from d = 8 on no method is significantly "
             f"ahead. (b) needs the colour distances, which are not published; in its "
-            f"place (notebook 08 § 4): “{low}”.")
+            f"place (notebook 08b § 1): “{low}”.")
 
 
 def _table34_line(start: str) -> str:
@@ -258,8 +258,9 @@ def _table5_evidence() -> str:
 
 
 def rows() -> list[Row]:
-    nb06, nb07, nb08, nb11 = ("06_synthetic_scenarios.ipynb", "07_robustness.ipynb",
-                              "08_real_data.ipynb", "11_soft_labels.ipynb")
+    nb06, nb07, nb08, nb08b, nb11 = ("06_synthetic_scenarios.ipynb", "07_robustness.ipynb",
+                                    "08_real_data.ipynb", "08b_seven_datasets.ipynb",
+                                    "11_soft_labels.ipynb")
     return [
         Row("fig:synthetic_acc",
             "pair error of every method against queries per task on the four scenarios of Table 1",
@@ -273,7 +274,7 @@ def rows() -> list[Row]:
         Row("fig:25_gaussian",
             "(a) errors for (g, h), g and h on *color* against responses per task; (b) colour "
             "distance gap of the lowest- and highest-q̂ tasks",
-            [section(nb08, "3. Fig. 2a"), section(nb08, "4."), _bench("reproduce_real")],
+            [section(nb08, "3. Fig. 2a"), section(nb08b, "1. $\\hat q$"), _bench("reproduce_real")],
             "(a) no numbers printed; “TopTwo2 algorithm achieves the best performance in "
             "detecting (g, h), g and h in all ranges”; (b) the difficult group has the smaller gap",
             _fig2_ours, "does not reproduce", _fig2_evidence,
@@ -301,12 +302,12 @@ def rows() -> list[Row]:
             "illustration, nothing to measure"),
         Row("fig:CIFAR10Hlowhigh",
             "CIFAR-10H training images with the lowest and highest q̂",
-            ["not regenerated (CIFAR-10H's images); the claim behind it: " + section(nb08, "4.")],
+            ["not regenerated (CIFAR-10H's images); the claim behind it: " + section(nb08b, "1. $\\hat q$")],
             "images, no numbers",
             lambda: "CIFAR-10H is not available here; the same use of q̂ (find the difficult "
-                    "tasks) on color: “" + quote(nb08, "centering='observed' MV error on the 200 lowest") + "”",
+                    "tasks) on color: “" + quote(nb08b, "centering='observed' MV error on the 200 lowest") + "”",
             "not comparable",
-            lambda: "the images cannot be downloaded in this environment; notebook 08 § 4 "
+            lambda: "the images cannot be downloaded in this environment; notebook 08b § 1 "
                     "checks the underlying claim (low q̂ = difficult) on color and six other datasets.",
             "needs CIFAR-10H images; the claim behind it (low q̂ = difficult) checked on color"),
         Row("fig:app:synthetic_acc",

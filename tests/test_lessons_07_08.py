@@ -292,7 +292,7 @@ def test_lesson08_stored_table_equals_the_fits_here(color):
 
 
 def test_lesson08_stage1_verdicts_reject_a_wrong_answer(color):
-    """Lesson 08 § 5's Bonferroni-corrected per-task CIs: "tied" is rejected where Algorithm
+    """Lesson 08b § 2's Bonferroni-corrected per-task CIs: "tied" is rejected where Algorithm
     1 as printed breaks down (web), and a method compared with itself is always tied."""
     web = toptwo.datasets.load_dataset("web", duplicates="last")
     wrong = {}
@@ -314,3 +314,53 @@ def test_lesson08_low_q_hat_check_rejects_an_uninformative_q_hat(color):
                 for s in range(20)]
     # a q_hat that ignores the data passes "z > 3" on none of 20 draws (rate < 0.14% each)
     claim(z_random, "<", 3, why="a random q_hat does not separate the tasks")
+
+
+def test_lesson08_checks_kept_out_of_the_lessons(color):
+    """Claims lessons 08 and 08b used to state in their bodies; the lessons keep the
+    teaching ones, the rest are checked here (docs/lessons_checked.md)."""
+    from scipy import stats
+    from scipy.stats import spearmanr
+
+    real = toptwo.paper.load("reproduce_real")
+    assert real.config["duplicates"] == "last"               # the stored run, as the lessons
+    # Table 4: without the 4 least active workers, d_worker = 99.5 (printed 99.4)
+    wc = np.bincount(color.triples[:, 0], minlength=color.responses.n_workers)
+    drop = np.argsort(wc, kind="stable")[:4]
+    kept = int(np.count_nonzero(~np.isin(color.triples[:, 0], drop)))
+    claim(abs(kept / 196 - 99.4), "<", 0.1, why="196 workers reproduce d_worker within 0.1")
+    # lesson 08 § 3: "sd over subsamples / binomial sd over tasks in (1/3, 3)" would fail on
+    # 30 other subsamples, if the ratio is the measured one, with probability (chi-square, 29 df)
+    at4 = np.array(real.raw("err_pair", "color")["TopTwo2"]["4.0"])
+    ratio = at4.std(ddof=1) / np.sqrt(at4.mean() * (1 - at4.mean()) / 1000)
+    fa = stats.chi2.sf(29 * (3 / ratio) ** 2, 29) + stats.chi2.cdf(29 * (1 / 3 / ratio) ** 2, 29)
+    assert fa < 1e-5, fa                                        # 3e-7
+    # lesson 08b: stage 1 on color and flag (TopTwo1; TopTwo2 with eq. (5) as printed)
+    fits = {(alg, v, n): getattr(toptwo, alg)(rng=0, **kw, **({"reliability_estimator": "moment"}
+                                                              if alg == "TopTwo2" else {})
+                                              ).fit(toptwo.datasets.load_dataset(n, duplicates="last").responses)
+            for alg, n in (("TopTwo1", "color"), ("TopTwo1", "flag"), ("TopTwo2", "color"))
+            for v, kw in findings.STAGE1_VARIANTS.items()}
+    vr = ex.vote_ratio(color.responses)
+    rho = {v: spearmanr(fits["TopTwo2", v, "color"].confusion_raw_, vr, nan_policy="omit").statistic
+           for v in ("default", "printed")}
+    assert rho["default"] > rho["printed"]                    # 0.78 vs 0.64
+    mv = toptwo.MajorityVote(rng=0).fit(color.responses)
+    wrong = (mv.top_two_[:, 0] != color.truth).astype(float)
+    assert findings.low_high_split(wrong, fits["TopTwo2", "default", "color"].confusion_raw_, 50)["z"] > 0
+
+    def wrong_g(v, n):
+        ds = toptwo.datasets.load_dataset(n, duplicates="last")
+        return (fits["TopTwo1", v, n].top_two_[ds.has_truth, 0] != ds.truth[ds.has_truth]).astype(float)
+    d = findings.per_task_difference(wrong_g("default", "color"), wrong_g("per_k", "color"), 0.05 / 28)
+    assert d["mean"] + d["half"] < 0                          # the pooled vector better on color
+    assert wrong_g("per_k", "flag").mean() - wrong_g("default", "flag").mean() > 0.05
+    # the seven-dataset table of every method (stored)
+    base = toptwo.paper.load("reproduce_baselines")
+    table = {n: base.group(n) for n in toptwo.datasets.DATASETS}
+    names = base.config["methods"]
+    best = {n: min(t[m] for m in names) for n, t in table.items()}
+    wins = {m: sum(table[n][m] == best[n] for n in table) for m in names}
+    assert max(v for m, v in wins.items() if m != "TopTwo1") <= 2
+    assert table["plot"]["TopTwo2"] - best["plot"] > 0.1
+    assert all(max(table[n].values()) == table[n]["MultiSPA-KL"] for n in ("color", "web"))

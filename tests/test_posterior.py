@@ -159,3 +159,20 @@ def test_diagnose_cli_no_traceback(tmp_path, capsys):
     assert "Traceback" not in err and err.count("\n") == 1
     assert main(["diagnose", "examples/tiny.csv", "--folds", "1"]) == 2
     assert "--folds must be at least 2; got 1" in capsys.readouterr().err
+
+
+def test_diagnose_folds_keep_every_label_in_each_fit(crowd):
+    from toptwo.diagnose import _folds
+    _, R = crowd
+    fold = _folds(R, 5, np.random.default_rng(0))
+    for f in range(5):
+        kept = R.labels[fold != f]
+        assert set(np.unique(kept)) == set(range(1, R.n_labels + 1))
+    # the only answer with its label is never held out; a one-task crowd is refused
+    A = np.array([[1, 2, 0], [1, 3, 0], [2, 2, 1], [2, 1, 0]])
+    R2 = toptwo.Responses.from_dense(A, n_labels=3) if hasattr(toptwo.Responses, "from_dense") \
+        else toptwo.as_responses(A, 3)
+    fold = _folds(R2, 2, np.random.default_rng(0))
+    assert (fold[R2.labels == 3] == -1).all()
+    with pytest.raises(ValueError, match="at least 2 tasks"):
+        diagnose(np.array([[1], [2], [3], [1]]), n_labels=3, n_folds=2)

@@ -12,7 +12,9 @@ and the full confusion model (a K x K confusion matrix per worker; Dawid and Ske
   posterior of each task's latent answer, then each worker's answer), on the same
   (worker, task) pattern, averaged over ``n_draws`` draws (a posterior predictive check).
   The top-two model's reason to exist is a second share well above the third.
-* **Held-out log-likelihood.** The answers are split at random into ``n_folds`` folds;
+* **Held-out log-likelihood.** The answers are split at random into ``n_folds`` folds
+  (stratified by label, so every fit sees every label; an answer that is the only one
+  with its label is never held out);
   each model is fitted without one fold and predicts each left-out answer A_ij = c from
   the task's other answers: for the top-two model (TopTwo2's pairs, p from eq. (5) at
   them and the empirical-Bayes prior over q of :mod:`toptwo.posterior`)
@@ -34,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from ._validation import check_int
-from .responses import Responses, as_responses
+from .responses import Responses, as_responses, check_labels_used
 
 __all__ = ["Diagnosis", "diagnose", "MODELS"]
 
@@ -93,10 +95,20 @@ class Diagnosis:
 
 
 def _folds(R: Responses, n_folds: int, gen: np.random.Generator) -> np.ndarray:
-    """A fold per answer, drawn in (task, worker) order (independent of the row order)."""
+    """A fold per answer, -1 for an answer never held out.
+
+    Stratified by label: each label's answers (in (task, worker) order, so independent of
+    the row order) are shuffled and dealt to the folds in turn from a random fold, so
+    every label with at least two answers keeps one outside each fold (the top-two fit
+    needs every label in its data). The only answer with its label is never held out.
+    """
+    fold = np.full(R.nnz, -1, dtype=np.int64)
     order = np.lexsort((R.workers, R.tasks))
-    fold = np.empty(R.nnz, dtype=np.int64)
-    fold[order] = gen.permutation(np.arange(R.nnz) % n_folds)
+    labels = R.labels[order]
+    for c in range(1, R.n_labels + 1):
+        idx = order[labels == c]
+        if idx.size >= 2:
+            fold[gen.permutation(idx)] = (np.arange(idx.size) + gen.integers(n_folds)) % n_folds
     return fold
 
 
@@ -131,14 +143,21 @@ def _heldout(R: Responses, fold: np.ndarray, n_folds: int, rng: Any) -> dict[str
     """Log-probability of every answer under each model fitted without its fold."""
     from .baselines.dawid_skene import DawidSkene, OneCoinDawidSkene
     K = R.n_labels
-    out = {m: np.empty(R.nnz) for m in MODELS}
+    out = {m: np.full(R.nnz, np.nan) for m in MODELS}
     for f in range(n_folds):
         test = fold == f
+        if not test.any():
+            continue
         T = R.subset(~test)
         active = T.worker_counts() > 0
         w, t, c = R.workers[test], R.tasks[test], R.labels[test] - 1
         # top-two
-        p, _, _, GQ, _ = _toptwo_parts(T, rng)
+        try:
+            p, _, _, GQ, _ = _toptwo_parts(T, rng)
+        except ValueError as exc:
+            raise ValueError(f"the top-two fit without held-out fold {f + 1} of {n_folds} "
+                             f"failed ({exc}); with so few answers use fewer folds "
+                             f"(n_folds) or more answers.") from None
         p = _median_fill(p, active)
         seen = T.task_counts() > 0
         GQ[~seen] = 1.0 / K                      # prior: every pair equally likely
@@ -246,6 +265,11 @@ def diagnose(A: Any, n_labels: int | None = None, *, n_folds: int = 5, n_draws: 
     if R.nnz < 2 * F:
         raise ValueError(f"{owner} needs at least {2 * F} answers for {F} folds; got "
                          f"{R.nnz}.")
+    if np.count_nonzero(R.task_counts()) < 2:
+        raise ValueError(f"{owner} needs answers to at least 2 tasks (the interval of the "
+                         f"verdict comes from the spread over tasks); got "
+                         f"{np.count_nonzero(R.task_counts())}.")
+    check_labels_used(R, owner)            # as TopTwo2: every label 1..K answered
     gen = np.random.default_rng(seed)
     from .datasets import answer_shares
     n_top = min(3, R.n_labels)
@@ -253,13 +277,16 @@ def diagnose(A: Any, n_labels: int | None = None, *, n_folds: int = 5, n_draws: 
     fold = _folds(R, F, gen)
     ll = _heldout(R, fold, F, seed)
     predicted = _simulated_shares(R, n_top, D, gen, seed)
-    heldout = {m: float(v.mean()) for m, v in ll.items()}
+    held = fold >= 0
+    heldout = {m: float(v[held].mean()) for m, v in ll.items()}
     diff = {}
+    n_held = int(held.sum())
     for m in MODELS[1:]:
-        per_task = np.bincount(R.tasks, weights=ll["top-two"] - ll[m], minlength=R.n_tasks)
-        n_t = np.count_nonzero(R.task_counts())
-        se = float(np.sqrt(n_t) * per_task[R.task_counts() > 0].std(ddof=1) / R.nnz)
-        diff[m] = (float(per_task.sum() / R.nnz), se)
+        per_task = np.bincount(R.tasks[held], weights=(ll["top-two"] - ll[m])[held],
+                               minlength=R.n_tasks)
+        tasks = np.bincount(R.tasks[held], minlength=R.n_tasks) > 0
+        se = float(np.sqrt(tasks.sum()) * per_task[tasks].std(ddof=1) / n_held)
+        diff[m] = (float(per_task.sum() / n_held), se)
     d = Diagnosis(R.n_workers, R.n_tasks, R.n_labels, R.nnz, observed, predicted, heldout,
                   diff)
     d.verdict = _verdict(d)
@@ -306,6 +333,8 @@ def run(args: Any, read: Any, show: Any) -> str:
         raise ValueError(f"--folds must be at least 2; got {args.folds}.")
     R = read(args)                        # toptwo._cli.read_input
     try:
+        if R.n_labels >= 3:
+            check_labels_used(R, "diagnose", cli=True, label_base=args.label_base)
         return diagnose(R, n_folds=args.folds, rng=args.seed).report()
     except ValueError as exc:
         raise ValueError(f"{show(args.file)}: {exc}") from None
