@@ -126,7 +126,7 @@ def _code_is_library(code):
             return True
         installed = os.path.abspath(c.co_filename).startswith(_INSTALLED) and os.path.isfile(
             c.co_filename)                  # an installed package's own module being imported
-        if not installed and len(c.co_code) >= 24 and _code_key(c) in _LIB_CODES:
+        if not installed and _code_key(c) in _LIB_CODES:
             return True
         stack.extend(k for k in c.co_consts if hasattr(k, "co_code"))
     return False
@@ -229,7 +229,7 @@ def _encode(value, depth=0):
     if isinstance(value, (list, tuple)) and len(value) <= 10 ** 6:
         return {"t": "list" if isinstance(value, list) else "tuple",
                 "items": [_encode(v, depth + 1) for v in value]}
-    if mod.startswith("scipy.sparse") and hasattr(value, "toarray"):
+    if hasattr(value, "toarray") and (mod.startswith("scipy.sparse") or mod.startswith("toptwo")):
         return {"t": "sparse", "dense": _encode(numpy.asarray(value.toarray()), depth + 1)}
     if mod.startswith("pandas") and hasattr(value, "to_numpy") and type(value).__name__ in (
             "Series", "DataFrame", "Index"):
@@ -327,7 +327,9 @@ def _main():
         start = time.perf_counter()
         _ACTIVE[0] = True
         try:
-            result = fn(*request["args"])
+            args = [_rpc_stub(a[1]) if isinstance(a, tuple) and len(a) == 2
+                    and a[0] == "toptwo-rpc" else a for a in request["args"]]
+            result = fn(*args)
             _ACTIVE[0] = False
             reply = {"value": _encode(result)}
         except RuleBroken:

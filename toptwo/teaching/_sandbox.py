@@ -159,7 +159,9 @@ def library_fingerprints() -> tuple[list, list]:
         stack = [code]
         while stack:
             c = stack.pop()
-            if c is not code and len(c.co_code) >= 24:
+            # whole functions only (not comprehensions or lambdas, which a student may
+            # well write identically), and not the trivial ones
+            if c is not code and len(c.co_code) >= 40 and not c.co_name.startswith("<"):
                 consts = tuple(k for k in c.co_consts if not hasattr(k, "co_code"))
                 codes.add(_digest((c.co_code, c.co_names, c.co_varnames, consts)))
             stack.extend(k for k in c.co_consts if hasattr(k, "co_code"))
@@ -363,6 +365,20 @@ class Student:
             raise ImportError("the checks run your function in a separate process and need "
                               "cloudpickle: pip install \"toptwo[student]\" (students) or "
                               "\"toptwo[teaching]\" (instructors).") from exc
+        # the function travels by value even when it is defined in an importable module
+        # (a test file, a student's helper module): the child must not import that module
+        module = sys.modules.get(getattr(self.fn, "__module__", None) or "")
+        by_value = module is not None and module.__name__ != "__main__" and \
+            module.__name__ not in cloudpickle.list_registry_pickle_by_value()
+        if by_value:
+            cloudpickle.register_pickle_by_value(module)
+        try:
+            return self._dumps(cloudpickle)
+        finally:
+            if by_value:
+                cloudpickle.unregister_pickle_by_value(module)
+
+    def _dumps(self, cloudpickle: Any) -> bytes:
         glb = getattr(self.fn, "__globals__", None)
         patch = {k: v for k, v in self.patch_globals.items()}
         for name in self.rpc:

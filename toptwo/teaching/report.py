@@ -259,9 +259,13 @@ class _Grader:
             np.all(ref == ref.ravel()[0]))
         repeated = any(prev.shape == arr.shape and bool(np.array_equal(prev, arr))
                        and not _close(pref, ref, **tol) for prev, pref in self.history)
+        changed = any(prev.shape == arr.shape and not bool(np.array_equal(prev, arr))
+                      for prev, _ in self.history)
         self.history.append((arr.copy(), ref.copy()))
         if same_entries or repeated:
             variants.append((IGNORES_INPUT, arr))
+        elif changed:                     # the answer moved with the input
+            self.mismatched.add(IGNORES_INPUT)
         for description, value in variants:
             if description is None or value is None:
                 continue
@@ -277,15 +281,13 @@ class _Grader:
                 same = False
             if same:
                 matches.append(description)
-            elif description != IGNORES_INPUT:
+            else:
                 self.mismatched.add(description)
-        if IGNORES_INPUT in matches:
-            matches = [IGNORES_INPUT]
         if self.failure is None and not _close(got, expected, **tol):
             self.failure = (case, got, matches, note)
-        elif self.failure is not None and IGNORES_INPUT in matches and repeated:
-            self.failure = (self.failure[0], self.failure[1], [IGNORES_INPUT],
-                            *self.failure[3:])
+        elif self.failure is not None and repeated and IGNORES_INPUT not in self.failure[2]:
+            self.failure = (self.failure[0], self.failure[1],
+                            [*self.failure[2], IGNORES_INPUT], *self.failure[3:])
 
     def fail(self, case: str, problem: str, got: Any = None, diagnosis: str | None = None):
         """Record a failure that is not a wrong value (first one wins)."""
