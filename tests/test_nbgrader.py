@@ -152,9 +152,9 @@ def _judge(answer: Answer, result: dict) -> list[str]:
 
 
 def _diagnosis(text: str) -> str:
-    call = re.search(r"your function calls (.*?) \(in the toptwo", text)
+    call = re.search(r"your function (.*?), which is not allowed", text)
     if call:
-        return f"calls {call.group(1)} (refused)"
+        return f"{call.group(1)} (refused)"
     found = re.search(r"diagnosis: this matches what you get if you (.*?)\.(\n|$)", text)
     if found:
         return found.group(1)
@@ -245,7 +245,7 @@ def test_mistake_corpus(tmp_path):
                      f"{', '.join(failed) or '-'} | {diag.replace('|', '/') or '-'} | "
                      f"{'yes' if not problems else 'NO: ' + '; '.join(problems)} |")
     kinds = {k: sum(a.kind == k for a in ANSWERS) for k in ("solution", "unusual", "math",
-                                                              "process")}
+                                                              "process", "limit")}
     lines += ["", f"Kinds: {kinds}. Answer sets not as specified: {len(failures)}."]
     REPORT.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"mistake corpus: {len(ANSWERS)} answer sets in {seconds:.0f} s ({jobs} at a time)")
