@@ -683,6 +683,55 @@ def test_a_transposed_reliability_estimate_is_named():
                 axis=0) / (A2.shape[0] * r) - 2 / K), rng=0)
 
 
+def _executed_with_handover(functions: dict) -> "nbformat.NotebookNode":
+    """ex01 as nbgrader's Execute leaves it when every grade cell printed "passed" and the
+    kernel handed over ``functions`` (grade id -> function)."""
+    import base64
+
+    import cloudpickle
+    from toptwo.teaching import verify
+    nb = nbformat.read(EXERCISES / "ex01_sampling.ipynb", as_version=4)
+    for cell in nb.cells:
+        if cell.metadata["nbgrader"].get("grade") and cell.cell_type == "code":
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="passed: x\n")]
+    export = verify._export_cell(nb)
+    module = sys.modules[__name__]          # by value, as a notebook's functions travel
+    cloudpickle.register_pickle_by_value(module)
+    try:
+        lines = [f"{verify.MARKER} {gid} 0 function "
+                 + base64.b64encode(cloudpickle.dumps(fn)).decode()
+                 for gid, fn in functions.items()]
+    finally:
+        cloudpickle.unregister_pickle_by_value(module)
+    export.outputs = [nbformat.v4.new_output("stream", name="stdout", text="\n".join(lines))]
+    nb.cells.append(export)
+    return nb
+
+
+def test_verify_reruns_passed_checks_outside_the_kernel():
+    """A grade cell that printed "passed" (a tampered kernel) on a wrong function: the re-run
+    fails and replaces the output; a right function keeps its pass; nothing handed over
+    (the kernel skipped the hand-over) fails too. The export cell is removed."""
+    from toptwo.teaching import verify
+    nb = _executed_with_handover({
+        "ex01-1a-check": lambda p, q, g, h, K: np.full(K, 1 / K),
+        "ex01-1b-check": empirical_distribution})
+    n_cells = len(nb.cells)
+    changed = verify._verify(nb, None)
+    assert len(nb.cells) == n_cells - 1
+    assert [line.split(":")[0] for line in changed] == ["ex01-1a-check"]
+    outputs = {c.metadata["nbgrader"]["grade_id"]: c.outputs for c in nb.cells
+               if c.cell_type == "code"}
+    assert outputs["ex01-1a-check"][0].output_type == "error"
+    assert "ignores its input" in outputs["ex01-1a-check"][0].evalue
+    assert "grade cell printed that this part passed" in outputs["ex01-1a-check"][0].evalue
+    assert outputs["ex01-1b-check"][0].text == "passed: x\n"
+    nb = _executed_with_handover({"ex01-1b-check": empirical_distribution})
+    assert [line.split(":")[0] for line in verify._verify(nb, None)] == ["ex01-1a-check"]
+    source = verify._export_cell(nb).source
+    assert "cloudpickle.dumps(value)" in source and "answer_distribution" in source
+
+
 def test_library_call_outside_the_students_function_is_allowed():
     # the check itself uses the library: only calls made by the student's code count
     assert teaching.check_plugin_mle(mle_pair)

@@ -298,6 +298,38 @@ def _ships_library_code(fn):
     return False
 
 
+def _code_names(fn):
+    """Every name the student's code mentions: the function, the functions it reaches
+    through its globals and closure (all sent by value), their nested code."""
+    seen, names, todo = set(), set(), [fn]
+    while todo:
+        f = todo.pop()
+        code = getattr(f, "__code__", None)
+        if code is None or id(code) in seen:
+            continue
+        seen.add(id(code))
+        stack = [code]
+        while stack:
+            c = stack.pop()
+            names.update(c.co_names)
+            names.update(c.co_varnames)
+            names.update(c.co_freevars)
+            for k in c.co_consts:
+                if hasattr(k, "co_code"):
+                    stack.append(k)
+                elif isinstance(k, str) and k.isidentifier():
+                    names.add(k)
+        for value in (getattr(f, "__globals__", None) or {}).values():
+            if callable(value) and hasattr(value, "__code__"):
+                todo.append(value)
+        for cell in getattr(f, "__closure__", None) or ():
+            try:
+                todo.append(cell.cell_contents)
+            except ValueError:
+                pass
+    return names
+
+
 def _main():
     _ACTIVE[0] = True
     try:
@@ -312,8 +344,15 @@ def _main():
     if fn is not None and _ships_library_code(fn):
         _REFUSED.append("run a copy of a library function (copied toptwo / theory_checks code)")
     if fn is not None:
+        names = _code_names(fn)
+        for name, why in _setup.get("suspicious", {}).items():
+            if name in names and why not in _REFUSED:
+                _REFUSED.append(why)
         glb = getattr(fn, "__globals__", None)
         if isinstance(glb, dict):
+            glb.update(_setup.get("patch") or {})
+            for name in _setup.get("rpc") or ():
+                glb[name] = _rpc_stub(name)
             for key, value in list(glb.items()):
                 if isinstance(value, tuple) and len(value) == 2 and value[0] == "toptwo-rpc":
                     glb[key] = _rpc_stub(value[1])

@@ -170,44 +170,6 @@ def library_fingerprints() -> tuple[list, list]:
     return _FINGERPRINTS[key]
 
 
-def _code_names(fn: Any) -> set[str]:
-    """Every name the function's code (and the code of functions it reaches through its
-    globals and closure, when they are the student's own) mentions."""
-    seen: set[int] = set()
-    names: set[str] = set()
-    todo = [fn]
-    libs = tuple(library_dirs())
-    while todo:
-        f = todo.pop()
-        code = getattr(f, "__code__", None)
-        if code is None or id(code) in seen:
-            continue
-        seen.add(id(code))
-        if os.path.abspath(code.co_filename).startswith(libs):
-            continue
-        stack = [code]
-        while stack:
-            c = stack.pop()
-            names.update(c.co_names)
-            names.update(c.co_varnames)
-            names.update(c.co_freevars)
-            stack.extend(k for k in c.co_consts if hasattr(k, "co_code"))
-            for k in c.co_consts:
-                if isinstance(k, str) and k.isidentifier():
-                    names.add(k)
-        glb = getattr(f, "__globals__", {}) or {}
-        for name in code.co_names:
-            value = glb.get(name)
-            if callable(value) and getattr(value, "__module__", None) == "__main__":
-                todo.append(value)
-        for cell in getattr(f, "__closure__", None) or ():
-            try:
-                todo.append(cell.cell_contents)
-            except ValueError:
-                pass
-    return names
-
-
 # ------------------------------------------------------------------ decoding (safe)
 class Opaque:
     """A returned object the parent does not rebuild (shown by type and repr only)."""
@@ -300,8 +262,9 @@ class Student:
         function's global of that name is replaced in the child (``patch_globals``) or
         passed as an argument (:meth:`handle`).
     patch_globals : dict, optional
-        Globals of the student's function replaced for the check (ex06: ``NS_GRID``,
-        ``REPS``; a name in ``rpc`` becomes the child-side stub of that function).
+        Globals of the student's function replaced in the child for the check (ex06:
+        ``NS_GRID``, ``REPS``); a name in ``rpc`` becomes the child-side stub of that
+        function.
     preload : tuple of str
         Packages imported in the child before the rules apply (ex04 4b: ``("toptwo",)``,
         for ``toptwo.split_entries`` and ``toptwo.Responses``).
@@ -311,6 +274,10 @@ class Student:
                  patch_globals: dict | None = None, preload: tuple = ()):
         self.exercise = exercise
         self.fn = fn
+        # a function already pickled by value elsewhere (toptwo.teaching.verify: sent by
+        # the notebook's kernel, never unpickled here)
+        self.payload: bytes | None = getattr(fn, "payload", None)
+        self.cwd: str | None = getattr(fn, "cwd", None)
         self.rpc = dict(rpc or {})
         self.patch_globals = dict(patch_globals or {})
         self.preload = tuple(preload)
@@ -379,10 +346,11 @@ class Student:
                 cloudpickle.unregister_pickle_by_value(module)
 
     def _dumps(self, cloudpickle: Any) -> bytes:
+        """The function by value; the globals that name a handed-over function (``rpc``)
+        are replaced by a marker first, so the notebook's own version (which may use
+        ``toptwo``) does not travel; the child puts the callers of the check in place."""
         glb = getattr(self.fn, "__globals__", None)
-        patch = {k: v for k, v in self.patch_globals.items()}
-        for name in self.rpc:
-            patch.setdefault(name, ("toptwo-rpc", name))
+        patch = {name: ("toptwo-rpc", name) for name in self.rpc}
         if not patch or not isinstance(glb, dict):
             return cloudpickle.dumps(self.fn)
         missing = object()
@@ -400,28 +368,28 @@ class Student:
     def _start(self) -> None:
         if self.proc is not None:
             return
-        names = _code_names(self.fn)
-        bad = [why for name, why in SUSPICIOUS.items() if name in names]
-        if bad:
-            raise SandboxError("refused", "your function " + ", ".join(dict.fromkeys(bad))
-                               + ", which is not allowed while it is graded.")
-        try:
-            payload = self._pickled_function()
-        except ImportError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - an unpicklable function is the student's
-            raise SandboxError("load", f"your function could not be sent to the grading "
-                               f"process ({type(exc).__name__}: {exc}); keep it a plain "
-                               "function of NumPy code.") from None
+        if self.payload is not None:
+            payload = self.payload
+        else:
+            try:
+                payload = self._pickled_function()
+            except ImportError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - an unpicklable function is the student's
+                raise SandboxError("load", f"your function could not be sent to the grading "
+                                   f"process ({type(exc).__name__}: {exc}); keep it a plain "
+                                   "function of NumPy code.") from None
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             [sys.executable, "-I", "-u", CHILD], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=self.stderr, cwd=os.getcwd(),
+            stdout=subprocess.PIPE, stderr=self.stderr, cwd=self.cwd or os.getcwd(),
             start_new_session=True)
         codes, lines = library_fingerprints()
+        values = {k: v for k, v in self.patch_globals.items() if k not in self.rpc}
         self._write({"sys_path": [p for p in sys.path if p], "library_dirs": library_dirs(),
-                     "library_codes": codes, "library_lines": lines,
-                     "preload": self.preload, "function": payload})
+                     "library_codes": codes, "library_lines": lines, "suspicious": SUSPICIOUS,
+                     "preload": self.preload, "function": payload, "patch": values,
+                     "rpc": sorted(self.rpc)})
         ready = self._read(time.monotonic() + _START_LIMIT, starting=True)
         if ready.get("refused"):
             self.load_problem = SandboxError("refused", self._refusal(ready["refused"]))
@@ -432,7 +400,10 @@ class Student:
                 f"({err['type']}: {err['message']}).")
 
     def _refusal(self, what: list) -> str:
-        return ("your function tried to " + "; ".join(dict.fromkeys(str(w) for w in what))
+        kinds: dict[str, str] = {}
+        for w in map(str, what):             # one entry per kind ("read a closure (...)")
+            kinds.setdefault(w.split(" (")[0], w)
+        return ("your function tried to " + "; ".join(kinds.values())
                 + ", which is not allowed while it is graded")
 
     # -- framing
