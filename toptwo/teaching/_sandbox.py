@@ -123,7 +123,7 @@ def library_fingerprints() -> tuple[list, list]:
     import importlib.util
     import marshal
     dirs = tuple(library_dirs())
-    files = []
+    files: list[str] = []
     for top in dirs:
         for folder, _dirs, names in os.walk(top):
             files.extend(os.path.join(folder, n) for n in sorted(names) if n.endswith(".py"))

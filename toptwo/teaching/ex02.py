@@ -83,7 +83,7 @@ def check_expected_binary(student: Callable, *, rng: Any = None) -> CheckResult:
     with _student(ex0, student) as run:
         for K, g, h in configs:
             ex = f"ex2 E[A^(k)] for K={K}, (g, h)=({g}, {h})"
-            hint = (f"write P(A_ij = c) for c = 1..K from eq. (1) for the given (g, h), then "
+            hint = ("write P(A_ij = c) for c = 1..K from eq. (1) for the given (g, h), then "
                     "E[A^(k)_ij] = sum of P(c) over c > k minus sum over c <= k (A^(k) = +1 "
                     "exactly when A > k).")
 

@@ -12,7 +12,7 @@ run), what came back, the typical mistake the answer matches and the equation to
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 import numpy as np
 
