@@ -137,3 +137,31 @@ def test_mmsr_signs_with_a_repeated_top_eigenvalue_follow_a_permutation():
     est = baselines.MMSR(rng=2).fit(A[pw][:, pt], n_labels=K)
     np.testing.assert_array_equal(est.top_two_, ref.top_two_[pt])
     np.testing.assert_allclose(est.skills_, ref.skills_[pw], rtol=1e-9, atol=1e-12)
+
+
+# ------------------------------------- issue 39: empty tasks, idle workers, relabelling
+def _insert_empty(A, seed):
+    """A with an all-zero row (an idle worker) and an all-zero column (a task nobody
+    answered) inserted at seeded positions; returns (A', kept rows, kept columns)."""
+    gen = np.random.default_rng(seed)
+    i, j = int(gen.integers(0, A.shape[0] + 1)), int(gen.integers(0, A.shape[1] + 1))
+    B = np.insert(np.insert(A, i, 0, axis=0), j, 0, axis=1)
+    rows = np.delete(np.arange(B.shape[0]), i)
+    cols = np.delete(np.arange(B.shape[1]), j)
+    return B, rows, cols
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_empty_tasks_and_idle_workers_change_nothing(name, seed):
+    # issue 39 items 1 and 4: OptDawidSkene changed 25 of 30 tasks for one empty task,
+    # MMSR 1-2 of 30 for one idle worker; fit(matrix) and fit(triples) must agree
+    A, K = instance(seed)
+    ref = ESTIMATORS[name](seed).fit(A, n_labels=K)
+    B, rows, cols = _insert_empty(A, 50 + seed)
+    est = ESTIMATORS[name](seed).fit(B, n_labels=K)
+    np.testing.assert_array_equal(est.top_two_[cols], ref.top_two_, err_msg=name)
+    j = np.setdiff1d(np.arange(B.shape[1]), cols)
+    assert (est.top_two_[j] == 0).all()
+    np.testing.assert_allclose(np.asarray(est.confusion_, float)[cols],
+                               np.asarray(ref.confusion_, float), rtol=1e-6, atol=1e-8)

@@ -1,4 +1,4 @@
-"""Command line of toptwo: ``python -m toptwo demo`` and ``python -m toptwo infer FILE.csv``.
+"""Command line of toptwo: ``python -m toptwo demo``, ``infer FILE`` and ``diagnose FILE``.
 
 ``demo`` draws one synthetic instance of the top-two model (eq. (1) [`eqn:A_dist`],
 a scenario of Table 1) and prints the error rates of majority vote, TopTwo1
@@ -25,9 +25,12 @@ import signal
 import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import IO, Any, NoReturn
+from typing import IO, Any
 
-from ._startup import address_space_limit, cli_imports
+from ._cli import Parser as _Parser, UsageError as _UsageError, add_input_arguments, \
+    input_name, one_line as _one_line, positive_int as _positive_int, read_input, \
+    seed as _seed, show as _show
+from ._startup import address_space_limit, cli_imports, restore_interrupts
 
 with cli_imports():             # a failed import: one line, exit status 2 (issue 27)
     import numpy as np
@@ -35,9 +38,11 @@ with cli_imports():             # a failed import: one line, exit status 2 (issu
     from .baselines.majority import MajorityVote
     from .baselines.dawid_skene import OneCoinDawidSkene
     from .extensions.em import TopTwoEM
-    from .io import read_triples_csv, write_reliability_csv, write_results_csv
+    from .io import write_reliability_csv, write_results_csv
     from .metrics import top_two_errors
     from .mle import OracleMLE, TopTwo2
+    from .posterior import relabel_rows, task_probabilities
+    from .diagnose import add_parser as add_diagnose_parser, run as run_diagnose
     from .model import SCENARIOS, TopTwoModel
     from .responses import binary_labels_message, check_labels_used
     from .spectral import TopTwo1
@@ -54,46 +59,8 @@ _METHODS = ("toptwo2", "toptwo1", "em", "majority", "onecoin")
 DECIMALS = 6
 
 
-class _UsageError(Exception):
-    """Bad command-line input: reported on stderr with exit status 2."""
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1; got {text!r}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer; got {text!r}") \
-            from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer; got {text!r}")
-    return value
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors: ``PROG: error: MESSAGE (see PROG --help)``."""
-
-    def error(self, message: str) -> NoReturn:
-        if sys.stderr is not None:
-            try:
-                print(f"{self.prog}: error: {_one_line(message)} (see '{self.prog} --help')",
-                      file=sys.stderr)
-            except (OSError, ValueError):
-                pass
-        raise SystemExit(2)
-
-
 def build_parser() -> argparse.ArgumentParser:
-    """The argparse parser of ``python -m toptwo`` (sub-commands demo and infer)."""
+    """The argparse parser of ``python -m toptwo`` (sub-commands demo, infer and diagnose)."""
     parser = _Parser(
         prog="python -m toptwo",
         description="Top-two answers and confusion probabilities in multi-choice "
@@ -118,22 +85,20 @@ def build_parser() -> argparse.ArgumentParser:
                       help="seed of the instance and of the estimators (default: 0)")
 
     infer = sub.add_parser(
-        "infer", help="estimate top-two answers from a worker,task,label CSV file",
-        description="Read answers from a CSV file with a header row naming the columns "
-                    "worker, task and label (any order, no other columns; ids may be any "
-                    "strings; labels are integers 1..K, or 0..K-1 with --label-base 0) and "
-                    "write one row per task: task,g,h,confusion,confidence -- the most "
+        "infer", help="estimate top-two answers from a file of worker,task,label answers",
+        description="Read answers from a CSV or TSV file (or .gz/.bz2/.xz, or standard "
+                    "input '-') with a header row naming the columns worker, task and label "
+                    "(any order; other names or extra columns: --columns; no header: "
+                    "--no-header ORDER; ids may be any strings; labels are integers 1..K, "
+                    "or 0..K-1 with --label-base 0) and "
+                    "write one row per task: task,g,h,confusion,p_g,p_pair -- the most "
                     "plausible answer g, the most confusing one h, the estimated "
-                    "probability q that a reliable worker answers g rather than h, and "
-                    "the confidence: the probability that (g, h) is the task's pair given "
-                    "its answers, under the top-two model with a uniform prior over "
-                    "pairs. The confidence means the same for every method; its "
-                    "parameters: em uses its own fitted reliabilities and its prior over the "
-                    "confusions (its pair posterior); "
-                    "toptwo2, toptwo1, majority and onecoin use reliabilities from eq. (5) "
-                    "at their own (g, h) and their own confusion column as q (majority: "
-                    "the vote ratio; onecoin: the posterior ratio), clipped to the "
-                    "model's range.",
+                    "probability q that a reliable worker answers g rather than h, the "
+                    "posterior probability p_g that g is the task's true answer and p_pair "
+                    "that (g, h) is its pair, under the top-two model (one meaning for "
+                    "every method; em: its own posterior; the others: reliabilities from "
+                    "eq. (5) at their own pairs and a prior over q fitted to the crowd). "
+                    "How well calibrated they are on real crowds: docs/calibration.md.",
         epilog="Bad input (malformed file, labels out of range, repeated answers with "
                "--duplicates error, an output that cannot be written) is reported on stderr "
                "with exit status 2, before any output file is written. Output files are "
@@ -142,23 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
                f"{DECIMALS} decimal places (trailing zeros dropped), so outputs are "
                f"identical across machines. A closed standard output (e.g. '| head') ends "
                f"the command quietly with status 0.")
-    infer.add_argument("file", metavar="FILE.csv", help="CSV file of worker,task,label rows")
-    infer.add_argument("--n-labels", type=_positive_int, default=None, metavar="K",
-                       help="number of answer choices K (default: the largest label in "
-                            "the file, which is too small if the highest choice never "
-                            "occurs)")
-    infer.add_argument("--duplicates", choices=("error", "first", "last"), default="error",
-                       help="what to do when a worker answered a task on more than one "
-                            "row: refuse (default), keep the first or the last row")
+    add_input_arguments(infer)
     infer.add_argument("--method", choices=_METHODS, default="toptwo2",
                        help="toptwo2: spectral + plug-in MLE (Algorithm 2, default); "
                             "toptwo1: spectral only (Algorithm 1); em: EM on the full top-two "
                             "likelihood from TopTwo2 (slower; calibrated posteriors); "
                             "majority: majority vote; "
                             "onecoin: one-coin Dawid-Skene (EM; also for binary tasks, K = 2)")
-    infer.add_argument("--label-base", type=int, choices=(0, 1), default=1,
-                       help="smallest label in the file: 1 for labels 1..K (default), 0 "
-                            "for 0..K-1; output labels use the same numbering")
     infer.add_argument("--seed", type=_seed, default=0,
                        help="seed of the random sample splits and tie-breaking (default: 0)")
     infer.add_argument("--output", "-o", metavar="OUT.csv", default=None,
@@ -170,11 +125,12 @@ def build_parser() -> argparse.ArgumentParser:
                             "pair, in [-2/(K-2), 1], not clipped for eq. (6)) to this file; "
                             "needs --method toptwo2, em or onecoin")
     infer.add_argument("--uncertain", type=_positive_int, default=None, metavar="N",
-                       help="with --method em: also print to standard error the N tasks "
-                            "whose pair is least certain (lowest posterior), which need more "
-                            "answers first")
+                       help="also print to standard error the N tasks whose re-labelling "
+                            "is expected to lower the g error most (task,expected_gain,p_g; "
+                            "toptwo.posterior.relabel_order)")
     infer.add_argument("--force", action="store_true",
                        help="overwrite existing output files (refused without it)")
+    add_diagnose_parser(sub, _positive_int, _seed)
     return parser
 
 
@@ -230,14 +186,6 @@ _ESTIMATORS = {"toptwo2": ("TopTwo2", lambda seed: TopTwo2(rng=seed)),
 
 #: Methods that estimate worker reliabilities (--workers-output).
 _RELIABILITY_METHODS = ("toptwo2", "onecoin", "em")
-
-
-def _show(path: str) -> str:
-    """A file name as it goes into a one-line message: control characters escaped."""
-    path = os.fspath(path)
-    if any(not ch.isprintable() for ch in path):
-        return repr(path)[1:-1]
-    return path
 
 
 class _Output:
@@ -483,58 +431,6 @@ def _utf8_stdout() -> Iterator[IO[str]]:
             pass
 
 
-def pair_confidence(R: Any, est: Any, method: str) -> np.ndarray:
-    """The ``confidence`` column: P(the task's pair is (g, h) | its answers).
-
-    One meaning for every method: the posterior probability of the reported pair under
-    the top-two model, eq. (1), with a uniform prior over the K (K - 1) pairs, at
-    worker reliabilities p and task confusions q:
-
-    * em: TopTwoEM's own pair posterior ``pair_proba_`` (its fitted p, with its prior
-      over q);
-    * toptwo2, toptwo1, majority, onecoin: p from eq. (5) at the method's own (g, h)
-      (hits per answer of each worker, ``normalization="per_worker"``; for K = 2,
-      2 x the share of answers equal to g minus 1) and q the
-      method's ``confusion`` column, both clipped to the model's open range
-      (p in [0.05, 0.99], q in [0.51, 0.99]); majority's and onecoin's confusion is a
-      vote or posterior ratio, used here as their estimate of q.
-
-    NaN (an empty field) for a task without answers. O(nnz + m K^2) time; the scores are
-    computed a chunk of tasks at a time (no float array of the size of the data).
-    """
-    if method == "em":
-        return np.asarray(est.pair_proba_, dtype=float)
-    from .extensions.em import pair_posterior
-    from .mle import CONFUSION_CLIP, MAX_RELIABILITY, MIN_RELIABILITY, estimate_reliability
-    top = np.asarray(est.top_two_)
-    answered = top[:, 0] > 0
-    if R.n_labels > 2:
-        p = estimate_reliability(R, top, normalization="per_worker")
-    else:                   # K = 2 (majority, onecoin): eq. (5) needs T < K; one-coin p
-        hit = (R.labels == top[R.tasks, 0]).astype(float)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            p = 2.0 * np.bincount(R.workers, hit, R.n_workers) / R.worker_counts() - 1.0
-    p = np.clip(np.nan_to_num(p, nan=MIN_RELIABILITY), MIN_RELIABILITY, MAX_RELIABILITY)
-    q = np.clip(np.nan_to_num(np.asarray(est.confusion_, float), nan=0.75), *CONFUSION_CLIP)
-    return np.where(answered, pair_posterior(R, p, q, top), np.nan)
-
-
-def _uncertain_order(est: Any, task_ids: Any, n: int) -> np.ndarray:
-    """TopTwoEM.uncertain_tasks, with equal posteriors ordered by task id, not position.
-
-    The posteriors are compared rounded as in the library (round-off cannot reorder
-    them); equal ones go by the task's id as written, so a shuffled file lists the same
-    tasks in the same order.
-    """
-    from .extensions.em import UNCERTAIN_DECIMALS
-    est.uncertain_tasks(n)                      # the library's checks
-    K = est.n_labels_in_
-    key = np.round(np.where(np.isnan(est.pair_proba_), 1.0 / (K * (K - 1)),
-                            est.pair_proba_), UNCERTAIN_DECIMALS)
-    ids = np.array([str(t) for t in task_ids])
-    return np.lexsort((ids, key))[:n]
-
-
 #: Inputs with more answers than this report their progress on standard error (when it
 #: is a terminal): reading, fitting and writing each take seconds from here on.
 PROGRESS_ROWS = 10**6
@@ -550,11 +446,8 @@ def _run_infer(args: argparse.Namespace) -> None:  # noqa: C901 - the command's 
         raise _UsageError(f"--workers-output needs --method toptwo2, em or onecoin "
                           f"(only TopTwo2's step 3, TopTwoEM and one-coin Dawid-Skene "
                           f"estimate worker reliabilities); got --method {args.method}.")
-    if args.uncertain is not None and args.method != "em":
-        raise _UsageError(f"--uncertain needs --method em (the posterior of each pair comes "
-                          f"from TopTwoEM); got --method {args.method}.")
     # Every output is checked before the (possibly long) run and before any is written.
-    others = {"FILE.csv": args.file}
+    others = {"FILE": args.file} if args.file != "-" else {}
     outputs: list[_Output] = []
     for path, flag in ((args.output, "--output"), (args.workers_output, "--workers-output")):
         if path is None:
@@ -565,11 +458,10 @@ def _run_infer(args: argparse.Namespace) -> None:  # noqa: C901 - the command's 
         outputs.append(out)
     if args.output is None:
         _check_stdout()
-    R = read_triples_csv(args.file, n_labels=args.n_labels, duplicates=args.duplicates,
-                         label_base=args.label_base)
+    R = read_input(args)
     if args.uncertain is not None and args.uncertain > R.n_tasks:
         raise _UsageError(f"--uncertain {args.uncertain} is more than the {R.n_tasks} "
-                          f"task(s) in {_show(args.file)}; give at most {R.n_tasks}.")
+                          f"task(s) in {input_name(args)}; give at most {R.n_tasks}.")
     name, make = _ESTIMATORS[args.method]
     _progress(R.nnz, f"read {R.nnz} answers ({R.n_workers} workers, {R.n_tasks} tasks, "
                      f"K={R.n_labels}); fitting {name}...")
@@ -581,20 +473,19 @@ def _run_infer(args: argparse.Namespace) -> None:  # noqa: C901 - the command's 
         est = make(args.seed)
         est.fit(R)
     except ValueError as exc:
-        raise ValueError(f"{_show(args.file)}: {exc}") from None
+        raise ValueError(f"{input_name(args)}: {exc}") from None
     # the CSV reader always keeps the ids as written
     task_ids = R.task_ids if R.task_ids is not None else np.arange(R.n_tasks)
     worker_ids = R.worker_ids if R.worker_ids is not None else np.arange(R.n_workers)
     # everything that can fail is computed before anything is written
-    order = _uncertain_order(est, task_ids, args.uncertain) if args.uncertain is not None \
-        else None
-
-    confidence = pair_confidence(R, est, args.method)
+    probs = task_probabilities(est, R)
+    relabel = (relabel_rows(est, R, task_ids, args.uncertain, DECIMALS)
+               if args.uncertain is not None else None)
 
     def results(fh: IO[str]) -> None:
         write_results_csv(fh, task_ids, est.top_two_, est.confusion_,
                           label_base=args.label_base, decimals=DECIMALS,
-                          confidence=confidence)
+                          probabilities=probs)
 
     def reliabilities(fh: IO[str]) -> None:
         write_reliability_csv(fh, worker_ids, est.reliability_, decimals=DECIMALS)
@@ -605,11 +496,8 @@ def _run_infer(args: argparse.Namespace) -> None:  # noqa: C901 - the command's 
     if args.output is None:
         with _utf8_stdout() as stdout:
             results(stdout)
-    if order is not None:
-        print("task,pair_probability", file=sys.stderr)
-        for j in order:
-            print(f"{task_ids[j]},{round(float(est.pair_proba_[j]), DECIMALS)}",
-                  file=sys.stderr)
+    if relabel is not None:
+        print("\n".join(relabel), file=sys.stderr)
 
 
 class _Signalled(BaseException):
@@ -640,13 +528,6 @@ def _install_signal_handlers() -> dict[int, Any]:
     return old
 
 
-def _one_line(text: str) -> str:
-    """A message on one line: newlines and other control characters escaped."""
-    if all(ch.isprintable() for ch in text):
-        return text
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m toptwo`` and of the ``toptwo`` console script.
 
@@ -664,9 +545,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     old_handlers = _install_signal_handlers()
     try:
+        restore_interrupts()            # from here on, Ctrl-C is KeyboardInterrupt below
         if args.command == "demo":
             _check_stdout()
             _, text = run_demo(args.scenario, args.queries_per_task, args.seed)
+            with _utf8_stdout() as stdout:
+                stdout.write(text + "\n")
+        elif args.command == "diagnose":
+            _check_stdout()
+            text = run_diagnose(args, read_input, lambda _: input_name(args))
             with _utf8_stdout() as stdout:
                 stdout.write(text + "\n")
         else:

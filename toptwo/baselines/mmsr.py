@@ -190,7 +190,9 @@ class MMSR(ScoreOutputMixin):
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 v = _trimmed_means(X / u[:, None], obs, v, F, m_ans)
                 u = _trimmed_means(X.T / v[:, None], obs.T, u, F, m_ans)
-                nu, nv = np.linalg.norm(u), np.linalg.norm(v)
+                # norms over the workers with a co-worker: an idle worker keeps its
+                # random start and must not scale the others (issue 39)
+                nu, nv = np.linalg.norm(u[active]), np.linalg.norm(v[active])
                 k = np.sqrt(nu / nv)
                 x = np.where(active, u / k, 0.0)
             if not (nu > 0 and nv > 0 and np.isfinite(x).all()):

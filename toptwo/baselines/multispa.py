@@ -299,10 +299,15 @@ class MultiSPA(ScoreOutputMixin):
             # workers in a canonical order (sorted by a hash of their content, a fixed
             # draw as MultiSPA is deterministic), so that it does not depend on theirs
             order = np.argsort(worker_keys(R, np.random.default_rng(0)), kind="stable")
-            Ac, d, it = _kl_refine(N[np.ix_(order, order)], common[np.ix_(order, order)],
-                                   A0[order], d, max_iter)
-            Amat = np.empty_like(Ac)
-            Amat[order] = Ac
+            # only workers with a co-worker enter it: an idle worker (no answers, or
+            # none shared) adds parameters that change L-BFGS's path (issue 39); it
+            # keeps SPA's uniform matrix
+            order = order[common.sum(axis=1)[order] > 0]
+            Amat = A0.copy()
+            if order.size:
+                Ac, d, it = _kl_refine(N[np.ix_(order, order)],
+                                       common[np.ix_(order, order)], A0[order], d, max_iter)
+                Amat[order] = Ac
         C = Amat.transpose(0, 2, 1)                         # [i, k, l]
         logC = np.log(np.maximum(C, 1e-300))
         lab = R.labels.astype(np.int64) - 1

@@ -153,13 +153,17 @@ def spectral_confusion(R: Responses, rng: Any = None) -> np.ndarray:
     gl = group[R.workers].astype(np.int64) * K + R.labels - 1
     Z = sp.csr_array((np.ones(R.nnz), (gl, R.tasks)), shape=(3 * K, m)).toarray()
     Z = Z.reshape(3, K, m)                                 # K x m per group: O(m K)
+    # the moments are averages over the answered tasks only: a task nobody answered
+    # (an all-zero column of a matrix, absent from triples) must not enter them (issue 39)
+    answered = np.flatnonzero(R.task_counts() > 0)
+    Za = Z[:, :, answered]
     views = [(1, 2, 0), (2, 0, 1), (0, 1, 2)]              # (x1, x2, x3) -> mu of x3
     mus = np.zeros((3, K, K))
     ws = np.zeros((3, K))
     # the moments are sums over tasks: take them in a canonical order of the tasks (sorted
     # by their three views, exact counts), so they are bit-identical however the input
     # is ordered -- the power method amplifies round-off on small data
-    canon = Z[:, :, np.lexsort(Z.reshape(3 * K, m)[::-1])]
+    canon = Za[:, :, np.lexsort(Za.reshape(3 * K, -1)[::-1])]
     for a, b, c in views:
         mus[c], ws[c] = _solve_group(canon[a], canon[b], canon[c], gen)
     total = Z.sum(axis=0)
@@ -168,7 +172,7 @@ def spectral_confusion(R: Responses, rng: Any = None) -> np.ndarray:
     wl = R.workers.astype(np.int64) * K + R.labels - 1
     P = sp.csr_array((np.ones(R.nnz), (wl, np.arange(R.nnz))), shape=(n * K, R.nnz))
     alt = total[:, R.tasks] - Z[group[R.workers], :, R.tasks].T      # (K, nnz)
-    XX = (P @ alt.T).reshape(n, K, K) / m                            # [i, l, l']
+    XX = (P @ alt.T).reshape(n, K, K) / answered.size                # [i, l, l']
     for g in range(3):
         other_groups = [h for h in range(3) if h != g]
         mu_alt = mus[other_groups].sum(axis=0)
