@@ -557,9 +557,17 @@ def test_library_calls_are_refused(check, lookup, name):
 
 
 # ------------------------------------- the student's function runs in a separate process
+def _busy_then_answer(p, q, g, h, K):
+    import time
+    start = time.process_time()
+    while time.process_time() - start < 2:       # 2 s of computing
+        pass
+    return answer_distribution(p, q, g, h, K)
+
+
 def _sleep_then_answer(p, q, g, h, K):
     import time
-    time.sleep(3)
+    time.sleep(6)                                 # waiting, not computing
     return answer_distribution(p, q, g, h, K)
 
 
@@ -613,7 +621,10 @@ def test_attack_routes_fail_with_a_named_process_mistake(attack, message):
 
 
 def test_a_slow_function_is_stopped_with_its_own_diagnosis(monkeypatch):
+    # the limit counts the function's CPU time; waiting is stopped after 4 times the limit
     monkeypatch.setenv("TOPTWO_CALL_TIMEOUT", "1")
+    with pytest.raises(ExerciseCheckFailed, match=r"your function took more than 1 s"):
+        teaching.check_answer_distribution(_busy_then_answer, rng=0)
     with pytest.raises(ExerciseCheckFailed, match=r"your function took more than 1 s"):
         teaching.check_answer_distribution(_sleep_then_answer, rng=0)
     monkeypatch.setenv("TOPTWO_CALL_TIMEOUT", "nope")

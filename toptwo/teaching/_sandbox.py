@@ -10,10 +10,12 @@ and names the mistake.
 
 Time limits: each call may take :func:`call_limit` seconds (default 5 s;
 ``TOPTWO_CALL_TIMEOUT``), all calls of one check together :func:`check_limit` seconds
-(default 20 s, below nbgrader's 30-s cell timeout; ``TOPTWO_CHECK_TIMEOUT``). A call over
-the limit is stopped (the child is killed) and reported as "your function took more than
-N s"; a child that dies (``os._exit``, a crash, the kernel's out-of-memory killer) is
-reported with its exit status.
+(default 20 s; ``TOPTWO_CHECK_TIMEOUT``), counted in the child's CPU time (read from
+``/proc``; wall-clock time where there is none), so that a loaded grading machine does not
+fail a correct function; a call that waits is stopped after ``WALL_FACTOR`` (4) times its
+limit of wall-clock time. A call over the limit is stopped (the child is killed) and
+reported as "your function took more than N s"; a child that dies (``os._exit``, a
+crash, the kernel's out-of-memory killer) is reported with its exit status.
 
 What the exercise hands the function (ex04's ``draw``/``estimate``, ex06's ``pair_error``)
 runs in the parent, called from the child by name (``rpc``): the hidden model and the test
@@ -42,6 +44,7 @@ __all__ = ["Student", "call_limit", "check_limit", "SandboxError"]
 CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_child.py")
 DEFAULT_CALL_LIMIT = 5.0
 DEFAULT_CHECK_LIMIT = 20.0
+WALL_FACTOR = 4.0            # wall-clock allowance of a call, in multiples of its CPU limit
 _START_LIMIT = 60.0          # starting the child and importing numpy/SymPy (not the student's)
 
 #: Names in the student's code that only serve to reach around the grading rules.
@@ -286,6 +289,7 @@ class Student:
         self.used = 0.0            # seconds of student time so far
         self.calls = 0
         self.load_problem: SandboxError | None = None
+        self._cpu_deadline: float | None = None
 
     # -- lifecycle
     def __enter__(self) -> "Student":
@@ -413,7 +417,20 @@ class Student:
         self.proc.stdin.write(struct.pack("<Q", len(data)) + data)
         self.proc.stdin.flush()
 
+    def _cpu(self) -> float | None:
+        """CPU seconds the child has used (user + system), or None where /proc is absent."""
+        if self.proc is None:
+            return None
+        try:
+            with open(f"/proc/{self.proc.pid}/stat", encoding="ascii") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return None
+
     def _read_exact(self, n: int, deadline: float, starting: bool) -> bytes:
+        """Read ``n`` bytes; TimeoutError past the wall-clock ``deadline`` or when the
+        child's CPU time passes ``self._cpu_deadline`` (checked every 0.1 s)."""
         assert self.proc is not None and self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
         chunks: list[bytes] = []
@@ -421,9 +438,13 @@ class Student:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError
-            ready, _, _ = select.select([fd], [], [], left)
+            ready, _, _ = select.select([fd], [], [], min(left, 0.1))
             if not ready:
-                raise TimeoutError
+                limit = None if starting else self._cpu_deadline
+                cpu = None if limit is None else self._cpu()
+                if cpu is not None and limit is not None and cpu > limit:
+                    raise TimeoutError
+                continue
             chunk = os.read(fd, min(n, 1 << 20))
             if not chunk:
                 raise EOFError
@@ -490,12 +511,25 @@ class Student:
                                "allowed for one check.")
         this = min(per_call, budget)
         self.calls += 1
+        # the limits count the child's CPU time (a loaded machine does not make a function
+        # slow); a function that waits (sleep, input) is stopped after WALL_FACTOR times
+        # the limit of wall-clock time. Without /proc, wall-clock time counts.
+        cpu0 = self._cpu()
         start = time.monotonic()
-        deadline = start + this
+        if cpu0 is None:
+            deadline, self._cpu_deadline = start + this, None
+        else:
+            deadline, self._cpu_deadline = start + WALL_FACTOR * this, cpu0 + this
         try:
             self._write({"args": args})
         except (OSError, ValueError) as exc:
             raise self._died() from exc
+
+        def spent() -> float:
+            cpu = self._cpu() if cpu0 is not None else None
+            return cpu - cpu0 if cpu is not None and cpu0 is not None else (
+                time.monotonic() - start)
+
         try:
             while True:
                 msg = self._read(deadline)
@@ -504,7 +538,7 @@ class Student:
                     continue
                 break
         except TimeoutError:
-            self.used += time.monotonic() - start
+            self.used += max(spent(), this if cpu0 is not None else 0.0)
             proc = self.proc
             self.proc = None
             if proc is not None:
@@ -515,7 +549,7 @@ class Student:
                                    "make it faster.") from None
             raise SandboxError("timeout", f"your function took more than {per_call:g} s "
                                "(the time limit of one call); make it faster.") from None
-        self.used += time.monotonic() - start
+        self.used += spent()
         if msg.get("refused"):
             raise SandboxError("refused", self._refusal(msg["refused"]))
         if "error" in msg:
