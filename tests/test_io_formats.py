@@ -389,3 +389,27 @@ def test_any_content_through_a_pipe_reads_as_the_file(tmp_path_factory, rows, se
         os.close(r)
         th.join(10)
     _same(got, want)
+
+
+@pytest.mark.parametrize("name, content, msg", [
+    ("web.txt", "1\t1\t5\n1\t2\t5\n",
+     r"web\.txt, line 1: the first line .* looks like an answer.*--no-header "
+     r"task,worker,label as in dog and web"),
+    ("bench.csv", "question,worker,answer\nq1,a,1\n",
+     r"bench\.csv, line 1: .*no column\(s\) 'task', 'label'.*--columns worker,question,answer"),
+    ("extra.csv", "worker,task,label,time\na,q,1,5\n",
+     r"extra\.csv, line 1: .*'time' besides .*--columns worker,task,label"),
+    ("mixed.csv", "worker,task\tlabel\na,q,1\n", r"mixed\.csv, line 1: .*--sep"),
+    ("plain.csv.gz", "worker,task,label\na,q,1\n",
+     r"plain\.csv\.gz: the name ends in '\.gz' but the file is not gzip-compressed.*rename"),
+    ("short.tsv", "worker\ttask\tlabel\na\tq\n",
+     r"short\.tsv, line 2: expected 3 fields separated by 'tab'"),
+])
+def test_cli_refusals_name_file_line_and_fix(tmp_path, capsys, name, content, msg):
+    import re
+    p = tmp_path / name
+    p.write_text(content)
+    assert main(["infer", str(p), "--method", "majority"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m toptwo infer: error: ") and err.count("\n") == 1
+    assert re.search(msg, err), err

@@ -445,7 +445,7 @@ def _refuse_likely_triples(df: Any, cols: list, owner: str) -> None:
     (``Worker/Task/Label``, ``annotator/item/answer``), or it is integer-valued with a
     third column in 1..max (no 0 = "not answered") and ids in the first two columns
     beyond every value of the third (as a matrix, those ids would be labels: K = 60 from
-    a 599 x 3 frame of triples, issue 39 item 6).
+    a 599 x 3 frame of triples).
     """
     if len(cols) != 3:
         return

@@ -143,7 +143,7 @@ class EBCC(ScoreOutputMixin):
         # Dirichlet(1, ..., 1) split per (task, class): normalised Exp(1) draws, each a
         # hash of (a draw of rng, the task's content), not of its position (issue 27)
         # drawn for the labels in a canonical order, then renumbered: the start does not
-        # depend on the numbering of the choices (issue 39 item 7)
+        # depend on the numbering of the choices
         Rc, rank = canonical_labels(R)
         E = -np.log(key_uniforms(task_keys(Rc, Rc.task_label_counts(), gen), K * M, gen)
                     ).reshape(m, K, M)[:, rank, :]

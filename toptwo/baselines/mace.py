@@ -126,7 +126,7 @@ class MACE(ScoreOutputMixin):
         K = R.n_labels
         delta = 0.01 / K if params["smoothing"] is None else params["smoothing"]
         # starts drawn for the labels in a canonical order, then renumbered: they do not
-        # depend on the numbering of the choices (issue 39 item 7)
+        # depend on the numbering of the choices
         Rc, rank = canonical_labels(R)
         keys = worker_keys(Rc, gen)
         best = None

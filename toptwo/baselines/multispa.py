@@ -279,7 +279,6 @@ class MultiSPA(ScoreOutputMixin):
         # SPA and the KL refinement run on the labels in a canonical order of their
         # content (SPA sorts columns, L-BFGS amplifies round-off), and their matrices are
         # renumbered back: the result does not depend on the numbering of the choices
-        # (issue 39 item 7)
         Rc, rank = canonical_labels(R)
         N, common = cooccurrences(Rc)
         A0c = _multispa_matrices(N, common, K)
@@ -306,7 +305,7 @@ class MultiSPA(ScoreOutputMixin):
             # draw as MultiSPA is deterministic), so that it does not depend on theirs
             order = np.argsort(worker_keys(Rc, np.random.default_rng(0)), kind="stable")
             # only workers with a co-worker enter it: an idle worker (no answers, or
-            # none shared) adds parameters that change L-BFGS's path (issue 39); it
+            # none shared) adds parameters that change L-BFGS's path; it
             # keeps SPA's uniform matrix
             order = order[common.sum(axis=1)[order] > 0]
             Amat = A0c.copy()

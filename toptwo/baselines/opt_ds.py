@@ -34,7 +34,7 @@ the workers by index mod 3; here the workers are ranked by their agreement rate 
 share of the other answers to their tasks that equal theirs) and dealt round-robin into
 the three groups, ties by a hash of their content and a draw of ``rng``
 (:func:`toptwo.baselines._base.content_groups`): the result does not depend on the
-order of the workers, tasks or rows (issue 27), and every group gets a share of the
+order of the workers, tasks or rows, and every group gets a share of the
 reliable workers, which the three views need. For the same reason the moments are
 summed over the tasks in a canonical order (sorted by their views), the whitening keeps
 the singular values above ``1e-9`` of the largest (pseudo-inverses likewise), and the
@@ -142,8 +142,7 @@ def spectral_confusion(R: Responses, rng: Any = None) -> np.ndarray:
     Run on the labels renumbered in a canonical order of their content
     (:func:`toptwo.baselines._base.canonical_labels`) and renumbered back: the power
     method's starts, the canonical task order and the class assignment then do not
-    depend on how the choices are numbered (issue 39 item 7: renumbering them changed
-    g on up to 305 of 450 tasks).
+    depend on how the choices are numbered (docs/robustness.md).
     """
     gen = check_rng(rng, owner="spectral_confusion")
     Rc, rank = canonical_labels(R)
@@ -166,7 +165,7 @@ def _spectral_confusion(R: Responses, gen: np.random.Generator) -> np.ndarray:
     Z = sp.csr_array((np.ones(R.nnz), (gl, R.tasks)), shape=(3 * K, m)).toarray()
     Z = Z.reshape(3, K, m)                                 # K x m per group: O(m K)
     # the moments are averages over the answered tasks only: a task nobody answered
-    # (an all-zero column of a matrix, absent from triples) must not enter them (issue 39)
+    # (an all-zero column of a matrix, absent from triples) must not enter them
     answered = np.flatnonzero(R.task_counts() > 0)
     Za = Z[:, :, answered]
     views = [(1, 2, 0), (2, 0, 1), (0, 1, 2)]              # (x1, x2, x3) -> mu of x3
