@@ -25,7 +25,7 @@ s in {0.1, 0.3}, 3 seeds each, seeds never used elsewhere): ECE of p_g.
     python benchmarks/calibration.py --page     # only rewrite docs/calibration.md's tables
     python benchmarks/calibration.py --figure   # only redraw the figure from the JSON
 
-writes ``toptwo/experiments/results/calibration.json`` and
+writes ``benchmarks/results/calibration.json`` and
 ``docs/images/calibration.png``; needs the datasets (``TOPTWO_DATA`` or the cache).
 ``--page`` regenerates the tables of ``docs/calibration.md`` from the stored JSON files
 (this one, ``relabel.json`` and ``diagnose.json``).
@@ -46,7 +46,7 @@ from toptwo.posterior import _model, _nodes, task_probabilities
 from toptwo.softlabels import calibration_bins
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "toptwo" / "experiments" / "results" / "calibration.json"
+OUT = ROOT / "benchmarks" / "results" / "calibration.json"
 FIG = ROOT / "docs" / "images" / "calibration.png"
 DATASETS = ("adult2", "color", "dog", "web", "flag", "food", "plot")
 N_BINS = 10
@@ -288,7 +288,7 @@ def page_tables() -> dict[str, str]:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import diagnose_datasets
     import relabel
-    results = ROOT / "toptwo" / "experiments" / "results"
+    results = ROOT / "benchmarks" / "results"
     cal = json.loads((results / "calibration.json").read_text())
     return {"calibration-table": table(cal), "synthetic-table": synthetic_table(cal),
             "relabel-table": relabel.table(json.loads((results / "relabel.json").read_text())),

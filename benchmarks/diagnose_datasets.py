@@ -5,7 +5,7 @@
 For each dataset (``duplicates="last"``, as the paper's loaders): the shares of the three
 most frequent answers per task, observed and predicted by the top-two, one-coin and
 Dawid-Skene models, the held-out log-likelihood per answer (5 folds) and the verdict.
-Writes ``toptwo/experiments/results/diagnose.json`` and prints a markdown table.
+Writes ``benchmarks/results/diagnose.json`` and prints a markdown table.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from toptwo.datasets import load_dataset
 from toptwo.diagnose import MODELS, diagnose
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "toptwo" / "experiments" / "results" / "diagnose.json"
+OUT = ROOT / "benchmarks" / "results" / "diagnose.json"
 DATASETS = ("adult2", "color", "dog", "web", "flag", "food", "plot")
 
 

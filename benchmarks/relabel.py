@@ -17,7 +17,7 @@ t-interval, and the paired difference expected gain minus each other rule.
 
     OMP_NUM_THREADS=1 python benchmarks/relabel.py          # ~5 minutes
 
-writes ``toptwo/experiments/results/relabel.json`` and ``docs/images/relabel.png``
+writes ``benchmarks/results/relabel.json`` and ``docs/images/relabel.png``
 (``--figure``: only redraw the figure from the JSON).
 """
 
@@ -35,7 +35,7 @@ from toptwo.datasets import load_dataset
 from toptwo.posterior import expected_gain, task_probabilities
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "toptwo" / "experiments" / "results" / "relabel.json"
+OUT = ROOT / "benchmarks" / "results" / "relabel.json"
 FIG = ROOT / "docs" / "images" / "relabel.png"
 #: datasets with at least 10 answers per task on average
 DATASETS = ("adult2", "color", "dog", "flag", "food", "plot")

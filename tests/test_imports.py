@@ -22,7 +22,7 @@ import toptwo
 #: load on first use (``toptwo.__getattr__``).
 CORE = {"toptwo", "toptwo._base", "toptwo._batched", "toptwo._chunks", "toptwo._components",
         "toptwo._frames", "toptwo._gate", "toptwo._linalg", "toptwo._pooled",
-        "toptwo._result", "toptwo._startup", "toptwo._step2", "toptwo._ties",
+        "toptwo._result", "toptwo._split", "toptwo._startup", "toptwo._step2", "toptwo._ties",
         "toptwo._validation", "toptwo.binary", "toptwo.metrics", "toptwo.mle",
         "toptwo.model", "toptwo.reliability", "toptwo.responses", "toptwo.spectral"}
 

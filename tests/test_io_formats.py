@@ -219,10 +219,7 @@ def test_file_objects_are_read_once(plain, engine):
 
 
 def test_standard_input_dash(monkeypatch, plain):
-    class Stdin(io.TextIOWrapper):
-        def isatty(self):
-            return False
-    monkeypatch.setattr(sys, "stdin", Stdin(io.BytesIO(_text().encode())))
+    monkeypatch.setattr(sys, "stdin", _Stdin(io.BytesIO(_text().encode())))
     _same(read_triples_csv("-"), plain)
 
 
@@ -269,26 +266,35 @@ def _cli(args, stdin_bytes, shell=False):
                           shell=shell, executable="/bin/bash" if shell else None)
 
 
-def test_cli_reads_pipes_and_standard_input(tmp_path):
+class _Stdin(io.TextIOWrapper):
+    def isatty(self):
+        return False
+
+
+def test_cli_reads_pipes_and_standard_input(tmp_path, monkeypatch, capsys):
     # cat f | infer /dev/stdin said "the file is empty" or took a data row for the header
     data = _text("\t").encode()
-    want = _cli(["infer", "--method", "majority", "-"], data)
-    assert want.returncode == 0, want.stderr
-    assert want.stdout.startswith(b"task,g,h,confusion")
-    for args, inp in ((["infer", "--method", "majority", "/dev/stdin"], data),
-                      (["infer", "--method", "majority", "-"], gzip.compress(data))):
-        got = _cli(args, inp)
-        assert (got.returncode, got.stdout) == (0, want.stdout), got.stderr
+    args = ["infer", "--method", "majority"]
+    monkeypatch.setattr(sys, "stdin", _Stdin(io.BytesIO(data)))
+    assert main([*args, "-"]) == 0
+    want = capsys.readouterr().out
+    assert want.startswith("task,g,h,confusion")
+    monkeypatch.setattr(sys, "stdin", _Stdin(io.BytesIO(gzip.compress(data))))
+    assert main([*args, "-"]) == 0
+    assert capsys.readouterr().out == want
+    monkeypatch.setattr(sys, "stdin", _Stdin(io.BytesIO(b"")))
+    assert main([*args, "-"]) == 2
+    assert capsys.readouterr().err == ("python -m toptwo infer: error: standard input: the "
+                                       "file is empty; expected a header row "
+                                       "'worker,task,label' followed by one row per answer.\n")
+    # real pipes, in a real shell: /dev/stdin and a process substitution
+    got = _cli([*args, "/dev/stdin"], data)
+    assert (got.returncode, got.stdout.decode()) == (0, want), got.stderr
     gz = tmp_path / "a.tsv.gz"
     gz.write_bytes(gzip.compress(data))
     got = _cli(f"{sys.executable} -m toptwo infer --method majority <(zcat '{gz}')", None,
                shell=True)
-    assert (got.returncode, got.stdout) == (0, want.stdout), got.stderr
-    empty = _cli(["infer", "-"], b"")
-    assert empty.returncode == 2
-    assert empty.stderr.decode() == ("python -m toptwo infer: error: standard input: the file "
-                                     "is empty; expected a header row 'worker,task,label' "
-                                     "followed by one row per answer.\n")
+    assert (got.returncode, got.stdout.decode()) == (0, want), got.stderr
 
 
 def test_cli_layout_options(tmp_path, capsys):
@@ -348,3 +354,62 @@ def test_any_layout_reads_as_the_plain_csv(tmp_path_factory, rows, sep, perm, he
         R = read_triples_csv(d / name, engine=engine, sep=sep, n_labels=6,
                              order=list(perm) + ["-"] * extra)
     _same(R, want)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/fd"), reason="no /dev/fd")
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.tuples(_id, _id, st.integers(1, 6)), min_size=1, max_size=30,
+                     unique_by=lambda r: (r[0], r[1])),
+       sep=st.sampled_from([",", "\t"]), compression=st.sampled_from([None, ".gz", ".xz"]),
+       engine=st.sampled_from(ENGINES), chunk=st.integers(1, 64))
+def test_any_content_through_a_pipe_reads_as_the_file(tmp_path_factory, rows, sep,
+                                                      compression, engine, chunk):
+    # a real pipe (/dev/fd/N), written in small chunks by another thread: read once,
+    # whole, the same Responses as the file
+    text = sep.join(("worker", "task", "label")) + "\n" + "".join(
+        f"{w}{sep}{t}{sep}{lab}\n" for w, t, lab in rows)
+    f = tmp_path_factory.mktemp("pipe") / "f.csv"
+    f.write_text(text)
+    want = read_triples_csv(f, engine="python", n_labels=6)
+    data = text.encode()
+    data = _COMPRESS[compression](data) if compression else data
+    r, w = os.pipe()
+
+    def write():
+        with os.fdopen(w, "wb") as fh:
+            for k in range(0, len(data), chunk):
+                fh.write(data[k:k + chunk])
+                fh.flush()
+    th = threading.Thread(target=write, daemon=True)
+    th.start()
+    try:
+        got = read_triples_csv(f"/dev/fd/{r}", engine=engine, n_labels=6)
+    finally:
+        os.close(r)
+        th.join(10)
+    _same(got, want)
+
+
+@pytest.mark.parametrize("name, content, msg", [
+    ("web.txt", "1\t1\t5\n1\t2\t5\n",
+     r"web\.txt, line 1: the first line .* looks like an answer.*--no-header "
+     r"task,worker,label as in dog and web"),
+    ("bench.csv", "question,worker,answer\nq1,a,1\n",
+     r"bench\.csv, line 1: .*no column\(s\) 'task', 'label'.*--columns worker,question,answer"),
+    ("extra.csv", "worker,task,label,time\na,q,1,5\n",
+     r"extra\.csv, line 1: .*'time' besides .*--columns worker,task,label"),
+    ("mixed.csv", "worker,task\tlabel\na,q,1\n", r"mixed\.csv, line 1: .*--sep"),
+    ("plain.csv.gz", "worker,task,label\na,q,1\n",
+     r"plain\.csv\.gz: the name ends in '\.gz' but the file is not gzip-compressed.*rename"),
+    ("short.tsv", "worker\ttask\tlabel\na\tq\n",
+     r"short\.tsv, line 2: expected 3 fields separated by 'tab'"),
+])
+def test_cli_refusals_name_file_line_and_fix(tmp_path, capsys, name, content, msg):
+    import re
+    p = tmp_path / name
+    p.write_text(content)
+    assert main(["infer", str(p), "--method", "majority"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m toptwo infer: error: ") and err.count("\n") == 1
+    assert re.search(msg, err), err

@@ -167,3 +167,54 @@ def test_sklearn_check_is_fitted_and_html_repr():
     validation.check_is_fitted(est)
     html = estimator_html_repr(est)
     assert "TopTwo2(rng=0)" in html and "TopTwo2(rng=0)" in est._repr_html_()
+
+
+# ------------------------------------------------ issue 39 item 6: triples read as a matrix
+_TRIPLE_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                  "float32", "float64", "Int64", "UInt16", "Float64"]
+
+
+def _numeric_triples(seed, names=(0, 1, 2)):
+    gen = np.random.default_rng(seed)
+    n = int(gen.integers(20, 120))
+    w, t = gen.integers(0, 40, n), gen.integers(0, 90, n)
+    keep = np.unique(w * 1000 + t, return_index=True)[1]
+    w, t = w[keep], t[keep]
+    lab = gen.integers(1, 5, w.size)
+    lab[0] = 4
+    return pd.DataFrame(dict(zip(names, (w, t, lab))))
+
+
+@pytest.mark.parametrize("dtype", _TRIPLE_DTYPES)
+@pytest.mark.parametrize("seed", range(3))
+def test_a_numeric_frame_of_triples_is_not_fitted_as_a_matrix(dtype, seed):
+    # a 599 x 3 frame of triples was fitted as a matrix with K = 60, silently
+    df = _numeric_triples(seed).astype(dtype)
+    with pytest.raises(ValueError, match=r"looks like \(worker, task, label\) triples, not a "
+                                         r"response matrix.*Responses\.from_triples\(df, "
+                                         r"columns=.*TopTwo2\.fit\(df\.to_numpy\(\)\)"):
+        toptwo.TopTwo2().fit(df)
+    # both readings stay available, and from_triples reads every dtype alike
+    R = toptwo.Responses.from_triples(df, columns=(0, 1, 2))
+    ref = toptwo.Responses.from_triples(_numeric_triples(seed), columns=(0, 1, 2))
+    np.testing.assert_array_equal(R.labels, ref.labels)
+    np.testing.assert_array_equal(R.workers, ref.workers)
+    assert toptwo.as_responses(df.to_numpy(dtype=float)).n_labels >= 4
+
+
+@pytest.mark.parametrize("names", [("Worker", "Task", "Label"), ("annotator", "item", "answer"),
+                                   ("item", "annotator", "answer"),
+                                   ("WORKER_ID", "question", "response")])
+def test_frames_named_as_triples_in_another_spelling_are_refused(names):
+    df = _numeric_triples(0, names)
+    with pytest.raises(ValueError, match=r"name \(worker, task, label\) triples .*nothing is "
+                                         r"guessed.*Responses\.from_triples\(df, columns="):
+        toptwo.baselines.MajorityVote().fit(df)
+
+
+def test_a_real_three_task_matrix_is_still_a_matrix():
+    # zeros (not answered) in the third column, or ids no larger than the labels: a matrix
+    A = pd.DataFrame([[1, 2, 0], [2, 1, 3], [3, 3, 1], [1, 1, 2]])
+    assert toptwo.as_responses(A).shape == (4, 3)
+    B = pd.DataFrame([[1, 2, 3], [2, 1, 3], [3, 3, 1]])
+    assert toptwo.as_responses(B).shape == (3, 3)

@@ -15,7 +15,8 @@ __all__ = ["SpectralResult"]
 
 @dataclass
 class SpectralResult:
-    """Everything Algorithm 1 computes (diagnostics for notebooks and tests)."""
+    """Everything Algorithm 1 computes: the labels, eq. (4) and the intermediate
+    vectors of every step (u^(k), u~^(k), v^(k), Delta v, l)."""
 
     top: np.ndarray            #: (m, T) estimated top-T labels, 0 for tasks without data
     confusion_raw: np.ndarray  #: (m, T) eq. (4) per plausible answer, unclipped

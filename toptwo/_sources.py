@@ -7,7 +7,7 @@ read here exactly once, into memory:
 * a regular uncompressed file is read by name, as often as the parsers need;
 * a pipe, a named pipe (FIFO), ``/dev/stdin``, a process substitution ``<(...)`` or
   standard input (``"-"``) is read once, whole (a second open of a pipe would find it
-  empty, or wait for ever for a writer: issue 39 item 2);
+  empty, or wait for ever for a writer);
 * a gzip, bzip2 or xz file (recognised by its first bytes, whatever its name) is
   decompressed once, whole.
 
@@ -84,10 +84,15 @@ def _suffix_kind(name: str) -> str | None:
 
 def _decompress(name: str, kind: str, fh: IO[bytes]) -> bytes:
     """The whole decompressed content, or a ValueError naming the file."""
-    opener = {"gzip": lambda f: gzip.GzipFile(fileobj=f, mode="rb"), "bzip2": bz2.BZ2File,
-              "xz": lzma.LZMAFile}[kind]
     try:
-        with opener(fh) as z:
+        z: Any
+        if kind == "gzip":
+            z = gzip.GzipFile(fileobj=fh, mode="rb")
+        elif kind == "bzip2":
+            z = bz2.BZ2File(fh)
+        else:
+            z = lzma.LZMAFile(fh)
+        with z:
             return z.read()
     except (OSError, EOFError, zlib.error, lzma.LZMAError) as exc:
         tool = COMPRESSIONS[kind][2]

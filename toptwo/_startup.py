@@ -1,4 +1,4 @@
-"""Start-up of the command line under tight limits (issue 27); standard library only.
+"""Start-up of the command line under tight limits; standard library only.
 
 ``python -m toptwo`` imports the package (numpy, scipy) before ``toptwo.__main__``
 runs, so a failure there would end in a traceback. :func:`cli_imports` wraps those
@@ -97,8 +97,8 @@ def _interrupted(signum: int, frame: object) -> None:
 
 def quiet_interrupts() -> None:
     """As the command line, Ctrl-C during start-up (imports, argument parsing) ends the
-    process with one line and status 130 instead of a KeyboardInterrupt traceback
-    (issue 39 item 5); :func:`toptwo.__main__.main` hands SIGINT back to Python's
+    process with one line and status 130 instead of a KeyboardInterrupt traceback;
+    :func:`toptwo.__main__.main` hands SIGINT back to Python's
     handler (KeyboardInterrupt, with its clean-up) once its own handling is in place."""
     try:
         import signal

@@ -1,14 +1,19 @@
 """Reading response triples from CSV and writing results as CSV.
 
-The file format is the one of the command line (``python -m toptwo infer FILE.csv``)::
+The file format is the one of the command line (``python -m toptwo infer FILE``)::
 
     worker,task,label
     alice,q1,3
     bob,q1,2
     alice,q2,5
 
-* A header row names the three columns ``worker``, ``task`` and ``label`` exactly, in
-  any order; any other column is refused (no silent dropping of data).
+* By default a header row names the three columns ``worker``, ``task`` and ``label``
+  exactly, in any order; any other column is refused (no silent dropping of data).
+  ``columns=`` names the three among others (the others are then ignored), ``order=``
+  reads a file without a header (the paper's ``task worker label`` files).
+* Fields are separated by a comma, a tab, a semicolon or one space: sniffed from the
+  first line, or ``sep=``. gzip, bzip2 and xz files are decompressed; ``"-"`` is standard
+  input; pipes are read once (:mod:`toptwo._sources`).
 * Worker and task ids are arbitrary strings (leading and trailing spaces are
   stripped). Row ``i`` of the response matrix A (shape ``(n_workers, n_tasks)``,
   the paper's orientation, eq. (1) [`eqn:A_dist`]) is the ``i``-th distinct worker in
@@ -327,7 +332,8 @@ def _header(reader: Any, name: str, layout: _Layout
     """
     if layout.order is not None:
         roles = list(layout.order)
-        return None, 0, tuple(roles.index(c) for c in REQUIRED_COLUMNS), len(roles)
+        iw, it, il = (roles.index(c) for c in REQUIRED_COLUMNS)
+        return None, 0, (iw, it, il), len(roles)
     header = None
     for row in reader:
         if not row or all(not f.strip() for f in row):
@@ -372,7 +378,8 @@ def _header(reader: Any, name: str, layout: _Layout
                     f"the header {_show(row)} names column(s) "
                     f"{', '.join(repr(c) for c in repeated)} more than once; each of "
                     f"{', '.join(want)} must occur once (rename the others).")
-    return row, header_line, tuple(header.index(c) for c in want), len(header)
+    iw, it, il = (header.index(c) for c in want)
+    return row, header_line, (iw, it, il), len(header)
 
 
 def _read_strict(src: Source, layout: _Layout, base: int,  # noqa: C901 - one pass over the file with a check per field

@@ -28,8 +28,9 @@ How well these numbers are calibrated on the paper's real datasets (and why no
 crowd-only correction can fix the rest): ``docs/calibration.md``, measured by
 ``benchmarks/calibration.py``.
 
-O(nnz GRID_NODES + m K^2 GRID_NODES) time; the (task, a, b, node) array is built a chunk
-of tasks at a time (at most _CHUNK entries), so memory is O(nnz + m (K + GRID_NODES)).
+O(nnz GRID_NODES + m K GRID_NODES) time, by TopTwoEM's exclusive sums (no (task, a, b,
+node) array), a chunk of tasks at a time, so memory is O(nnz + m (K + GRID_NODES));
+:func:`expected_gain` builds the (task, a, b, node) array, a chunk at a time.
 Every sum over a task's answers is taken in task-major order (workers increasing) by
 scipy's sparse product, without BLAS, so the result does not depend on the input order.
 """
@@ -57,12 +58,13 @@ def _nodes() -> np.ndarray:
     return 0.5 * (1.0 + t)
 
 
-def _chunks(R: Responses, G: int):
-    """(lo, hi, Sa, Sb) per chunk of tasks: Sa, Sb of shape (c, K, G) as functions of
-    the per-response weight tables, through one sparse incidence per chunk."""
+def _chunks(R: Responses, G: int, per_task: int | None = None):
+    """(lo, hi, inc, workers) per chunk of tasks: ``inc`` of shape (c K, r) sums a
+    per-response table into (task, label) rows; ``per_task`` entries per task are built
+    at once (default K^2 G), at most _CHUNK in all."""
     K = R.n_labels
     indptr, workers_tm, labels_tm = R.task_major()
-    step = max(1, _CHUNK // (K * K * G))
+    step = max(1, _CHUNK // (K * K * G if per_task is None else per_task))
     for lo in range(0, R.n_tasks, step):
         hi = min(R.n_tasks, lo + step)
         r0, r1 = int(indptr[lo]), int(indptr[hi])
@@ -91,6 +93,39 @@ def _scores(R: Responses, p: np.ndarray, q_nodes: np.ndarray):
         yield lo, hi, L
 
 
+def _node_terms(R: Responses, p: np.ndarray, q_nodes: np.ndarray):
+    """Per chunk of tasks: (lo, hi, Sa, Sb, W, Z, M) in O(c K G), no (c, K, K, G) array.
+
+    Sa, Sb of shape (K, c, G) are the per-label scores; from TopTwoEM's E-step
+    (``_grid_node_terms``, exclusive sums, exact shift for tasks that would underflow):
+    W[a, j, k] = sum_{b != a} exp(Sa[a, j, k] + Sb[b, j, k] - M[j]) (a as g) in
+    W[..., :G] and the same with the label as h in W[..., G:], and
+    Z[j, k] = sum_a W[a, j, k], the likelihood of task j's answers at node k divided by
+    exp(M[j] + C_j) (C_j the same for every node and pair).
+    """
+    from .extensions._em_grid import _grid_node_terms
+    K, G = R.n_labels, q_nodes.size
+    cw = K * p / (1.0 - p)
+    ta = np.log1p(cw[:, None] * q_nodes[None, :])            # (n, G) per worker and node
+    tb = np.log1p(cw[:, None] * (1.0 - q_nodes)[None, :])
+    tab = np.concatenate([ta, tb], axis=1)                   # (n, 2 G)
+    indptr, workers_tm, labels_tm = R.task_major()
+    step = max(1, _CHUNK // (2 * K * G))
+    for lo in range(0, R.n_tasks, step):
+        hi = min(R.n_tasks, lo + step)
+        c = hi - lo
+        r0, r1 = int(indptr[lo]), int(indptr[hi])
+        # (label, task) x worker incidence, rows label-major: F @ tab is (K, c, 2 G);
+        # within a row the workers come in increasing order (task-major order)
+        tasks = np.repeat(np.arange(c), np.diff(indptr[lo:hi + 1]))
+        rows = (labels_tm[r0:r1].astype(np.int64) - 1) * c + tasks
+        F = sp.csr_array((np.ones(r1 - r0), (rows, workers_tm[r0:r1])),
+                         shape=(K * c, R.n_workers))
+        S = (F @ tab).reshape(K, c, 2 * G)
+        W, Z, M = _grid_node_terms(S)
+        yield lo, hi, S[..., :G], S[..., G:], W, Z, M
+
+
 def fit_grid_weights(R: Responses, p: np.ndarray, q_nodes: np.ndarray | None = None
                      ) -> np.ndarray:
     """Grid weights pi maximising the marginal likelihood of the answers at fixed p.
@@ -116,16 +151,11 @@ def fit_grid_weights(R: Responses, p: np.ndarray, q_nodes: np.ndarray | None = N
     q_nodes = _nodes() if q_nodes is None else np.asarray(q_nodes, float)
     answered = R.task_counts() > 0
     Z = np.empty((R.n_tasks, q_nodes.size))
-    for lo, hi, L in _scores(R, p, q_nodes):
-        Z[lo:hi] = np.exp(L).sum(axis=(1, 2))
+    for lo, hi, _, _, _, Zc, _ in _node_terms(R, p, q_nodes):
+        Z[lo:hi] = Zc
     Z = Z[answered]
     pi = np.full(q_nodes.size, 1.0 / q_nodes.size)
-    for _ in range(10):                 # each call at most _PI_NEWTON steps; F rises
-        new, _ = _pi_newton(Z, pi, GRID_PSEUDO)
-        done = np.abs(new - pi).max() < 1e-10
-        pi = new
-        if done:
-            break
+    pi, _ = _pi_newton(Z, pi, GRID_PSEUDO, max_steps=100)   # F rises; stops when flat
     return pi
 
 
@@ -133,6 +163,8 @@ def grid_posterior(R: Responses, p: np.ndarray, pi: np.ndarray,
                    q_nodes: np.ndarray | None = None, pairs: np.ndarray | None = None
                    ) -> tuple[np.ndarray, np.ndarray | None]:
     """Posterior of each task's pair with q integrated over the grid (module docstring).
+
+    O(nnz G + m K G) by the exclusive sums of TopTwoEM's E-step (``_node_terms``).
 
     Parameters
     ----------
@@ -150,26 +182,27 @@ def grid_posterior(R: Responses, p: np.ndarray, pi: np.ndarray,
     Returns
     -------
     g_marginal : ndarray of shape (n_tasks, K)
-        P(label c is g_j | the task's answers) in column c - 1; NaN rows for unanswered tasks.
+        P(label c is g_j | the task's answers) in column c - 1; NaN rows for unanswered
+        tasks.
     p_pair : ndarray of shape (n_tasks,) or None
-        P((g_j, h_j) = pairs[j] | the answers) (NaN where unanswered or ``pairs[j]`` has a 0).
+        P((g_j, h_j) = pairs[j] | the answers) (NaN where unanswered or ``pairs[j]`` has
+        a 0).
     """
     q_nodes = _nodes() if q_nodes is None else np.asarray(q_nodes, float)
-    K, m = R.n_labels, R.n_tasks
-    logpi = np.log(pi)
+    K, m, G = R.n_labels, R.n_tasks, q_nodes.size
+    pi = np.asarray(pi, float)
     gm = np.empty((m, K))
     pp = None if pairs is None else np.empty(m)
     if pairs is not None:
         pairs = np.asarray(pairs)
         a_ix, b_ix = np.maximum(pairs[:, 0] - 1, 0), np.maximum(pairs[:, 1] - 1, 0)
-    for lo, hi, L in _scores(R, p, q_nodes):
-        L += logpi
-        W = np.exp(L).sum(axis=3)                              # (c, K, K)
-        W /= W.sum(axis=(1, 2))[:, None, None]
-        gm[lo:hi] = W.sum(axis=2)
+    for lo, hi, Sa, Sb, W, Z, M in _node_terms(R, p, q_nodes):
+        D = Z @ pi
+        gm[lo:hi] = (W[..., :G] @ pi).T / D[:, None]
         if pp is not None:
             rows = np.arange(hi - lo)
-            pp[lo:hi] = W[rows, a_ix[lo:hi], b_ix[lo:hi]]
+            e = np.exp(Sa[a_ix[lo:hi], rows] + Sb[b_ix[lo:hi], rows] - M[:, None])
+            pp[lo:hi] = np.where(a_ix[lo:hi] != b_ix[lo:hi], e @ pi, 0.0) / D
     answered = R.task_counts() > 0
     gm[~answered] = np.nan
     if pp is not None and pairs is not None:
@@ -303,7 +336,7 @@ def expected_gain(est: Any, R: Responses | None = None, n_answers: int | None = 
         check_int(rng, "rng", owner=owner, minimum=0))
     K, m = R.n_labels, R.n_tasks
     top = np.asarray(est.top_two_)
-    p, pi, q_nodes = _model_for_gain(est, R)
+    p, pi, q_nodes = _model(est, R)
     G = q_nodes.size
     p_resp = np.sort(p[R.workers])              # sorted: independent of the input order
     # common random numbers: for each draw s, uniforms for (a, b, k) and r answers
@@ -350,10 +383,6 @@ def expected_gain(est: Any, R: Responses | None = None, n_answers: int | None = 
             best += (gm2.max(axis=1) - gm2[np.arange(c), g_now]) / gm2.sum(axis=1)
         gain[lo:hi] = best / S
     return gain
-
-
-def _model_for_gain(est: Any, R: Responses):
-    return _model(est, R)
 
 
 def relabel_order(est: Any, n: int, R: Responses | None = None, *,

@@ -44,28 +44,15 @@ from ._components import stage1_parts
 from ._linalg import SOLVERS, _leading_vectors
 from ._pooled import stacked_leading_left
 from ._result import SpectralResult
+from ._split import split_entries
 from ._step2 import SIGN_RULES, fix_sign, signed_left, trim
 from ._ties import U_ABS_TOL, _clean, _v_error_bound, tolerant_smallest
 from .binary import LabelBlocks, centring_shifts
-from .responses import (Responses, _FitView, as_responses, binary_labels_message,
+from .responses import (Responses, as_responses, binary_labels_message,
                         check_labels_used)
 
 __all__ = ["TopTwo1", "SpectralResult", "spectral_estimate", "spectral_from_matrices",
            "top_from_projections", "split_entries"]
-
-
-def split_entries(R: Responses, rate: float, rng: np.random.Generator
-                  ) -> tuple[Responses, Responses]:
-    """Split the observed entries: each goes to the first part with probability ``rate``.
-
-    This is A o S and A o (1 - S) with S_ij ~ Bernoulli(rate) i.i.d. (Alg. 2 step 1;
-    Alg. 1 step 1 with rate 1/2). Unobserved entries are unaffected either way, so only
-    the nnz observed entries need a draw. Each part is read by one fit like the data it
-    came from, so it keeps its derived arrays (CSR form, task-major order, counts) for
-    as long as it is used.
-    """
-    mask = rng.random(R.nnz) < rate
-    return _FitView(R.subset(mask)), _FitView(R.subset(~mask))
 
 
 # --------------------------------------------------------------------- helpers
@@ -470,6 +457,13 @@ class TopTwo1(BaseEstimator):
     Each option set to its paper value runs the paper's step (measurements: design
     notes, ``docs/design.md``, "Deviations").
 
+    The labels are treated as ordered: Proposition 1's conversion compares each answer
+    with the thresholds k, so renumbering the choices changes the estimates (on the
+    color data, :math:`\hat g` of 11 of 1,000 tasks on average with the default, 226
+    with ``paper()``; ``docs/reproducibility.md``, "The numbering of the answer
+    choices"). With ``sample_splitting=True`` the split follows the ids of the input
+    (:func:`split_entries`).
+
     Parameters
     ----------
     eta : float, default=0.1
@@ -504,7 +498,7 @@ class TopTwo1(BaseEstimator):
         Theorem 1's argument holds), trimming, the same vector for every k. "averaged":
         the mean of the sign-fixed :math:`\mathbf u^{(k)}`, clipped at 0 (the authors'
         code). Derivation in ``toptwo._pooled``; measurements in
-        ``docs/design_stage1.md`` and notebook 12.
+        ``docs/design_stage1.md``.
     rng : None, int or numpy.random.Generator
         Source of the B/C split (used only with ``sample_splitting=True``).
 

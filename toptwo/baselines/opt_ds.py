@@ -69,7 +69,7 @@ import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 
 from .._validation import check_rng
-from ._base import check_dense_size, content_groups, worker_keys
+from ._base import canonical_labels, check_dense_size, content_groups, worker_keys
 from .dawid_skene import DawidSkene
 from ..responses import Responses
 
@@ -137,8 +137,19 @@ def _solve_group(x1: np.ndarray, x2: np.ndarray, x3: np.ndarray,
 
 
 def spectral_confusion(R: Responses, rng: Any = None) -> np.ndarray:
-    """Zhang et al.'s Algorithm 1 (see module doc): C[i, c, l], shape (n, K, K)."""
+    """Zhang et al.'s Algorithm 1 (see module doc): C[i, c, l], shape (n, K, K).
+
+    Run on the labels renumbered in a canonical order of their content
+    (:func:`toptwo.baselines._base.canonical_labels`) and renumbered back: the power
+    method's starts, the canonical task order and the class assignment then do not
+    depend on how the choices are numbered (docs/robustness.md).
+    """
     gen = check_rng(rng, owner="spectral_confusion")
+    Rc, rank = canonical_labels(R)
+    return _spectral_confusion(Rc, gen)[:, rank][:, :, rank]
+
+
+def _spectral_confusion(R: Responses, gen: np.random.Generator) -> np.ndarray:
     n, m, K = R.n_workers, R.n_tasks, R.n_labels
     # three nearly equal groups by content, not by index (Zhang et al.'s code takes index
     # mod 3): round-robin over the workers ranked by their agreement rate (the share of
@@ -154,7 +165,7 @@ def spectral_confusion(R: Responses, rng: Any = None) -> np.ndarray:
     Z = sp.csr_array((np.ones(R.nnz), (gl, R.tasks)), shape=(3 * K, m)).toarray()
     Z = Z.reshape(3, K, m)                                 # K x m per group: O(m K)
     # the moments are averages over the answered tasks only: a task nobody answered
-    # (an all-zero column of a matrix, absent from triples) must not enter them (issue 39)
+    # (an all-zero column of a matrix, absent from triples) must not enter them
     answered = np.flatnonzero(R.task_counts() > 0)
     Za = Z[:, :, answered]
     views = [(1, 2, 0), (2, 0, 1), (0, 1, 2)]              # (x1, x2, x3) -> mu of x3

@@ -1,4 +1,4 @@
-"""Beyond the paper: estimators that extend TopTwo1/TopTwo2 (notebook 10).
+"""Beyond the paper: estimators that extend TopTwo1/TopTwo2.
 
 * :class:`TopTwoEM` -- EM on the top-two model itself, started from TopTwo2, with
   calibrated posteriors over the top-two pair.
