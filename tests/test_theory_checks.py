@@ -61,7 +61,7 @@ NEGATIVE_TWINS = {
     ),
     "lemma1_bernstein": dict(exponent_power=1),  # l. 1287's delta_2 for delta_2^2
     "theorem1_delta1_gap": dict(bound=None),  # "any delta_1 > 0"
-    "theorem2_constants": dict(bernstein_constant=sp.Integer(33)),  # the printed 33
+    "theorem2_constants": dict(rho_max=lambda K: sp.Rational(1, 2)),  # the proof's "rho <= 1/2": 33 < 104/3
     "minimax_optimality_gap": dict(condition_power=1),  # "delta^2 ||p||_2 >~ n Dbar"
     "footnote_spammers": dict(spammer_bound=lambda n, eta: sp.sqrt(n)),  # "o(n) spammers"
     "top_t_distribution": dict(other_prob=printed_other_prob),  # the model as printed
@@ -83,6 +83,11 @@ NEGATIVE_TWINS = {
     "mc_corollary2_log_K": dict(kappa=2.0),  # Theorem 2's log K^2 as if all K^2 pairs bound
     "mc_majority_vote_rate": dict(exponent=1.0),  # MV needs only Theta(1/mean p) (no necessity of the square)
     "lemma4_trimming_instances": dict(sin_const=0.5),
+    "mc_lemma2_noise_norm": dict(exponent=1.0),  # ||E|| ~ m: the sqrt(m) order
+    "mc_theorem4_corollary3_norm": dict(constant=1.0),  # 4 sqrt(nu) -> sqrt(nu)
+    "mc_lemma3_sin_theta": dict(exponent=-1.0),  # 1/(sn) for 1/sqrt(sn)
+    "mc_lemma5_delta1_scaling": dict(exponent=-1.0),  # a delta_1^-1 law
+    "mc_theorem1_q_hat": dict(exponent=-1.0),  # a delta_1^-1 law for q_hat
     "lemma6_second_moment": dict(constant=lambda rho: 2 / (1 - rho)),  # log(1/rho) dropped
     "textbook_concentration_exact": dict(hoeffding_const=4.0),
     "theorem5_wedin_instances": dict(constant=0.5),

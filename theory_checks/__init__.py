@@ -26,6 +26,7 @@ from . import checks_em  # noqa: F401
 from . import checks_code  # noqa: F401
 from . import checks_statements  # noqa: F401
 from . import checks_montecarlo  # noqa: F401
+from . import checks_perturbation  # noqa: F401
 from .checks_model import *  # noqa: F401,F403
 from .checks_algorithm import *  # noqa: F401,F403
 from .checks_divergence import *  # noqa: F401,F403
@@ -36,6 +37,7 @@ from .checks_em import *  # noqa: F401,F403
 from .checks_code import *  # noqa: F401,F403
 from .checks_statements import *  # noqa: F401,F403
 from .checks_montecarlo import *  # noqa: F401,F403
+from .checks_perturbation import *  # noqa: F401,F403
 from .model import (
     answer_probabilities,
     paper_delta_r,

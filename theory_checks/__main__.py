@@ -33,22 +33,37 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--status-page", metavar="PATH",
                         help="write the theory status page (Markdown) generated from the checks")
     parser.add_argument("--readme-table", metavar="PATH",
-                        help="write the README's short theory table (same source as the status page)")
+                        help="write the README's short theory table (same source as the status page); given the README, "
+                             "replace the block between its theory-table markers")
     return parser
 
 
 def main_status(page: str | None, table: str | None) -> int:
-    """Write the status page and/or the README table; exit 1 if a check failed."""
+    """Write the status page (and the dependency graph beside it, ``_generated/theory_graph.svg``) and/or the
+    README table: into a file holding the README's ``<!-- theory-table`` markers, between them; else the whole
+    file. Exit 1 if a check failed."""
     from pathlib import Path
 
-    from .status import counts, readme_table, status_page
+    from .status import counts, dependency_svg, readme_table, status_page, sync_readme
 
     root = Path(__file__).resolve().parent.parent
-    for path, make in ((page, status_page), (table, readme_table)):
-        if path:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            Path(path).write_text(make(root), encoding="utf-8")
-            print(f"wrote {path}")
+    if page:
+        Path(page).parent.mkdir(parents=True, exist_ok=True)
+        Path(page).write_text(status_page(root), encoding="utf-8")
+        graph = Path(page).parent / "_generated" / "theory_graph.svg"
+        graph.parent.mkdir(parents=True, exist_ok=True)
+        graph.write_text(dependency_svg(), encoding="utf-8")
+        print(f"wrote {page} and {graph}")
+    if table:
+        path = Path(table)
+        text = readme_table(root)
+        if path.exists() and "<!-- theory-table" in path.read_text(encoding="utf-8"):
+            sync_readme(path, text)
+            print(f"updated the theory table in {table}")
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {table}")
     c = counts(root)
     return 0 if c["passed"] == c["checks"] else 1
 
