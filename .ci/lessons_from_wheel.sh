@@ -21,6 +21,9 @@ wheels=("$work"/dist/toptwo-*.whl)
 # the test extra pins what shapes the lessons' outputs (matplotlib, sympy, scikit-learn,
 # ipykernel, nbclient)
 python -m pip install -q "${wheels[0]}[test]"
+# the install lines the README and the book give for a built wheel resolve
+# (tests/test_public_address.py keeps this list complete)
+python -m pip install -q --dry-run "${wheels[0]}[notebooks,student]"
 mkdir "$work/lessons"
 cp "$repo"/notebooks/[0-9]*.ipynb "$work/lessons/"
 cd "$work/lessons"

@@ -569,7 +569,7 @@ needs_chromium = pytest.mark.skipif(not CHROMIUM.is_file(), reason="needs /usr/b
 OTHER_PAGES = ["index", "library", "cli", "reproducibility", "reproduction", "theory_checks",
                "theory_status", "measurements", "speed", "robustness", "design",
                "design_stage1", "api", "course/syllabus", "course/rubric",
-               "course/instructors"]
+               "course/instructors", "lessons_checked"]
 
 
 def _png(width: int, height: int, dpi: float | None) -> bytes:
@@ -710,26 +710,41 @@ LESSONS = [nb for nb in NOTEBOOKS if nb.parent.name == "notebooks"]
 
 
 @needs_sphinx
-def test_lesson_pages_have_launch_buttons_and_a_download(book):
-    import tomllib
+def test_lesson_pages_have_a_download_and_launch_buttons_only_with_an_address(book):
+    # the public address is one setting (tests/test_public_address.py); until it is set,
+    # no page links Colab or Binder and each lesson links how to run it locally
+    sys.path.insert(0, str(ROOT / "notebooks"))
+    import install_cell
 
-    url = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]["Repository"]
-    repo = url.removeprefix("https://github.com/")
+    repo = install_cell.repository()
     for nb in LESSONS:
         page = _page(book, nb)
         text = page.read_text(encoding="utf-8")
         rel = nb.relative_to(ROOT).as_posix()
-        assert f'href="https://colab.research.google.com/github/{repo}/blob/main/{rel}"' in text
-        assert f'href="https://mybinder.org/v2/gh/{repo}/main?labpath={rel}"' in text
+        if repo:
+            assert f'href="https://colab.research.google.com/github/{repo}/blob/main/{rel}"' in text
+            assert f'href="https://mybinder.org/v2/gh/{repo}/main?labpath={rel}"' in text
+        else:
+            assert 'class="toptwo-launch-howto" href="../index.html#how-to-run-the-lessons"' \
+                in text, page.name
         m = re.search(r'<a class="toptwo-launch-download" href="([^"]+)" download>', text)
         assert m, f"{page.name}: no download link"
         assert (page.parent / m[1]).read_bytes() == nb.read_bytes()
     for page in ("index.html", "library.html", "measurements.html"):
-        assert f'href="https://mybinder.org/v2/gh/{repo}/main?labpath=notebooks"' in \
-            (book / page).read_text(encoding="utf-8"), page
+        text = (book / page).read_text(encoding="utf-8")
+        assert (f'href="https://mybinder.org/v2/gh/{repo}/main?labpath=notebooks"' in text) \
+            == bool(repo), page
     for nb in NOTEBOOKS:
         if nb not in LESSONS:                     # exercise sources hold solutions
             assert "toptwo-launch-download" not in _page(book, nb).read_text(encoding="utf-8")
+    built = [f for f in book.rglob("*") if f.suffix in (".html", ".js", ".ipynb", ".txt")]
+    assert "how-to-run-the-lessons" in (book / "index.html").read_text(encoding="utf-8")
+    for f in built:
+        text = f.read_text(encoding="utf-8", errors="replace")
+        assert "toptwo-project/toptwo" not in text, f"placeholder address in {f}"
+        if not repo:
+            assert not re.search(r"colab\.research\.google\.com/github|mybinder\.org/v2/gh",
+                                 text), f"a launch link without an address in {f}"
 
 
 @needs_sphinx
@@ -790,3 +805,109 @@ def test_notebook_file_links_become_page_links():
     other = ["[x](12_stage_one.ipynb)"]
     _notebook_links_to_pages(None, "library", other)
     assert other == ["[x](12_stage_one.ipynb)"]
+
+
+# ------------------------------------------------- self-check solutions, hidden checks
+def _solution_cells(nb: Path) -> list[dict]:
+    cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
+    return [c for c in cells if c["cell_type"] == "code"
+            and re.match(r"#\s*Solution to exercise\s+\d+", "".join(c["source"]).lstrip())]
+
+
+def test_every_solution_cell_is_tagged_to_collapse():
+    # docs/lessons_checked.md: a self-check solution is a code cell tagged hide-input
+    # whose first line is "# Solution to exercise N"
+    for nb in LESSONS:
+        for c in _solution_cells(nb):
+            assert "hide-input" in c.get("metadata", {}).get("tags", []), \
+                f"{nb.name}: {''.join(c['source'])[:40]!r} is not tagged hide-input"
+
+
+@needs_sphinx
+def test_solutions_and_long_checks_render_collapsed(tmp_path):
+    import nbformat
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(DOCS / '_ext')!r})\n"
+        "extensions = ['myst_nb', 'course_site']\nnb_execution_mode = 'off'\n",
+        encoding="utf-8")
+    (src / "index.md").write_text("# T\n\n```{toctree}\nlesson\n```\n", encoding="utf-8")
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell
+    nb.cells = [nbformat.v4.new_markdown_cell("# Lesson"),
+                cell("setup = 'REMOVED-SETUP'", metadata={"tags": ["remove-cell"]}),
+                cell("# Solution to exercise 2\nanswer = 'SOLUTION-CODE'\nprint(answer)",
+                     metadata={"tags": ["hide-input"]},
+                     outputs=[nbformat.v4.new_output("stream", text="SOLUTION-OUTPUT\n")]),
+                cell("check = 'CHECK-CODE'", metadata={"tags": ["hide-input"]},
+                     outputs=[nbformat.v4.new_output("stream", text="CHECK-VERDICT\n")]),
+                cell("visible = 'VISIBLE-CODE'")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    nbformat.write(nb, src / "lesson.ipynb")
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(src),
+                           str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    page = (tmp_path / "out" / "lesson.html").read_text(encoding="utf-8")
+    assert "REMOVED-SETUP" not in page
+    details = re.findall(r"<details.*?</details>", page, re.S)
+    solution = [d for d in details if "SOLUTION-CODE" in d]
+    assert len(solution) == 1 and "SOLUTION-OUTPUT" in solution[0]   # code and output hidden
+    assert "Solution to exercise 2 (click to show)" in solution[0]
+    check = [d for d in details if "CHECK-CODE" in d]
+    assert len(check) == 1 and "CHECK-VERDICT" not in check[0]       # the verdict stays shown
+    assert "CHECK-VERDICT" in page and "Show the code of this check" in check[0]
+    assert not [d for d in details if "VISIBLE-CODE" in d]
+
+
+@needs_sphinx
+def test_lesson_solutions_are_collapsed_in_the_book(book):
+    for nb in LESSONS:
+        want = len(_solution_cells(nb))
+        got = _page(book, nb).read_text(encoding="utf-8").count("Solution to exercise")
+        assert got >= want, f"{nb.name}: {want} solutions, {got} collapsed"
+
+
+SNIPPETS = """<!doctype html><html><head>
+<script src="_static/documentation_options.js"></script><script src="_static/doctools.js"></script>
+<script src="_static/course.js"></script><script src="_static/searchtools.js"></script>
+</head><body><pre id="out">pending</pre><script>
+document.addEventListener("DOMContentLoaded", () => {
+  const pages = %s;
+  const out = pages.map(([name, html]) => {
+    const p = Search.makeSearchSummary(html, new Set(%s), "");
+    return [name, p ? p.textContent : ""];
+  });
+  document.getElementById("out").textContent = "RESULT:" + JSON.stringify(out);
+});
+</script></body></html>"""
+
+
+@needs_sphinx
+@needs_chromium
+def test_search_snippets_start_with_the_text_and_show_no_latex(book, tmp_path):
+    # Sphinx builds a result's snippet from the page's main text: without course.js it
+    # would start with the launch bar and show \\(\\mathbf p\\) as typed
+    pages = [_page(book, nb) for nb in LESSONS[:3]] + [_page(book, LESSONS[-1])]
+    data = [[p.name, p.read_text(encoding="utf-8")] for p in pages]
+    harness = book / "_snippet_check.html"
+    harness.write_text(SNIPPETS % (json.dumps(data).replace("</", "<\\/"), '["the"]'),
+                       encoding="utf-8")
+    cmd = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+           "--disable-background-networking", f"--user-data-dir={tmp_path / 'profile'}",
+           "--allow-file-access-from-files", "--virtual-time-budget=10000", "--dump-dom",
+           harness.as_uri()]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
+    finally:
+        harness.unlink()
+    m = re.search(r"RESULT:(.*?)</pre>", proc.stdout, re.S)
+    assert m, proc.stderr[-2000:]
+    snippets = dict(json.loads(html.unescape(m[1])))
+    assert len(snippets) == len(pages)
+    for name, text in snippets.items():
+        assert text.strip(), name
+        assert "Download" not in text and "How to run it" not in text, (name, text[:120])
+        assert not re.search(r"\\[(\[]|\\mathbf|\$\$", text), (name, text[:240])

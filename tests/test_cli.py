@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import toptwo
+import toptwo.posterior
 from toptwo.__main__ import main, run_demo
 
 
@@ -124,16 +125,17 @@ def test_infer_matches_library(tmp_path, capsys, instance, method, cls):
     path = _triples_csv(tmp_path, R)
     assert main(["infer", str(path), "--method", method, "--n-labels", "5"]) == 0
     rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
-    assert rows[0] == ["task", "g", "h", "confusion", "confidence"]
+    assert rows[0] == ["task", "g", "h", "confusion", "p_g", "p_pair"]
     assert len(rows) == 1 + R.n_tasks
     # The library on the same file (ids in order of first appearance).
     R2 = toptwo.io.read_triples_csv(path, n_labels=5)
     est = (cls() if cls is toptwo.baselines.OneCoinDawidSkene
            else cls(rng=0, tie_break="content") if cls is toptwo.baselines.MajorityVote
            else cls(rng=0)).fit(R2)
-    conf = toptwo.__main__.pair_confidence(R2, est, method)
-    for (tid, g, h, q, c), j in zip(rows[1:], range(R2.n_tasks)):
-        assert c == toptwo.io._fmt_float(conf[j], 6) and 0 < float(c) <= 1
+    conf = toptwo.posterior.task_probabilities(est, R2)
+    for (tid, g, h, q, pg, c), j in zip(rows[1:], range(R2.n_tasks)):
+        assert c == toptwo.io._fmt_float(conf["p_pair"][j], 6) and 0 < float(c) <= 1
+        assert pg == toptwo.io._fmt_float(conf["p_g"][j], 6) and float(c) <= float(pg)
         assert tid == R2.task_ids[j]
         assert (int(g), int(h)) == tuple(est.top_two_[j])
         # written rounded to 6 decimal places (trailing zeros dropped)

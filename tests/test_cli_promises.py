@@ -76,7 +76,7 @@ def test_force_keeps_existing_mode(tmp_path, capsys, good):
     os.chmod(out, 0o640)
     _run(capsys, ["infer", good, "-o", str(out), "--force"], 0)
     assert stat.S_IMODE(os.stat(out).st_mode) == 0o640
-    assert out.read_text().startswith("task,g,h,confusion,confidence\n")
+    assert out.read_text().startswith("task,g,h,confusion,p_g,p_pair\n")
 
 
 def test_force_writes_through_a_symlink(tmp_path, capsys, good):
@@ -88,7 +88,7 @@ def test_force_writes_through_a_symlink(tmp_path, capsys, good):
     _run(capsys, ["infer", good, "-o", str(link)])            # exists: needs --force
     _run(capsys, ["infer", good, "-o", str(link), "--force"], 0)
     assert link.is_symlink() and os.readlink(link) == str(target)
-    assert target.read_text().startswith("task,g,h,confusion,confidence\n")
+    assert target.read_text().startswith("task,g,h,confusion,p_g,p_pair\n")
     assert _files(target.parent) == ["res.csv"]               # no temp or backup left
 
 
@@ -253,27 +253,30 @@ def test_no_scipy_stats_at_startup():
     assert proc.returncode == 0, proc.stderr
 
 
-# ------------------------------------------------- issue 24: the confidence column
-def test_confidence_column_is_the_pair_posterior_for_every_method(tmp_path, capsys, good):
+# ------------------------------------ issue 24/42: the p_g and p_pair columns
+def test_probability_columns_for_every_method(tmp_path, capsys, good):
     import csv
     import io
 
     from toptwo.extensions import TopTwoEM
-    model = toptwo.TopTwoModel.scenario("easy", n_workers=12, n_tasks=30, n_labels=4, rng=3)
+    from toptwo.posterior import task_probabilities
     R = toptwo.io.read_triples_csv(good)
     for method in ("toptwo2", "toptwo1", "em", "majority", "onecoin"):
         assert main(["infer", good, "--method", method]) == 0
         rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
-        c = np.array([float(r["confidence"]) for r in rows])
-        assert ((c > 0) & (c <= 1)).all(), method
-    # em: exactly TopTwoEM's pair posterior
+        pg = np.array([float(r["p_g"]) for r in rows])
+        pp = np.array([float(r["p_pair"]) for r in rows])
+        assert ((pp > 0) & (pp <= pg + 1e-6) & (pg <= 1)).all(), method
+    # em: exactly TopTwoEM's posterior; the library's to_frame gives the same columns
     est = TopTwoEM(rng=0).fit(R)
-    np.testing.assert_allclose(cli.pair_confidence(R, est, "em"),
-                               est.pair_proba_)
-    assert model.n_labels == 4
+    pr = task_probabilities(est, R)
+    np.testing.assert_allclose(pr["p_pair"], est.pair_proba_)
+    np.testing.assert_allclose(pr["p_g"], est.g_proba_)
+    frame = est.to_frame()
+    np.testing.assert_allclose(frame["p_g"].to_numpy(), est.g_proba_)
     help_text = subprocess.run([sys.executable, "-m", "toptwo", "infer", "--help"],
                                capture_output=True, text=True, env=ENV).stdout
-    for word in ("confidence", "em uses its own", "majority", "onecoin"):
+    for word in ("p_g", "p_pair", "calibration"):
         assert word in " ".join(help_text.split()), word
 
 

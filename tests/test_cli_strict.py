@@ -109,7 +109,7 @@ def test_existing_output_needs_force(tmp_path, capsys, good):
     assert f"--output {out} already exists; pass --force to overwrite it." in cap.err
     assert out.read_text() == "keep me\n"
     _run(capsys, ["infer", good, "-o", str(out), "--force"], status=0)
-    assert out.read_text().startswith("task,g,h,confusion,confidence\n")
+    assert out.read_text().startswith("task,g,h,confusion,p_g,p_pair\n")
     assert "--force" in subprocess.run([sys.executable, "-m", "toptwo", "infer", "--help"],
                                        capture_output=True, text=True).stdout
 
@@ -165,7 +165,7 @@ def test_closed_stdout_exits_quietly(good):
                                 for j in range(20000)))
     proc = subprocess.run(f"{sys.executable} -m toptwo infer {big} --method majority | head -1",
                           shell=True, capture_output=True, text=True, env=env, timeout=120)
-    assert proc.stdout == "task,g,h,confusion,confidence\n"
+    assert proc.stdout == "task,g,h,confusion,p_g,p_pair\n"
     assert proc.stderr == "", proc.stderr
 
 
@@ -176,7 +176,7 @@ def test_onecoin_handles_binary_and_writes_reliabilities(tmp_path, capsys):
     wout = tmp_path / "w.csv"
     cap = _run(capsys, ["infer", path, "--method", "onecoin", "--workers-output", str(wout)],
                status=0)
-    assert cap.out.startswith("task,g,h,confusion,confidence\n")
+    assert cap.out.startswith("task,g,h,confusion,p_g,p_pair\n")
     assert len(wout.read_text().splitlines()) == 9
 
 
@@ -236,7 +236,7 @@ def test_infer_small_valid_files_exit_0_or_2(tmp_path_factory, rows, method, ext
         status = main(["infer", str(path), "--method", method] + extra)
     assert status in (0, 2), err.getvalue()
     if status == 0:
-        assert out.getvalue().startswith("task,g,h,confusion,confidence\n")
+        assert out.getvalue().startswith("task,g,h,confusion,p_g,p_pair\n")
     else:
         assert len(err.getvalue().strip().splitlines()) == 1, err.getvalue()
 
@@ -249,7 +249,7 @@ def test_special_file_output_is_written_directly(good, capsys):
                            "majority", "-o", "/dev/stdout"], capture_output=True, text=True,
                           env=dict(os.environ, OMP_NUM_THREADS="1"), timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("task,g,h,confusion,confidence\n")
+    assert proc.stdout.startswith("task,g,h,confusion,p_g,p_pair\n")
 
 
 def test_memory_error_is_one_line(monkeypatch, capsys, good):
@@ -271,9 +271,8 @@ def test_infer_em_lists_uncertain_tasks(tmp_path, capsys):
     assert main(["infer", str(path), "--method", "em", "--uncertain", "3"]) == 0
     out = capsys.readouterr()
     lines = out.err.strip().splitlines()
-    assert lines[0] == "task,pair_probability" and len(lines) == 4
-    probs = [float(line.split(",")[1]) for line in lines[1:]]
-    assert probs == sorted(probs) and all(0 <= v <= 1 for v in probs)
-    assert out.out.startswith("task,g,h,confusion,confidence")
-    assert main(["infer", str(path), "--uncertain", "3"]) == 2
-    assert "--uncertain needs --method em" in capsys.readouterr().err
+    assert lines[0] == "task,expected_gain,p_g" and len(lines) == 4
+    gains = [float(line.split(",")[1]) for line in lines[1:]]
+    assert gains == sorted(gains, reverse=True) and all(0 <= v <= 1 for v in gains)
+    assert out.out.startswith("task,g,h,confusion,p_g,p_pair")
+    assert main(["infer", str(path), "--uncertain", "3"]) == 0     # every method

@@ -1,4 +1,4 @@
-"""Issue 27: 10^5 connected components in one vectorised pass (``toptwo._batched``).
+"""10^5 connected components in one vectorised pass (``toptwo._batched``).
 
 Stage 1 runs Algorithm 1 on every connected component; the components with 2 to
 ``BATCH_MAX_WORKERS`` workers now go through one batched computation instead of a Python
@@ -6,7 +6,9 @@ loop (0.6 ms per component before). The batched path is compared with the
 per-component loop kept as the reference (``BATCH_MAX_WORKERS = 0``): every label and
 component exactly, every number of the stage-1 result to round-off (measured
 bit-identical on this machine), for every left vector, sign rule, with and without the
-B/C split, and for TopTwo1 and TopTwo2.
+B/C split, and for TopTwo1 and TopTwo2; also where every rule of step 2 decides
+(entries trimmed, signs and directions unidentified), and with each rule changed in its
+one definition (both paths follow).
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ import numpy as np
 import pytest
 
 import toptwo
-from toptwo import _batched
+from toptwo import _batched, _components, _step2, _ties, binary
 from toptwo import spectral as spectral_mod
+from toptwo._step2 import average_signed, clip_nonnegative, fix_sign
+from toptwo._ties import _EPS, U_ABS_TOL, _clean
 
 FLOATS = ("confusion_raw", "delta_v", "v", "left_vectors", "trimmed", "singular_values",
           "l_per_task", "v_error", "l_task")
@@ -50,12 +54,59 @@ def _many_components(seed: int, n_comp: int = 80, K: int = 4, max_workers: int =
 
 
 def _both(monkeypatch, fit):
-    """(batched, per-component loop) results of ``fit()``."""
+    """(batched, per-component loop) results of ``fit()``; the loop also does the
+    one-worker components."""
     monkeypatch.setattr(_batched, "BATCH_MAX_WORKERS", 64)
+    monkeypatch.setattr(_components, "SINGLE_WORKERS_AT_ONCE", True)
     batched = fit()
     monkeypatch.setattr(_batched, "BATCH_MAX_WORKERS", 0)
+    monkeypatch.setattr(_components, "SINGLE_WORKERS_AT_ONCE", False)
     loop = fit()
+    monkeypatch.setattr(_components, "SINGLE_WORKERS_AT_ONCE", True)
     return batched, loop
+
+
+def _binding_components(seed: int, K: int = 4) -> toptwo.Responses:
+    """Components where every rule of step 2 decides something: crowds of 8 to 40
+    workers with a few reliable ones (entries above the trimming threshold at eta = 1),
+    symmetric pairs (two workers, one task, opposite binary answers: sign not
+    identified), Latin squares (repeated singular values: the degenerate-gap rule),
+    identical workers, one-worker components; rows shuffled."""
+    gen = np.random.default_rng(seed)
+    w, t, lab = [], [], []
+    W = T = 0
+
+    def add(ws, ts, ls, nw, nt):
+        nonlocal W, T
+        w.append(np.asarray(ws) + W)
+        t.append(np.asarray(ts) + T)
+        lab.append(np.asarray(ls))
+        W, T = W + nw, T + nt
+
+    for c in range(30):                                  # one or a few experts
+        nw, nt = int(gen.integers(8, 41)), int(gen.integers(3, 12))
+        p = np.where(gen.random(nw) < 0.2, 0.95, 0.0) if c % 2 else np.eye(nw)[0]
+        truth = gen.integers(1, K + 1, size=nt)
+        ws, ts = np.nonzero(gen.random((nw, nt)) < 0.6)
+        right = gen.random(ws.size) < p[ws]
+        ls = np.where(right, truth[ts], gen.integers(1, K + 1, size=ws.size))
+        add(ws, ts, ls, nw, nt)
+    for _ in range(10):                                  # symmetric pairs
+        add([0, 1], [0, 0], [1, K], 2, 1)
+    for n in (3, 4, 5):                                  # Latin squares
+        ws, ts = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+        add(ws.ravel(), ts.ravel(), (ws + ts).ravel() % K + 1, n, n)
+    for _ in range(5):                                   # identical workers
+        nt = int(gen.integers(2, 6))
+        ls = gen.integers(1, K + 1, size=nt)
+        add(np.repeat([0, 1, 2], nt), np.tile(np.arange(nt), 3), np.tile(ls, 3), 3, nt)
+    for _ in range(10):                                  # one worker
+        nt = int(gen.integers(1, 4))
+        add(np.zeros(nt, int), np.arange(nt), gen.integers(1, K + 1, size=nt), 1, nt)
+    w, t, lab = np.concatenate(w), np.concatenate(t), np.concatenate(lab)
+    p = gen.permutation(w.size)
+    return toptwo.Responses.from_triples(w[p], t[p], lab[p], n_workers=W, n_tasks=T,
+                                         n_labels=K)
 
 
 def _assert_same_stage1(a, b):
@@ -150,15 +201,16 @@ def test_forced_iterative_solvers_keep_the_per_component_path(monkeypatch):
     assert calls == []
 
 
-def test_fix_sign_rows_equals_fix_sign():
+def test_fix_sign_on_rows_equals_fix_sign_on_each_row():
+    from toptwo._step2 import fix_sign
     gen = np.random.default_rng(0)
     rows = gen.normal(size=(400, 6))
     rows[gen.random(rows.shape) < 0.3] = 0.0
     rows[:50] = np.abs(rows[:50]) * np.where(np.arange(6) % 2, 1, -1)   # count ties
     rows[50:60] = 0.0
     for rule in ("paper", "sum"):
-        out = _batched.fix_sign_rows(rows, rule)
-        want = np.array([spectral_mod.fix_sign(r, rule) for r in rows])
+        out = fix_sign(rows, rule)
+        want = np.array([fix_sign(r, rule) for r in rows])
         np.testing.assert_array_equal(out, want)
 
 
@@ -173,3 +225,109 @@ def test_degenerate_gap_rule_is_the_per_component_one():
                               for i in range(theta.size)])
         np.testing.assert_array_equal((u == 0).all(axis=1), want_zero)
         np.testing.assert_allclose(sigma, np.sqrt(theta), rtol=1e-14)
+
+
+@pytest.mark.parametrize("left_vector", ["stacked", "averaged", "per_k"])
+@pytest.mark.parametrize("sign_rule", ["paper", "sum"])
+@pytest.mark.parametrize("split", [False, True])
+def test_batched_equal_where_every_rule_binds(monkeypatch, left_vector, sign_rule, split):
+    # eta = 1: entries are trimmed in the batched components; symmetric pairs and Latin
+    # squares leave the sign or the direction unidentified; the split leaves idle rows
+    R = _binding_components(11)
+    B, C = (toptwo.split_entries(R, 0.5, np.random.default_rng(3)) if split else (R, R))
+    a, b = _both(monkeypatch, lambda: spectral_mod.spectral_estimate(
+        B, C, eta=1.0, left_vector=left_vector, sign_rule=sign_rule))
+    _assert_same_stage1(a, b)
+    small = np.zeros(R.n_workers, dtype=bool)          # workers of batched components
+    wc = np.full(R.n_workers, -1)
+    wc[R.workers] = a.components[R.tasks]
+    sizes = np.bincount(wc[wc >= 0])
+    small[wc >= 0] = (sizes[wc[wc >= 0]] >= 2) & (sizes[wc[wc >= 0]] <= 64)
+    trimmed = (a.left_vectors != a.trimmed)[:, small]
+    assert trimmed.any()                                # the trimming binds
+    zero = (a.left_vectors == 0).all(axis=0) & small & (np.bincount(
+        R.workers, minlength=R.n_workers) > 0)
+    assert zero.any()                                   # unidentified sign / direction
+
+
+def _trim_factor_3(u, eta, n=None):
+    out = np.array(u, dtype=float, copy=True)
+    out[out > 3.0 / (eta * np.sqrt(out.shape[-1] if n is None else n))] = 0.0
+    return out
+
+
+def _sign_by_negatives(u, rule="paper"):
+    u = np.asarray(u, dtype=float)
+    big = np.abs(u) > U_ABS_TOL
+    pos = (big & (u > 0)).sum(axis=-1)
+    neg = (big & (u < 0)).sum(axis=-1)
+    keep = np.where(neg > pos, 1.0, np.where(pos > neg, -1.0, 0.0))   # more negatives
+    return u * keep[..., None]
+
+
+def _clip_by_abs(u):
+    return np.abs(u)
+
+
+def _average_median(U, rule):
+    return _clean(np.median(fix_sign(U, rule), axis=0))
+
+
+def _clean_coarse(u):
+    out = np.array(u, dtype=float, copy=True)
+    out[np.abs(out) <= 0.05] = 0.0
+    return out
+
+
+def _shifts_halved(n_labels):
+    K = n_labels
+    return (K - 2 * np.arange(1, K)) / (2 * K)
+
+
+def _gap_wide(n, theta):
+    return 0.5 * np.maximum(theta, 0.0)
+
+
+def _no_clip_when_stacked(U, left_vector, rule):
+    u = _clean(U)
+    if left_vector == "per_k" or left_vector == "stacked":
+        return fix_sign(u, rule)
+    return clip_nonnegative(average_signed(u, rule))
+
+
+def _v_error_wide(task_counts, s_prime, extra=0.0):
+    d = task_counts.astype(float)
+    return 1e7 * d * (U_ABS_TOL + d * _EPS) / s_prime + extra
+
+
+RULE_CHANGES = {          # (module, rule, changed code, left vectors where it binds)
+    "trim": (_step2, "trim", _trim_factor_3, ("per_k", "stacked")),
+    "fix_sign": (_step2, "fix_sign", _sign_by_negatives, ("per_k", "averaged")),
+    "clip_nonnegative": (_step2, "clip_nonnegative", _clip_by_abs, ("stacked",)),
+    "average_signed": (_step2, "average_signed", _average_median, ("averaged",)),
+    "clean": (_ties, "_clean", _clean_coarse, ("per_k", "stacked")),
+    "centring_shifts": (binary, "centring_shifts", _shifts_halved, ("per_k", "stacked")),
+    "degenerate_gap": (_ties, "_degenerate_gap", _gap_wide, ("per_k", "stacked")),
+    "signed_left": (_step2, "signed_left", _no_clip_when_stacked, ("stacked",)),
+    "v_error_bound": (_ties, "_v_error_bound", _v_error_wide, ("per_k", "stacked")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RULE_CHANGES))
+def test_changing_a_rule_in_its_one_definition_changes_every_path(monkeypatch, name):
+    # the rule's code object is replaced, so every caller, however it imported the
+    # function, runs the changed rule: the batched and the per-component path (and the
+    # one-worker components) must still agree, and the result must change
+    module, attr, changed, left_vectors = RULE_CHANGES[name]
+    R = _binding_components(12)
+    for left_vector in left_vectors:
+        def run(lv=left_vector):
+            return spectral_mod.spectral_estimate(R, R, eta=1.0, left_vector=lv,
+                                                  sign_rule="paper")
+        before = run()
+        with monkeypatch.context() as m:
+            m.setattr(getattr(module, attr), "__code__", changed.__code__)
+            a, b = _both(m, run)
+        _assert_same_stage1(a, b)
+        assert not all(np.array_equal(getattr(a, f), getattr(before, f))
+                       for f in ("v", "trimmed", "top", "v_error")), (name, left_vector)

@@ -139,12 +139,15 @@ def test_numeric_matrix_frame_keeps_index_and_columns_as_ids():
 def test_to_frame_columns_and_missing_estimates():
     est = toptwo.TopTwoEM(rng=0).fit(_triples_frame())
     frame = est.to_frame()
-    assert list(frame.columns) == ["g", "h", "confusion", "pair_proba"]
-    np.testing.assert_array_equal(frame["pair_proba"], est.pair_proba_)
+    assert list(frame.columns) == ["g", "h", "confusion", "p_g", "p_pair"]
+    np.testing.assert_array_equal(frame["p_pair"], est.pair_proba_)
+    np.testing.assert_array_equal(frame["p_g"], est.g_proba_)
     A = np.array([[1, 2, 0], [2, 2, 0], [1, 3, 0], [3, 1, 0]])     # task 2 unanswered
     f = TopTwo2(rng=0).fit(A, n_labels=3).to_frame()
     assert f["g"].isna().tolist() == [False, False, True]
-    assert list(f.columns) == ["g", "h", "confusion"]
+    assert list(f.columns) == ["g", "h", "confusion", "p_g", "p_pair"]
+    assert f["p_g"].isna().tolist() == [False, False, True]
+    assert (f["p_pair"] <= f["p_g"]).iloc[:2].all()
     with pytest.raises(ValueError, match="no per-worker reliability"):
         toptwo.baselines.MajorityVote().fit(A, n_labels=3).to_frame("workers") \
             if hasattr(toptwo, "baselines") else MajorityVote().fit(A, 3).to_frame("workers")

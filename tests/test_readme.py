@@ -94,12 +94,13 @@ def test_readme_figure_is_the_lessons_figure():
 
 
 def test_readme_badges_point_at_the_repository():
-    repo = re.search(r'^Repository = "https://github.com/([^"]+)"',
-                     (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+    # badges only with a public address ([project.urls] Repository; tests/test_public_address.py)
+    m = re.search(r'^Repository = "https://github.com/([^"]+)"',
+                  (ROOT / "pyproject.toml").read_text(), re.M)
     urls = re.findall(r"https://(?:colab\.research\.google\.com/github|mybinder\.org/v2/gh)"
                       r"/([^/]+/[^/]+)/", README)
-    assert urls and set(urls) == {repo}
-    for nb in re.findall(r"blob/main/(notebooks/[^)]+\.ipynb)\)", README):
+    assert set(urls) == ({m.group(1)} if m else set())
+    for nb in re.findall(r"\]\((notebooks/[^)]+\.ipynb)\)", README):
         assert (ROOT / nb).exists(), nb
 
 
@@ -154,3 +155,18 @@ def test_readme_error_example_is_the_real_message():
     with pytest.raises(ValueError) as info2:
         toptwo.TopTwo2().fit(A)
     assert line != f"ValueError: {info2.value}"
+
+
+def test_cli_example_output_is_what_the_command_prints(monkeypatch, capsys):
+    """The README's `python -m toptwo infer examples/tiny.csv` output block: its header
+    and rows are the first lines the command prints (issue 42's p_g, p_pair columns)."""
+    from toptwo.__main__ import main
+
+    section = README.split("## The command line", 1)[1]
+    assert "python -m toptwo infer examples/tiny.csv" in _blocks(section, "bash")[0]
+    shown = re.findall(r"```\n(task,.*?)```", section, flags=re.S)[0].strip().splitlines()
+    assert shown[0] == "task,g,h,confusion,p_g,p_pair"
+    monkeypatch.chdir(ROOT)
+    assert main(["infer", "examples/tiny.csv"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[:len(shown)] == shown

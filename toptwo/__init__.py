@@ -46,8 +46,8 @@ with _cli_imports():
 __version__ = "0.1.0"
 
 #: Submodules imported on first attribute access (``toptwo.experiments`` ...).
-_LAZY_SUBMODULES = ("baselines", "datasets", "experiments", "extensions", "io", "reference",
-                    "report", "softlabels", "teaching", "theory", "viz")
+_LAZY_SUBMODULES = ("baselines", "datasets", "experiments", "extensions", "io", "posterior",
+                    "reference", "report", "softlabels", "teaching", "theory", "viz")
 #: Names kept for code written before the baselines moved to ``toptwo.baselines``
 #: (``toptwo.MajorityVote`` is ``toptwo.baselines.MajorityVote``); resolved lazily.
 _COMPAT = {name: "baselines" for name in (

@@ -38,6 +38,7 @@ with cli_imports():             # a failed import: one line, exit status 2 (issu
     from .io import read_triples_csv, write_reliability_csv, write_results_csv
     from .metrics import top_two_errors
     from .mle import OracleMLE, TopTwo2
+    from .posterior import relabel_rows, task_probabilities
     from .model import SCENARIOS, TopTwoModel
     from .responses import binary_labels_message, check_labels_used
     from .spectral import TopTwo1
@@ -122,18 +123,14 @@ def build_parser() -> argparse.ArgumentParser:
         description="Read answers from a CSV file with a header row naming the columns "
                     "worker, task and label (any order, no other columns; ids may be any "
                     "strings; labels are integers 1..K, or 0..K-1 with --label-base 0) and "
-                    "write one row per task: task,g,h,confusion,confidence -- the most "
+                    "write one row per task: task,g,h,confusion,p_g,p_pair -- the most "
                     "plausible answer g, the most confusing one h, the estimated "
-                    "probability q that a reliable worker answers g rather than h, and "
-                    "the confidence: the probability that (g, h) is the task's pair given "
-                    "its answers, under the top-two model with a uniform prior over "
-                    "pairs. The confidence means the same for every method; its "
-                    "parameters: em uses its own fitted reliabilities and its prior over the "
-                    "confusions (its pair posterior); "
-                    "toptwo2, toptwo1, majority and onecoin use reliabilities from eq. (5) "
-                    "at their own (g, h) and their own confusion column as q (majority: "
-                    "the vote ratio; onecoin: the posterior ratio), clipped to the "
-                    "model's range.",
+                    "probability q that a reliable worker answers g rather than h, the "
+                    "posterior probability p_g that g is the task's true answer and p_pair "
+                    "that (g, h) is its pair, under the top-two model (one meaning for "
+                    "every method; em: its own posterior; the others: reliabilities from "
+                    "eq. (5) at their own pairs and a prior over q fitted to the crowd). "
+                    "How well calibrated they are on real crowds: docs/calibration.md.",
         epilog="Bad input (malformed file, labels out of range, repeated answers with "
                "--duplicates error, an output that cannot be written) is reported on stderr "
                "with exit status 2, before any output file is written. Output files are "
@@ -170,9 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "pair, in [-2/(K-2), 1], not clipped for eq. (6)) to this file; "
                             "needs --method toptwo2, em or onecoin")
     infer.add_argument("--uncertain", type=_positive_int, default=None, metavar="N",
-                       help="with --method em: also print to standard error the N tasks "
-                            "whose pair is least certain (lowest posterior), which need more "
-                            "answers first")
+                       help="also print to standard error the N tasks whose re-labelling "
+                            "is expected to lower the g error most (task,expected_gain,p_g; "
+                            "toptwo.posterior.relabel_order)")
     infer.add_argument("--force", action="store_true",
                        help="overwrite existing output files (refused without it)")
     return parser
@@ -483,58 +480,6 @@ def _utf8_stdout() -> Iterator[IO[str]]:
             pass
 
 
-def pair_confidence(R: Any, est: Any, method: str) -> np.ndarray:
-    """The ``confidence`` column: P(the task's pair is (g, h) | its answers).
-
-    One meaning for every method: the posterior probability of the reported pair under
-    the top-two model, eq. (1), with a uniform prior over the K (K - 1) pairs, at
-    worker reliabilities p and task confusions q:
-
-    * em: TopTwoEM's own pair posterior ``pair_proba_`` (its fitted p, with its prior
-      over q);
-    * toptwo2, toptwo1, majority, onecoin: p from eq. (5) at the method's own (g, h)
-      (hits per answer of each worker, ``normalization="per_worker"``; for K = 2,
-      2 x the share of answers equal to g minus 1) and q the
-      method's ``confusion`` column, both clipped to the model's open range
-      (p in [0.05, 0.99], q in [0.51, 0.99]); majority's and onecoin's confusion is a
-      vote or posterior ratio, used here as their estimate of q.
-
-    NaN (an empty field) for a task without answers. O(nnz + m K^2) time; the scores are
-    computed a chunk of tasks at a time (no float array of the size of the data).
-    """
-    if method == "em":
-        return np.asarray(est.pair_proba_, dtype=float)
-    from .extensions.em import pair_posterior
-    from .mle import CONFUSION_CLIP, MAX_RELIABILITY, MIN_RELIABILITY, estimate_reliability
-    top = np.asarray(est.top_two_)
-    answered = top[:, 0] > 0
-    if R.n_labels > 2:
-        p = estimate_reliability(R, top, normalization="per_worker")
-    else:                   # K = 2 (majority, onecoin): eq. (5) needs T < K; one-coin p
-        hit = (R.labels == top[R.tasks, 0]).astype(float)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            p = 2.0 * np.bincount(R.workers, hit, R.n_workers) / R.worker_counts() - 1.0
-    p = np.clip(np.nan_to_num(p, nan=MIN_RELIABILITY), MIN_RELIABILITY, MAX_RELIABILITY)
-    q = np.clip(np.nan_to_num(np.asarray(est.confusion_, float), nan=0.75), *CONFUSION_CLIP)
-    return np.where(answered, pair_posterior(R, p, q, top), np.nan)
-
-
-def _uncertain_order(est: Any, task_ids: Any, n: int) -> np.ndarray:
-    """TopTwoEM.uncertain_tasks, with equal posteriors ordered by task id, not position.
-
-    The posteriors are compared rounded as in the library (round-off cannot reorder
-    them); equal ones go by the task's id as written, so a shuffled file lists the same
-    tasks in the same order.
-    """
-    from .extensions.em import UNCERTAIN_DECIMALS
-    est.uncertain_tasks(n)                      # the library's checks
-    K = est.n_labels_in_
-    key = np.round(np.where(np.isnan(est.pair_proba_), 1.0 / (K * (K - 1)),
-                            est.pair_proba_), UNCERTAIN_DECIMALS)
-    ids = np.array([str(t) for t in task_ids])
-    return np.lexsort((ids, key))[:n]
-
-
 #: Inputs with more answers than this report their progress on standard error (when it
 #: is a terminal): reading, fitting and writing each take seconds from here on.
 PROGRESS_ROWS = 10**6
@@ -550,9 +495,6 @@ def _run_infer(args: argparse.Namespace) -> None:  # noqa: C901 - the command's 
         raise _UsageError(f"--workers-output needs --method toptwo2, em or onecoin "
                           f"(only TopTwo2's step 3, TopTwoEM and one-coin Dawid-Skene "
                           f"estimate worker reliabilities); got --method {args.method}.")
-    if args.uncertain is not None and args.method != "em":
-        raise _UsageError(f"--uncertain needs --method em (the posterior of each pair comes "
-                          f"from TopTwoEM); got --method {args.method}.")
     # Every output is checked before the (possibly long) run and before any is written.
     others = {"FILE.csv": args.file}
     outputs: list[_Output] = []
@@ -586,15 +528,14 @@ def _run_infer(args: argparse.Namespace) -> None:  # noqa: C901 - the command's 
     task_ids = R.task_ids if R.task_ids is not None else np.arange(R.n_tasks)
     worker_ids = R.worker_ids if R.worker_ids is not None else np.arange(R.n_workers)
     # everything that can fail is computed before anything is written
-    order = _uncertain_order(est, task_ids, args.uncertain) if args.uncertain is not None \
-        else None
-
-    confidence = pair_confidence(R, est, args.method)
+    probs = task_probabilities(est, R)
+    relabel = (relabel_rows(est, R, task_ids, args.uncertain, DECIMALS)
+               if args.uncertain is not None else None)
 
     def results(fh: IO[str]) -> None:
         write_results_csv(fh, task_ids, est.top_two_, est.confusion_,
                           label_base=args.label_base, decimals=DECIMALS,
-                          confidence=confidence)
+                          probabilities=probs)
 
     def reliabilities(fh: IO[str]) -> None:
         write_reliability_csv(fh, worker_ids, est.reliability_, decimals=DECIMALS)
@@ -605,11 +546,8 @@ def _run_infer(args: argparse.Namespace) -> None:  # noqa: C901 - the command's 
     if args.output is None:
         with _utf8_stdout() as stdout:
             results(stdout)
-    if order is not None:
-        print("task,pair_probability", file=sys.stderr)
-        for j in order:
-            print(f"{task_ids[j]},{round(float(est.pair_proba_[j]), DECIMALS)}",
-                  file=sys.stderr)
+    if relabel is not None:
+        print("\n".join(relabel), file=sys.stderr)
 
 
 class _Signalled(BaseException):

@@ -122,6 +122,9 @@ class BaseEstimator(FittedAttributesMixin, ParamsBase):
         self.n_workers_in_, self.n_tasks_in_, self.n_labels_in_ = (
             int(R.n_workers), int(R.n_tasks), int(R.n_labels))
         self._ids_in = (R.worker_ids, R.task_ids)
+        # by reference, for the p_g/p_pair columns of to_frame (toptwo.posterior)
+        self._responses_in = R
+        self.__dict__.pop("_task_probabilities", None)
 
     def to_frame(self, kind: str = "tasks") -> Any:
         """The fitted estimates as a pandas DataFrame indexed by the user's ids.
@@ -133,9 +136,11 @@ class BaseEstimator(FittedAttributesMixin, ParamsBase):
             ``fit`` (a DataFrame's or CSV file's ids; 0..n_tasks-1 for an array), with
             columns ``g`` and ``h`` (the estimated top-two answers, labels 1..K,
             missing for a task nobody answered), ``confusion`` (``confusion_``: q_hat_j
-            of eq. (4) for TopTwo1/TopTwo2, each method's own ratio otherwise) and,
-            for a method that has one, ``pair_proba`` (``pair_proba_``, the posterior
-            probability of the estimated pair). ``"workers"``: one row per worker with
+            of eq. (4) for TopTwo1/TopTwo2, each method's own ratio otherwise), ``p_g``
+            (the posterior probability that g is the task's true answer) and ``p_pair``
+            (that (g, h) is its ordered pair), both under the top-two model
+            (:func:`toptwo.posterior.task_probabilities`; the CLI's columns of the same
+            names). ``"workers"``: one row per worker with
             the column ``reliability`` (``reliability_``, p_hat_i of eq. (3) for the
             paper's estimators).
 
@@ -180,8 +185,9 @@ class BaseEstimator(FittedAttributesMixin, ParamsBase):
         for name in ("g", "h"):                          # 0 = no estimate -> missing
             col = columns[name]
             col[col == 0] = pd.NA
-        if "pair_proba_" in self.__dict__:
-            columns["pair_proba"] = np.asarray(self.pair_proba_, dtype=float)
+        if "_responses_in" in self.__dict__:
+            from .posterior import task_probabilities
+            columns.update(task_probabilities(self))
         return pd.DataFrame(columns, index=index)
 
     def fit(self, A: Any, n_labels: int | None = None) -> "BaseEstimator":  # pragma: no cover

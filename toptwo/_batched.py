@@ -15,12 +15,11 @@ _spectral_block` on the component's dense n_c x n_c Gram matrix):
   adds the K - 1 matrices in the order k = 1..K-1, as :func:`toptwo._pooled._gram_dense`.
 * Eigenvectors: ``np.linalg.eigh`` on the stack of all Gram matrices of one size n_c
   (the same LAPACK routine, one matrix after the other), the same degenerate-gap rule.
-* Decisions: idle workers, ``_clean``, the sign rule, the clip and the trimming of each
-  component are the per-component rules applied row by row (:func:`fix_sign_rows`).
-  One difference in arithmetic: the sign rule's sum of the entries of u is taken over a
-  padded row (zeros for the entries within ``U_ABS_TOL`` of 0), which can differ from
-  the per-component sum in the last bit for n_c >= 8; that sum only decides through the
-  threshold n_c ``U_ABS_TOL``, far above its round-off.
+* Decisions: idle workers, then step 2's rules through the very functions of the
+  per-component path (:func:`toptwo._step2.signed_left` and :func:`toptwo._step2.trim`,
+  which work on a stack of vectors), on all components of one size at once; the
+  degenerate-gap rule is :func:`toptwo._ties._degenerate_gap` and the error bound of v
+  :func:`toptwo._ties._v_error_bound`, as there.
 * Step 3 for all of them in one product (:class:`toptwo.binary.LabelBlocks` on the
   responses of C in these components): task j's v_j^(k) sums over its own responses in
   the same order, then is divided by 2 s' of its component.
@@ -31,16 +30,18 @@ Gram matrices) are processed in batches of at most ``BATCH_BUDGET`` elements, an
 outputs are the (n + m)(K - 1) arrays of stage 1: with n_c <= ``BATCH_MAX_WORKERS``
 (d_j <= n_c) that is O(nnz K) time and O(nnz + (n + m) K) memory whatever the number
 of components. Tested equal to the per-component
-loop (labels exactly, numbers to round-off) in ``tests/test_components_batched.py``.
+loop (labels exactly, numbers to round-off) in ``tests/test_components_batched.py``,
+which also changes each rule in its one definition and checks that both paths follow.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .binary import LabelBlocks, binary_sign
+from ._step2 import signed_left, trim
+from ._ties import _degenerate_gap, _v_error_bound
+from .binary import LabelBlocks, binary_sign, centring_shifts
 from .responses import Responses
-from ._ties import U_ABS_TOL, _EPS
 
 #: Components with at most this many workers (and at least two) are batched; larger ones
 #: cost far more than the loop's overhead and keep the per-component path. 0 disables
@@ -58,38 +59,14 @@ def pair_counts(B: Responses, tcomp: np.ndarray, n_comp: int) -> np.ndarray:
     return np.bincount(tcomp[has], weights=d[has].astype(float) ** 2, minlength=n_comp)
 
 
-def fix_sign_rows(U: np.ndarray, rule: str) -> np.ndarray:
-    """:func:`toptwo.spectral.fix_sign` on every row of U (rows of length n_c)."""
-    n = U.shape[-1]
-    big = np.abs(U) > U_ABS_TOL
-    pos = (big & (U > 0)).sum(axis=-1)
-    neg = (big & (U < 0)).sum(axis=-1)
-    total = np.where(big, U, 0.0).sum(axis=-1)
-    sum_decides = np.abs(total) > n * U_ABS_TOL
-    by_sum = sum_decides if rule == "sum" else sum_decides & (pos == neg)
-    by_count = ~by_sum & (pos != neg)
-    flip = (by_sum & (total < 0)) | (by_count & (pos < neg))
-    out = np.where(flip[..., None], -U, U)
-    out[~by_sum & ~by_count] = 0.0                 # the sign is not identified
-    return out
-
-
-def _clean_rows(U: np.ndarray) -> np.ndarray:
-    out = np.array(U, dtype=float, copy=True)
-    out[np.abs(out) <= U_ABS_TOL] = 0.0
-    return out
-
-
 def _leading(G: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Top eigenvector and sigma_1 of every n x n matrix in G (shape (..., n, n)), with
     the degenerate-gap rule of ``_leading_left`` / ``stacked_leading_left``."""
     w, V = np.linalg.eigh(G)
     top = w[..., -1]
     sigma = np.sqrt(np.maximum(top, 0.0))
-    # ``toptwo._ties._degenerate_gap``, the same operations in the same order
-    gap = 16.0 * n * _EPS * np.maximum(top, 0.0) / U_ABS_TOL
     u = V[..., :, -1].copy()
-    u[(top - w[..., -2]) <= gap] = 0.0
+    u[(top - w[..., -2]) <= _degenerate_gap(n, top)] = 0.0
     return u, sigma
 
 
@@ -104,7 +81,7 @@ def small_components(B: Responses, C: Responses, comps: np.ndarray, wcomp: np.nd
     v_err (m,). Returns the singular values of component ``report`` if it is among them.
     """
     K = B.n_labels
-    off = (K - 2 * np.arange(1, K)) / K                      # (K - 2k)/K, as printed
+    off = centring_shifts(K)                                 # (K - 2k)/K
     sign = binary_sign(np.arange(1, K + 1)[:, None], np.arange(1, K)[None, :]) - off
     order_w, bounds_w = w_bounds
     idle = B.worker_counts() == 0
@@ -155,8 +132,7 @@ def small_components(B: Responses, C: Responses, comps: np.ndarray, wcomp: np.nd
     sy_t = sy[tcomp[tasks]]
     V = LabelBlocks(Cs, off).backward(Ut.T)
     v[tasks] = V[tasks] / (2.0 * sy_t)[:, None]
-    d = Cs.task_counts()[tasks].astype(float)
-    v_err[tasks] = d * (U_ABS_TOL + d * _EPS) / sy_t + 0.0   # _v_error_bound
+    v_err[tasks] = _v_error_bound(Cs.task_counts()[tasks], sy_t)
     return sv_report
 
 
@@ -186,40 +162,30 @@ def _batch(comps, lo, n_c, e_bounds, e_task, e_lab, e_wl, e_deg, sign, order_w, 
     # global indices of the workers of every component (increasing = local order)
     W = order_w[bounds_w[comps][:, None] + np.arange(n_c)[None, :]]       # (nb, n_c)
     idle_w = idle[W]
-    if left_vector == "per_k":
-        G = np.empty((Km1, slots))
-        for k in range(Km1):
-            col = sign[:, k]
-            G[k] = np.bincount(slot, weights=col[la] * col[lb], minlength=slots)
-        u, sigma = _leading(G.reshape(Km1, nb, n_c, n_c), n_c)          # (K-1, nb, n_c)
-        u[:, idle_w] = 0.0
-        u = fix_sign_rows(_clean_rows(u), sign_rule)
-        thr = 2.0 / (eta * np.sqrt(n_c))
-        ut = np.where(u > thr, 0.0, u)
-        U[:, W.ravel()] = u.reshape(Km1, -1)
-        Ut[:, W.ravel()] = ut.reshape(Km1, -1)
-        return sigma.T                                                  # (nb, K-1)
-    if left_vector == "averaged":
-        G = np.empty((Km1, slots))
-        for k in range(Km1):
-            col = sign[:, k]
-            G[k] = np.bincount(slot, weights=col[la] * col[lb], minlength=slots)
-        uk, sigma = _leading(G.reshape(Km1, nb, n_c, n_c), n_c)
-        uk[:, idle_w] = 0.0
-        u = _clean_rows(np.mean(fix_sign_rows(_clean_rows(uk), sign_rule), axis=0))
-        sv = sigma.T
-    else:                                                               # "stacked"
+    if left_vector == "stacked":
         G = np.zeros(slots)
         for k in range(Km1):
             col = sign[:, k]
             G += np.bincount(slot, weights=col[la] * col[lb], minlength=slots)
         u, sigma = _leading(G.reshape(nb, n_c, n_c), n_c)               # (nb, n_c)
         u[idle_w] = 0.0
-        u = fix_sign_rows(_clean_rows(u), sign_rule)
         sv = np.repeat(sigma[:, None], Km1, axis=1)
-    u = np.maximum(u, 0.0)                                  # projection onto p >= 0
-    thr = 2.0 / (eta * np.sqrt(n_c))
-    ut = np.where(u > thr, 0.0, u)
-    U[:, W.ravel()] = u.reshape(-1)[None, :]
-    Ut[:, W.ravel()] = ut.reshape(-1)[None, :]
+    else:                                                   # one Gram matrix per k
+        G = np.empty((Km1, slots))
+        for k in range(Km1):
+            col = sign[:, k]
+            G[k] = np.bincount(slot, weights=col[la] * col[lb], minlength=slots)
+        u, sigma = _leading(G.reshape(Km1, nb, n_c, n_c), n_c)          # (K-1, nb, n_c)
+        u[:, idle_w] = 0.0
+        sv = sigma.T                                                    # (nb, K-1)
+    # step 2's rules, the per-component path's functions on every component at once
+    u = signed_left(u, left_vector, sign_rule)
+    ut = trim(u, eta, n_c)
+    cols = W.ravel()
+    if left_vector == "per_k":
+        U[:, cols] = u.reshape(Km1, -1)
+        Ut[:, cols] = ut.reshape(Km1, -1)
+    else:
+        U[:, cols] = u.reshape(-1)[None, :]
+        Ut[:, cols] = ut.reshape(-1)[None, :]
     return sv

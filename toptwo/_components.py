@@ -13,7 +13,8 @@ from typing import Iterator
 import numpy as np
 import scipy.sparse as sp
 
-from .binary import binary_sign
+from ._step2 import signed_left, trim
+from .binary import binary_sign, centring_shifts
 from .responses import Responses, _FitView
 from . import _batched
 from ._chunks import _task_chunks
@@ -253,12 +254,19 @@ def _single_worker_blocks(C: Responses, wcomp: np.ndarray, tcomp: np.ndarray,
     tasks = C.tasks[mask]
     lab = C.labels[mask]
     comp = wcomp[C.workers[mask]]
-    off = (K - 2 * np.arange(1, K)) / K
+    off = centring_shifts(K)
     signed = binary_sign(lab[:, None], np.arange(1, K)[None, :]) - off[None, :]
-    v = signed * 1.0 / (2.0 * sy_c[comp])[:, None]
     v_err = _v_error_bound(np.ones(tasks.size), sy_c[comp])
     all_tasks = np.flatnonzero(np.isin(tcomp, comp_ids) & (tcomp >= 0))
-    return dict(workers=workers, tasks=tasks, v=v, v_err=v_err, all_tasks=all_tasks)
+    # v per unit of u~: step 3 multiplies by the worker's u~ (``fill_single_workers``)
+    return dict(workers=workers, tasks=tasks, signed=signed, scale=2.0 * sy_c[comp],
+                w_of=np.searchsorted(workers, C.workers[mask]), v_err=v_err,
+                all_tasks=all_tasks)
+
+
+#: One-worker components are done all at once (``_single_worker_blocks``); False sends
+#: them through the per-component path (the reference in the tests).
+SINGLE_WORKERS_AT_ONCE = True
 
 
 @dataclass
@@ -320,7 +328,7 @@ class Stage1Parts:
         C_parts = B_parts if C is B else _edges_by_component(C, wcomp, n_comp)
         nB_c, nC_c = np.diff(B_parts[1]), np.diff(C_parts[1])
         has_u = (nB_c > 0) & (nC_c > 0)
-        singles = (nw_c == 1) & has_u
+        singles = (nw_c == 1) & has_u & SINGLE_WORKERS_AT_ONCE
         # the component with the most responses in B reports sigma_1 and s' (the first
         # such one on a tie)
         best = int(np.argmax(np.where(has_u, nB_c, -1))) if has_u.any() else -1
@@ -350,8 +358,7 @@ class Stage1Parts:
             if best >= 0 and singles[best]:
                 sel = _component_responses(B, B_parts, best, w_loc, t_loc,
                                            (1, int(nt_c[best])))
-                off = (K - 2 * np.arange(1, K)) / K
-                self.sv = _single_row_norms(sel, off, np.zeros(K - 1))
+                self.sv = _single_row_norms(sel, centring_shifts(K), np.zeros(K - 1))
                 self.sx, self.sy = nB_c[best] / nt_c[best], nC_c[best] / nt_c[best]
 
     def __iter__(self) -> Iterator[Part]:
@@ -378,14 +385,25 @@ class Stage1Parts:
         return sv, int(d["nB_c"][c]) / size, int(d["nC_c"][c]) / size
 
     def fill_single_workers(self, U: np.ndarray, Ut: np.ndarray, v: np.ndarray,
-                            v_err: np.ndarray) -> None:
-        """Steps 2-3 of every one-worker component, written into the global arrays."""
+                            v_err: np.ndarray, *, eta: float, sign_rule: str,
+                            left_vector: str) -> None:
+        """Steps 2-3 of every one-worker component, written into the global arrays.
+
+        u = (1) up to sign (the 1 x m_c matrix's left singular vector), then step 2's
+        rules (:func:`toptwo._step2.signed_left`, trimming at n = 1) and step 3 with the
+        worker's u~.
+        """
         if self._singles is None:
             return
         blk = self._singles
-        U[:, blk["workers"]] = 1.0
-        Ut[:, blk["workers"]] = 1.0
-        v[blk["tasks"]] = blk["v"]
+        K, n_s = U.shape[0] + 1, blk["workers"].size
+        shape = (n_s, 1) if left_vector == "stacked" else (K - 1, n_s, 1)
+        u = np.broadcast_to(signed_left(np.ones(shape), left_vector, sign_rule),
+                            (K - 1, n_s, 1))
+        ut = trim(u, eta, 1)
+        U[:, blk["workers"]] = u[..., 0]
+        Ut[:, blk["workers"]] = ut[..., 0]
+        v[blk["tasks"]] = blk["signed"] * ut[:, blk["w_of"], 0].T / blk["scale"][:, None]
         v_err[blk["tasks"]] = blk["v_err"]
 
 

@@ -27,15 +27,16 @@ U_ABS_TOL = 1e-8
 _EPS = float(np.finfo(float).eps)
 
 
-def _degenerate_gap(n: int, theta: float) -> float:
+def _degenerate_gap(n: int, theta: float | np.ndarray) -> float | np.ndarray:
     """Smallest eigen-gap theta_1 - theta_2 of the Gram matrix at which u is determined.
 
     eigh returns u with residual ||r|| <= c n eps theta_1, hence (Davis-Kahan) an error
     of ||r|| / gap; below this gap that error could exceed ``U_ABS_TOL`` (16 n eps
     theta_1 / U_ABS_TOL, e.g. 3.6e-7 theta_1 for n = 1, 1.4e-5 theta_1 for n = 400), and
     an exactly repeated singular value (a symmetric component) is always below it.
+    ``theta`` may be an array (one theta_1 per matrix of a batch).
     """
-    return 16.0 * n * _EPS * max(theta, 0.0) / U_ABS_TOL
+    return 16.0 * n * _EPS * np.maximum(theta, 0.0) / U_ABS_TOL
 
 
 def _v_error_bound(task_counts: np.ndarray, s_prime: float, extra: float = 0.0) -> np.ndarray:

@@ -30,7 +30,7 @@ import scipy.sparse as sp
 from ._validation import check_int
 from .responses import Responses, as_responses
 
-__all__ = ["to_binary", "binary_stack", "from_binary", "binary_sign"]
+__all__ = ["to_binary", "binary_stack", "from_binary", "binary_sign", "centring_shifts"]
 
 
 def binary_sign(labels: Any, k: Any) -> np.ndarray:
@@ -42,6 +42,21 @@ def binary_sign(labels: Any, k: Any) -> np.ndarray:
     are not part of the sparse data.
     """
     return np.where(np.asarray(labels) > np.asarray(k), 1.0, -1.0)
+
+
+def centring_shifts(n_labels: int) -> np.ndarray:
+    """(K - 2k)/K for k = 1..K-1: the centring constants of Proposition 1.
+
+    E[A^(k)] - s (K - 2k)/K 1 1^T = 2 s p (r^(k))^T, so X^(k) subtracts these (times
+    s', or on the observed entries only: Algorithm 1, step 1).
+
+    Examples
+    --------
+    >>> centring_shifts(4).tolist()
+    [0.5, 0.0, -0.5]
+    """
+    K = n_labels
+    return (K - 2 * np.arange(1, K)) / K
 
 
 def to_binary(A: Any, k: int, n_labels: int | None = None) -> sp.csr_array:

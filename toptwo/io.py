@@ -605,11 +605,12 @@ def _open_out(dest: str | os.PathLike | IO[str]):
 def write_results_csv(dest: str | os.PathLike | IO[str], task_ids: Sequence[Any] | np.ndarray,
                       top_two: np.ndarray, confusion: np.ndarray, *,
                       label_base: int = 1, decimals: int | None = None,
-                      confidence: np.ndarray | None = None) -> None:
+                      probabilities: dict[str, np.ndarray] | None = None) -> None:
     """Write per-task results as CSV with the header ``task,g,h,confusion``.
 
-    With ``confidence`` (shape (n_tasks,)) a fifth column ``confidence`` follows (the
-    command line's probability that (g, h) is the task's pair; NaN as an empty field).
+    With ``probabilities`` (e.g. ``{"p_g": ..., "p_pair": ...}`` of
+    :func:`toptwo.posterior.task_probabilities`) one more column per entry follows, in
+    the dict's order (NaN as an empty field).
 
     Parameters
     ----------
@@ -631,8 +632,8 @@ def write_results_csv(dest: str | os.PathLike | IO[str], task_ids: Sequence[Any]
         Round ``confusion`` to this many decimal places (trailing zeros dropped); the
         command line uses 6 so that files are identical across machines. By default
         the shortest text that reads back as the same float.
-    confidence : ndarray of shape (n_tasks,), optional
-        Written as a fifth column ``confidence`` (rounded like ``confusion``).
+    probabilities : dict of str to ndarray of shape (n_tasks,), optional
+        Further columns, named by the keys (rounded like ``confusion``).
     """
     top_two = np.asarray(top_two)
     confusion = np.asarray(confusion, dtype=float)
@@ -641,25 +642,24 @@ def write_results_csv(dest: str | os.PathLike | IO[str], task_ids: Sequence[Any]
         raise ValueError(f"write_results_csv needs top_two of shape (n_tasks, 2) and "
                          f"confusion of shape (n_tasks,) with n_tasks={len(task_ids)}; got "
                          f"{top_two.shape} and {confusion.shape} instead.")
+    extra = {} if probabilities is None else dict(probabilities)
+    cols = []
+    for name, col in extra.items():
+        col = np.asarray(col, dtype=float)
+        if col.shape != confusion.shape:
+            raise ValueError(f"write_results_csv needs probabilities[{name!r}] of shape "
+                             f"(n_tasks,) with n_tasks={len(task_ids)}; got {col.shape} "
+                             f"instead.")
+        cols.append(col.tolist())
     shift = int(label_base) - 1
     fh, close = _open_out(dest)
     try:
         out = csv.writer(fh, lineterminator="\n")
-        if confidence is None:
-            out.writerow(["task", "g", "h", "confusion"])
-            for tid, (g, h), q in zip(task_ids, top_two[:, :2].tolist(), confusion.tolist()):
-                out.writerow([tid, g + shift if g else "", h + shift if h else "",
-                              _fmt_float(q, decimals)])
-        else:
-            conf = np.asarray(confidence, dtype=float)
-            if conf.shape != confusion.shape:
-                raise ValueError(f"write_results_csv needs confidence of shape (n_tasks,) "
-                                 f"with n_tasks={len(task_ids)}; got {conf.shape} instead.")
-            out.writerow(["task", "g", "h", "confusion", "confidence"])
-            for tid, (g, h), q, c in zip(task_ids, top_two[:, :2].tolist(),
-                                         confusion.tolist(), conf.tolist()):
-                out.writerow([tid, g + shift if g else "", h + shift if h else "",
-                              _fmt_float(q, decimals), _fmt_float(c, decimals)])
+        out.writerow(["task", "g", "h", "confusion", *extra])
+        for e, (tid, (g, h), q) in enumerate(zip(task_ids, top_two[:, :2].tolist(),
+                                                 confusion.tolist())):
+            out.writerow([tid, g + shift if g else "", h + shift if h else "",
+                          _fmt_float(q, decimals), *(_fmt_float(c[e], decimals) for c in cols)])
     finally:
         if close:
             fh.close()

@@ -394,13 +394,13 @@ class _TakeOut:
     """
 
     def __init__(self, A2: Responses, stage1: Any, centering: str, counts: np.ndarray):
-        from .binary import binary_sign
+        from .binary import binary_sign, centring_shifts
 
         K, n = A2.n_labels, A2.n_workers
         entry = binary_sign(np.arange(1, K + 1)[:, None], np.arange(1, K)[None, :])
         self.entry = entry.astype(float)                  # X^(k) of label c, row c - 1
         if centering == "observed":
-            self.entry -= (K - 2 * np.arange(1, K)) / K
+            self.entry -= centring_shifts(K)
             comp = np.asarray(stage1.components)
             ok = comp >= 0
             n_c = int(comp.max()) + 1 if ok.any() else 0

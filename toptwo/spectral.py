@@ -43,8 +43,9 @@ from ._chunks import _steps_4_5_chunked
 from ._components import stage1_parts
 from ._linalg import SOLVERS, _leading_vectors
 from ._pooled import stacked_leading_left
+from ._step2 import SIGN_RULES, fix_sign, signed_left, trim
 from ._ties import U_ABS_TOL, _clean, _v_error_bound, tolerant_smallest
-from .binary import LabelBlocks
+from .binary import LabelBlocks, centring_shifts
 from .responses import (Responses, _FitView, as_responses, binary_labels_message,
                         check_labels_used)
 
@@ -93,7 +94,6 @@ class SpectralResult:
 
 
 # --------------------------------------------------------------------- helpers
-SIGN_RULES = ("paper", "sum")
 #: Values of ``left_vector`` (see :class:`TopTwo1`; the pooled ones in ``toptwo._pooled``).
 LEFT_VECTORS = ("stacked", "averaged", "per_k")
 CENTERINGS = ("observed", "paper")
@@ -104,48 +104,6 @@ ETA_CONSTRAINT = Interval(
     note="Algorithm 1 assumes eta sqrt(n) <= ||p||_2 <= sqrt(n), which needs eta <= 1 (with "
          "eta > 1 the trimming threshold 2/(eta sqrt(n)) removes every entry above "
          "2/sqrt(n)).")
-
-
-def fix_sign(u: np.ndarray, rule: str = "paper") -> np.ndarray:
-    """The paper's sign rule: of {u, -u}, the one with at least half its entries > 0.
-
-    Implemented as "more positive than negative entries", which is the paper's rule
-    whenever that rule decides, and still decides when many entries are zero (then
-    neither u nor -u has half its entries positive). Entries within ``U_ABS_TOL`` of 0
-    are zero for this count: the solvers cannot tell their sign (call ``_clean`` first
-    to make them exactly 0). When the counts tie, the one with a positive sum is kept;
-    when the sum is 0 too (to within the accuracy of u, n U_ABS_TOL), the sign is not
-    identified by the data and the zero vector is returned. So the result never depends
-    on the eigen-solver's sign, on round-off or on the order of the workers.
-
-    ``rule="sum"`` (an option beyond the paper) keeps the sign with a positive sum
-    first (then the count, then the first entry): the population vector p/||p|| has no
-    negative entry, and when most workers are spammers (p_i = 0) the count of positive
-    entries is decided by their noise, while the sum is dominated by the reliable
-    workers.
-    """
-    big = np.abs(u) > U_ABS_TOL
-    pos, neg = int((big & (u > 0)).sum()), int((big & (u < 0)).sum())
-    total = float(u[big].sum())
-    sum_decides = abs(total) > u.size * U_ABS_TOL
-    if rule == "sum" and sum_decides:
-        return -u if total < 0 else u
-    if pos != neg:
-        return u if pos > neg else -u
-    if sum_decides:
-        return -u if total < 0 else u
-    # Neither rule decides: u and -u are equally supported by the data (a symmetric
-    # component, e.g. two workers who answered one task with opposite binary answers).
-    # The sign is not identified, so the direction carries no usable information:
-    # u~^(k) = 0 (any other choice would depend on the order of the workers).
-    return np.zeros_like(u)
-
-
-def trim(u: np.ndarray, eta: float, n: int | None = None) -> np.ndarray:
-    """Alg. 1 step 2: zero the entries u_i > 2/(eta sqrt(n)) (n defaults to len(u))."""
-    out = u.copy()
-    out[u > 2.0 / (eta * np.sqrt(u.shape[0] if n is None else n))] = 0.0
-    return out
 
 
 def _steps_4_5(v: np.ndarray, n_top: int, tol4: np.ndarray) -> tuple:
@@ -161,6 +119,20 @@ def _steps_4_5(v: np.ndarray, n_top: int, tol4: np.ndarray) -> tuple:
     top_mass = np.take_along_axis(delta_v, order, axis=1)
     rest = delta_v.sum(axis=1) - top_mass.sum(axis=1)
     return delta_v, order, top_mass, rest
+
+
+def eq4_confusion(mass: np.ndarray, l_task: np.ndarray, n_labels: int) -> np.ndarray:
+    """Eq. (4): q_jt = 1/K - Delta v_j^(g_jt) / l for every column t of ``mass``.
+
+    ``mass`` (m, T) holds Delta v at the chosen labels, ``l_task`` (m,) the l of each
+    task's part; computed column by column. Where l is 0 or NaN the result is +-inf or
+    NaN (the callers set NaN there: eq. (4) is undefined).
+    """
+    q = np.empty(mass.shape)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for t in range(mass.shape[1]):
+            np.subtract(1.0 / n_labels, mass[:, t] / l_task, out=q[:, t])
+    return q
 
 
 def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | None = None,
@@ -227,10 +199,7 @@ def top_from_projections(v: np.ndarray, n_top: int = 2, *, active: np.ndarray | 
         # (l_C <= 0) adds nothing. Order-free, and = l on connected data with l > 0.
         l_pos = np.where(cnt > 0, np.maximum(np.nan_to_num(l_group, nan=0.0), 0.0), 0.0)
         l = float(np.sqrt(np.sum(l_pos ** 2))) if ok.any() else float("nan")
-    with np.errstate(invalid="ignore", divide="ignore"):
-        q_raw = np.empty_like(top_mass)                       # eq. (4), column by column
-        for t in range(n_top):
-            np.subtract(1.0 / K, top_mass[:, t] / l_task, out=q_raw[:, t])
+    q_raw = eq4_confusion(top_mass, l_task, K)
     # l estimates ||p||_2 > 0: where it is 0, negative or NaN (a component whose data
     # show no signal) eq. (4) is undefined (it would give +-inf, NaN or a q with the
     # wrong sign), so q is NaN there; eq. (3)'s labels do not need l and stay
@@ -289,7 +258,7 @@ class CentredBinary:
 def centred_binary(B: Responses, centering: str, s_prime: float) -> CentredBinary:
     """Step 1: the K-1 centred binary matrices X^(k) of B (see :class:`CentredBinary`)."""
     K = B.n_labels
-    shifts = (K - 2 * np.arange(1, K)) / K                           # (K - 2k)/K
+    shifts = centring_shifts(K)                                      # (K - 2k)/K
     if centering == "observed":
         off, rank_one = shifts, np.zeros(K - 1)
     else:
@@ -314,7 +283,7 @@ def leading_left_singular_vectors(X: CentredBinary, solver: str = "auto"
     idle = X.B.worker_counts() == 0
     if idle.any():
         U[np.ix_(X.rank_one == 0, idle)] = 0.0
-    return np.array([_clean(u) for u in U]), sv
+    return _clean(U), sv
 
 
 def project(C: Responses, Ut: np.ndarray, X: CentredBinary, s_prime: float
@@ -347,19 +316,17 @@ def pooled_left_vector(X: CentredBinary, solver: str, sign_rule: str, mode: str
     B = X.B
     K = B.n_labels
     if mode == "averaged":
-        U, sv = leading_left_singular_vectors(X, solver)      # u^(k), cleaned
-        u = _clean(np.mean([fix_sign(uk, sign_rule) for uk in U], axis=0))
+        u, sv = leading_left_singular_vectors(X, solver)      # u^(k), cleaned
     elif mode == "stacked":
         u, sigma = stacked_leading_left(B, X.off, X.rank_one, solver, X.blocks)
         idle = B.worker_counts() == 0
         if idle.any() and not np.any(X.rank_one):    # zero rows of X: u_i = 0 exactly
             u = u.copy()
             u[idle] = 0.0
-        u = fix_sign(_clean(u), sign_rule)
         sv = np.full(K - 1, sigma)
     else:
         raise ValueError(f"`left_vector` must be one of {LEFT_VECTORS}; got {mode!r} instead.")
-    return np.maximum(u, 0.0), sv            # projection onto the cone p >= 0
+    return signed_left(u, mode, sign_rule), sv    # sign, (mean,) clip onto p >= 0
 
 
 def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
@@ -373,8 +340,8 @@ def _spectral_block(B: Responses, C: Responses, *, eta: float, sign_rule: str,
     X = centred_binary(B, centering, sx)                            # step 1
     if left_vector == "per_k":
         U, sv = leading_left_singular_vectors(X, solver)            # step 2: SVD
-        U = np.array([fix_sign(u, sign_rule) for u in U])           # step 2: sign
-        Ut = np.array([trim(u, eta, n_eff) for u in U])             # step 2: trim
+        U = signed_left(U, "per_k", sign_rule)                      # step 2: sign
+        Ut = trim(U, eta, n_eff)                                    # step 2: trim
     else:
         # one vector for every k (Proposition 1): sign, clip at 0, trim
         u, sv = pooled_left_vector(X, solver, sign_rule, left_vector)
@@ -449,7 +416,8 @@ def spectral_estimate(B: Responses, C: Responses, *, eta: float = 0.1,
             v[part.tasks], v_err[part.tasks] = blk["v"], blk["v_err"]
         if part.reports:                                  # sigma_1 and s' are reported
             sv, sx, sy = blk["sv"], sxc, syc              # for the largest part
-    parts.fill_single_workers(U, Ut, v, v_err)
+    parts.fill_single_workers(U, Ut, v, v_err, eta=eta, sign_rule=sign_rule,
+                              left_vector=left_vector)
     reported = parts.fill_small_components(U, Ut, v, v_err, eta=eta, sign_rule=sign_rule,
                                            left_vector=left_vector)
     if reported is not None:
@@ -665,13 +633,7 @@ def confusion_at(res: SpectralResult, top: np.ndarray) -> np.ndarray:
     K = res.delta_v.shape[1]
     idx = np.clip(top - 1, 0, K - 1)
     l_task = res.l_task if res.l_task is not None else np.full(top.shape[0], res.norm_p)
-    with np.errstate(invalid="ignore", divide="ignore"):      # NaN l: no estimate
-        dv = res.delta_v.reshape(-1)
-        base = K * np.arange(top.shape[0])
-        q = np.empty(top.shape)
-        for t in range(top.shape[1]):                       # column by column
-            flat = idx[:, t] + base                         # of (j, idx[j, t]) in delta_v
-            np.subtract(1.0 / K, dv.take(flat) / l_task, out=q[:, t])
+    q = eq4_confusion(np.take_along_axis(res.delta_v, idx, axis=1), l_task, K)
     return np.where((top > 0) & (l_task > 0)[:, None], q, np.nan)
 
 

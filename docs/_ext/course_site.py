@@ -1,15 +1,20 @@
 """Sphinx extension: what makes the book read like a course site.
 
-* **Launch buttons and a download on every lesson page** (``notebooks/NN_*``): "Open in
-  Colab", "Launch Binder" and "Download .ipynb" at the top of the page. The notebook is
-  copied beside its page so the download works offline and from any host. The
-  repository's address comes from ``pyproject.toml`` (``[project.urls] Repository``).
+* **A download (and launch buttons) on every lesson page** (``notebooks/NN_*``):
+  "Download .ipynb" at the top of the page, with "Open in Colab" and "Launch Binder" only
+  once the project has a public address (``pyproject.toml``, ``[project.urls]
+  Repository``; until then a link to how to run a lesson locally). The notebook is copied
+  beside its page so the download works offline and from any host.
   Exercise pages get no download or launch button here (their sources hold solutions).
 * **Titles without raw LaTeX** in the search index, the browser tab and the navigation:
   math in a page title (``$\\mathbf p$``) becomes plain text ("p"); the page itself keeps
   the typeset math.
 * **Cross-references**: "notebook 06" or "lesson 6" in the prose becomes a link to that
   lesson; each lesson's bar links the exercises that go with it.
+* **Self-check solutions and long checks collapsed**: a code cell tagged ``hide-input``
+  whose first line is ``# Solution to exercise N`` is shown as a closed "Solution to
+  exercise N" toggle (code and output); any other ``hide-input`` cell shows its output
+  with its code behind a toggle (myst-nb's ``<details>``; see docs/lessons_checked.md).
 * **Legible figures and outputs**: stored figures can be clicked to zoom to the full
   window (again, or Escape, to close), and wide code and outputs scroll inside their box
   instead of running off the page (``course.css``).
@@ -41,14 +46,20 @@ _SYMBOLS = {r"\alpha": "α", r"\beta": "β", r"\gamma": "γ", r"\delta": "δ",
             r"\approx": "≈", r"\neq": "≠", r"\sqrt": "√", r"\log": "log", r"\|": "‖"}
 
 
-def repository(pyproject: Path = ROOT / "pyproject.toml") -> str:
-    """``owner/name`` from ``[project.urls] Repository`` in pyproject.toml."""
-    text = pyproject.read_text(encoding="utf-8")
-    m = re.search(r'^Repository\s*=\s*"https://github\.com/([^/"]+/[^/"]+?)/?"', text, re.M)
-    if not m:
-        raise ValueError(f"{pyproject}: no [project.urls] Repository = "
-                         f"\"https://github.com/<owner>/<name>\" line")
-    return m.group(1)
+def repository(pyproject: Path = ROOT / "pyproject.toml") -> str | None:
+    """``owner/name`` from ``[project.urls] Repository`` in pyproject.toml, or None when
+    the project has no public address yet (then no page links Colab or Binder). The same
+    rule as notebooks/install_cell.py: a malformed address or a placeholder is an error."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "toptwo_install_cell", ROOT / "notebooks" / "install_cell.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    try:
+        return module.repository(pyproject)
+    except SystemExit as exc:                      # the script's way to report; here an error
+        raise ValueError(str(exc)) from None
 
 
 def latex_to_text(tex: str) -> str:
@@ -103,17 +114,23 @@ def _clean_search_index(outdir: Path) -> None:
                     + m[3], encoding="utf-8")
 
 
-def launch_bar(docname: str, repo: str) -> str:
-    """The HTML of the launch/download bar of lesson ``docname`` (``notebooks/NN_x``)."""
+def launch_bar(docname: str, repo: str | None, howto: str = "") -> str:
+    """The HTML of the launch/download bar of lesson ``docname`` (``notebooks/NN_x``):
+    Colab and Binder only if the project has a public address (``repo``), else a link
+    ``howto`` to how to run a lesson locally; always the notebook's download."""
     rel = f"{docname}.ipynb"
     name = Path(rel).name
-    colab = f"https://colab.research.google.com/github/{repo}/blob/{BRANCH}/{rel}"
-    binder = f"https://mybinder.org/v2/gh/{repo}/{BRANCH}?labpath={rel}"
+    links = []
+    if repo:
+        colab = f"https://colab.research.google.com/github/{repo}/blob/{BRANCH}/{rel}"
+        binder = f"https://mybinder.org/v2/gh/{repo}/{BRANCH}?labpath={rel}"
+        links += [f'<a class="toptwo-launch-colab" href="{colab}">Open in Colab</a>',
+                  f'<a class="toptwo-launch-binder" href="{binder}">Launch Binder</a>']
+    links.append(f'<a class="toptwo-launch-download" href="{name}" download>Download {name}</a>')
+    if not repo and howto:
+        links.append(f'<a class="toptwo-launch-howto" href="{howto}">How to run it</a>')
     return (f'<div class="toptwo-launch" role="navigation" aria-label="Run this lesson">'
-            f'<a class="toptwo-launch-colab" href="{colab}">Open in Colab</a>'
-            f'<a class="toptwo-launch-binder" href="{binder}">Launch Binder</a>'
-            f'<a class="toptwo-launch-download" href="{name}" download>Download {name}</a>'
-            f'</div>')
+            + "".join(links) + '</div>')
 
 
 #: The exercises that go with each lesson (lesson number -> exercise notebook stems).
@@ -139,10 +156,11 @@ def _page_context(app: Any, pagename: str, templatename: str, context: dict,
         return
     repo = app.config.course_repository
     if LESSON.match(pagename):
-        bar = launch_bar(pagename, repo)
+        howto = app.builder.get_relative_uri(pagename, "index") + "#how-to-run-the-lessons"
+        bar = launch_bar(pagename, repo, howto)
         bar = bar.replace("</div>", _exercise_links(app, pagename) + "</div>", 1)
         context["body"] = bar + context["body"]
-    elif not pagename.startswith(("notebooks/", "api/", "genindex", "search")):
+    elif repo and not pagename.startswith(("notebooks/", "api/", "genindex", "search")):
         # the other pages: the lessons on Binder (each lesson page has its own buttons)
         context["body"] = (f'<div class="toptwo-launch" role="navigation" aria-label="Run '
                            f'the lessons"><a class="toptwo-launch-binder" href="https://'
@@ -195,6 +213,41 @@ def _notebook_links_to_pages(app: Any, docname: str, source: list[str]) -> None:
         source[0] = _NOTEBOOK_LINK.sub(lambda m: f"{{doc}}`{m[1]} <{m[2]}>`", source[0])
 
 
+SOLUTION = re.compile(r"^#\s*Solution to exercise\s+(\d+)\b")
+
+
+class CollapsedSolutions(SphinxPostTransform):
+    """Self-check solutions and hidden checks, collapsed (docs/lessons_checked.md).
+
+    The lessons' convention: a code cell tagged ``hide-input`` is shown collapsed
+    (myst-nb's own ``<details>``; no extension needed). If its first line is
+    ``# Solution to exercise N`` it is a self-check solution: its code *and* its output
+    are collapsed together under one "Solution to exercise N" toggle, so the answer it
+    prints is not in view either. Any other ``hide-input`` cell is a check whose code
+    needs more than a line: its code is collapsed ("Show the code of this check"), its
+    one-line verdict stays in view. Runs just before myst-nb's ``HideInputCells``."""
+
+    default_priority = 198
+    formats = ("html",)
+
+    def run(self, **kwargs: Any) -> None:
+        for node in self.document.findall(nodes.container):
+            if node.get("nb_element") != "cell_code" or node.get("hide_mode") != "input":
+                continue
+            if not node.children or node.children[0].get("nb_element") != "cell_code_source":
+                continue
+            m = SOLUTION.match(node.children[0].astext().lstrip())
+            if m:
+                node["hide_mode"] = "all"
+                node["prompt_show"] = f"Solution to exercise {m[1]} (click to show)"
+                node["prompt_hide"] = f"Solution to exercise {m[1]} (click to hide)"
+                node["classes"].append("toptwo-solution")
+            else:
+                node["prompt_show"] = "Show the code of this check"
+                node["prompt_hide"] = "Hide the code of this check"
+                node["classes"].append("toptwo-hidden-check")
+
+
 def _ancestors(node: nodes.Node):
     node = node.parent
     while node is not None:
@@ -228,6 +281,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("html-page-context", _page_context)
     app.connect("build-finished", _copy_notebooks)
     app.add_post_transform(LessonLinks)
+    app.add_post_transform(CollapsedSolutions)
     app.add_css_file("course.css")
     app.add_js_file("course.js")
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,397 @@
+r"""Per-task probabilities: ``p_g`` (g is the true answer) and ``p_pair`` ((g, h) is the pair).
+
+Every estimator reports a pair (g_j, h_j) per task; this module says how sure one can be
+of it, under the top-two model of eq. (1) [`eqn:A_dist`], with one meaning for every
+method (the CLI's ``p_g``/``p_pair`` columns and :meth:`toptwo.TopTwo2.to_frame` alike):
+
+* ``p_g[j]`` = P(g_j is task j's true answer | its answers), summed over the second answer;
+* ``p_pair[j]`` = P((g_j, h_j) is task j's ordered pair | its answers).
+
+The posterior. Given worker reliabilities p_i and a task's confusion q, eq. (1) gives
+P(A_ij = c | a, b, q) = (1 - p_i)/K + p_i q 1(c = a) + p_i (1 - q) 1(c = b). The pair has
+a uniform prior over the K (K - 1) ordered pairs, and q an empirical-Bayes prior: weights
+pi over the GRID_NODES nodes of :class:`toptwo.TopTwoEM` (t = 2 q - 1 at the midpoints of
+equal bins of [0, 1]) fitted to the crowd by maximum marginal likelihood at fixed p
+(the same objective and Newton solver as TopTwoEM's grid weights). So
+
+    P(a, b | A_.j) proportional to  sum_k pi_k exp(Sa_jk(a) + Sb_jk(b)),   a != b,
+
+with Sa_jk(c) = sum_{i: A_ij = c} log(1 + K p_i q_k/(1 - p_i)) (Sb likewise with 1 - q_k).
+
+* :class:`toptwo.TopTwoEM`: its own posterior (``g_proba_``, ``pair_proba_``), at its
+  fitted p and grid weights: the same formula.
+* every other method: p from eq. (5) [`eqn:hatpi`] at the method's own pairs (hits per
+  answer of each worker, clipped to [MIN_RELIABILITY, MAX_RELIABILITY]), pi fitted as
+  above, the posterior evaluated at the method's (g, h).
+
+How well these numbers are calibrated on the paper's real datasets (and why no
+crowd-only correction can fix the rest): ``docs/calibration.md``, measured by
+``benchmarks/calibration.py``.
+
+O(nnz GRID_NODES + m K^2 GRID_NODES) time; the (task, a, b, node) array is built a chunk
+of tasks at a time (at most _CHUNK entries), so memory is O(nnz + m (K + GRID_NODES)).
+Every sum over a task's answers is taken in task-major order (workers increasing) by
+scipy's sparse product, without BLAS, so the result does not depend on the input order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._validation import check_int
+from .responses import Responses
+
+__all__ = ["grid_posterior", "fit_grid_weights", "task_probabilities", "plugin_reliability",
+           "expected_gain", "relabel_order"]
+
+#: Entries of the (task, a, b, node) array built at once.
+_CHUNK = 1 << 20
+
+
+def _nodes() -> np.ndarray:
+    from .extensions._em_grid import GRID_NODES
+    t = (np.arange(GRID_NODES) + 0.5) / GRID_NODES
+    return 0.5 * (1.0 + t)
+
+
+def _chunks(R: Responses, G: int):
+    """(lo, hi, Sa, Sb) per chunk of tasks: Sa, Sb of shape (c, K, G) as functions of
+    the per-response weight tables, through one sparse incidence per chunk."""
+    K = R.n_labels
+    indptr, workers_tm, labels_tm = R.task_major()
+    step = max(1, _CHUNK // (K * K * G))
+    for lo in range(0, R.n_tasks, step):
+        hi = min(R.n_tasks, lo + step)
+        r0, r1 = int(indptr[lo]), int(indptr[hi])
+        tasks = np.repeat(np.arange(hi - lo), np.diff(indptr[lo:hi + 1]))
+        rows = tasks * K + (labels_tm[r0:r1].astype(np.int64) - 1)
+        inc = sp.csr_array((np.ones(r1 - r0), (rows, np.arange(r1 - r0))),
+                           shape=((hi - lo) * K, r1 - r0))
+        yield lo, hi, inc, workers_tm[r0:r1]
+
+
+def _scores(R: Responses, p: np.ndarray, q_nodes: np.ndarray):
+    """Per chunk: (lo, hi, L) with L[j, a, b, k] = Sa_jk(a) + Sb_jk(b) - M_j (diagonal
+    -inf), M_j the task's largest entry (so every exp(L) is at most 1 and one is 1)."""
+    K, G = R.n_labels, q_nodes.size
+    cw = K * p / (1.0 - p)
+    ta = np.log1p(cw[:, None] * q_nodes[None, :])            # (n, G) per worker and node
+    tb = np.log1p(cw[:, None] * (1.0 - q_nodes)[None, :])
+    diag = np.arange(K)
+    for lo, hi, inc, w in _chunks(R, G):
+        c = hi - lo
+        Sa = (inc @ ta[w]).reshape(c, K, G)
+        Sb = (inc @ tb[w]).reshape(c, K, G)
+        L = Sa[:, :, None, :] + Sb[:, None, :, :]
+        L[:, diag, diag, :] = -np.inf
+        L -= L.max(axis=(1, 2, 3))[:, None, None, None]
+        yield lo, hi, L
+
+
+def fit_grid_weights(R: Responses, p: np.ndarray, q_nodes: np.ndarray | None = None
+                     ) -> np.ndarray:
+    """Grid weights pi maximising the marginal likelihood of the answers at fixed p.
+
+    The empirical-Bayes prior of q_j: F(pi) = sum_j log(sum_k pi_k Z_jk) + delta sum_k
+    log pi_k (Z_jk the likelihood of task j's answers at node k, delta = GRID_PSEUDO),
+    maximised by TopTwoEM's Newton solver on the simplex (``_pi_newton``).
+
+    Parameters
+    ----------
+    R : Responses
+    p : ndarray of shape (n_workers,)
+        Reliabilities in (0, 1).
+    q_nodes : ndarray, optional
+        The nodes (default: TopTwoEM's grid).
+
+    Returns
+    -------
+    ndarray of shape (len(q_nodes),), summing to 1.
+    """
+    from .extensions._em_grid import GRID_PSEUDO, _pi_newton
+    q_nodes = _nodes() if q_nodes is None else np.asarray(q_nodes, float)
+    answered = R.task_counts() > 0
+    Z = np.empty((R.n_tasks, q_nodes.size))
+    for lo, hi, L in _scores(R, p, q_nodes):
+        Z[lo:hi] = np.exp(L).sum(axis=(1, 2))
+    Z = Z[answered]
+    pi = np.full(q_nodes.size, 1.0 / q_nodes.size)
+    for _ in range(10):                 # each call at most _PI_NEWTON steps; F rises
+        new, _ = _pi_newton(Z, pi, GRID_PSEUDO)
+        done = np.abs(new - pi).max() < 1e-10
+        pi = new
+        if done:
+            break
+    return pi
+
+
+def grid_posterior(R: Responses, p: np.ndarray, pi: np.ndarray,
+                   q_nodes: np.ndarray | None = None, pairs: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Posterior of each task's pair with q integrated over the grid (module docstring).
+
+    Parameters
+    ----------
+    R : Responses
+    p : ndarray of shape (n_workers,)
+        Reliabilities in (0, 1).
+    pi : ndarray of shape (G,)
+        Weights of the nodes.
+    q_nodes : ndarray of shape (G,), optional
+        Default: TopTwoEM's grid.
+    pairs : ndarray of shape (n_tasks, 2), optional
+        Labels 1..K (0 = none): the pair whose posterior is returned.
+
+    Returns
+    -------
+    g_marginal : ndarray of shape (n_tasks, K)
+        P(label c is g_j | A_.j) in column c - 1; NaN rows for unanswered tasks.
+    p_pair : ndarray of shape (n_tasks,) or None
+        P((g_j, h_j) = pairs[j] | A_.j) (NaN where unanswered or ``pairs[j]`` has a 0).
+    """
+    q_nodes = _nodes() if q_nodes is None else np.asarray(q_nodes, float)
+    K, m = R.n_labels, R.n_tasks
+    logpi = np.log(pi)
+    gm = np.empty((m, K))
+    pp = None if pairs is None else np.empty(m)
+    if pairs is not None:
+        pairs = np.asarray(pairs)
+        a_ix, b_ix = np.maximum(pairs[:, 0] - 1, 0), np.maximum(pairs[:, 1] - 1, 0)
+    for lo, hi, L in _scores(R, p, q_nodes):
+        L += logpi
+        W = np.exp(L).sum(axis=3)                              # (c, K, K)
+        W /= W.sum(axis=(1, 2))[:, None, None]
+        gm[lo:hi] = W.sum(axis=2)
+        if pp is not None:
+            rows = np.arange(hi - lo)
+            pp[lo:hi] = W[rows, a_ix[lo:hi], b_ix[lo:hi]]
+    answered = R.task_counts() > 0
+    gm[~answered] = np.nan
+    if pp is not None:
+        pp = np.where(answered & (pairs[:, 0] > 0) & (pairs[:, 1] > 0), pp, np.nan)
+    return gm, pp
+
+
+def plugin_reliability(R: Responses, top: np.ndarray) -> np.ndarray:
+    """p_i from eq. (5) at the pairs ``top`` (hits per answer of each worker; K = 2: the
+    one-coin 2 x share of answers equal to g minus 1), clipped to [MIN_RELIABILITY,
+    MAX_RELIABILITY]; a worker without usable answers gets MIN_RELIABILITY."""
+    from .mle import MAX_RELIABILITY, MIN_RELIABILITY, estimate_reliability
+    top = np.asarray(top)
+    if R.n_labels > 2:
+        p = estimate_reliability(R, top, normalization="per_worker")
+    else:
+        hit = (R.labels == top[R.tasks, 0]).astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = 2.0 * np.bincount(R.workers, hit, R.n_workers) / R.worker_counts() - 1.0
+    return np.clip(np.nan_to_num(p, nan=MIN_RELIABILITY), MIN_RELIABILITY, MAX_RELIABILITY)
+
+
+def _model(est: Any, R: Responses) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(p, pi, q_nodes) of the posterior for a fitted estimator (module docstring)."""
+    pi = getattr(est, "confusion_weights_", None)
+    if pi is not None and "reliability_" in est.__dict__:          # TopTwoEM, grid
+        p = np.clip(np.nan_to_num(est.reliability_, nan=0.5), 1e-12, 1.0 - 1e-12)
+        return p, np.asarray(pi, float), np.asarray(est.confusion_grid_, float)
+    p = plugin_reliability(R, est.top_two_)
+    q_nodes = _nodes()
+    return p, fit_grid_weights(R, p, q_nodes), q_nodes
+
+
+def task_probabilities(est: Any, R: Responses | None = None) -> dict[str, np.ndarray]:
+    """``p_g`` and ``p_pair`` of a fitted estimator's pairs (module docstring).
+
+    Parameters
+    ----------
+    est : fitted toptwo estimator
+        Any with ``top_two_`` (labels 1..K, 0 for an unanswered task).
+    R : Responses, optional
+        The data it was fitted on (default: the data recorded by ``fit``).
+
+    Returns
+    -------
+    dict with ``p_g`` and ``p_pair``, ndarrays of shape (n_tasks,) (NaN where a task has
+    no answers).
+
+    Examples
+    --------
+    >>> import toptwo
+    >>> from toptwo.posterior import task_probabilities
+    >>> model = toptwo.TopTwoModel.random(40, 200, 4, rng=0)
+    >>> est = toptwo.TopTwo2(rng=0).fit(model.sample(0.5, rng=1))
+    >>> pr = task_probabilities(est)
+    >>> bool(((pr["p_g"] >= pr["p_pair"]) & (pr["p_g"] <= 1)).all())
+    True
+    """
+    if R is None:
+        R = getattr(est, "_responses_in", None)
+        if R is None:
+            raise ValueError(f"task_probabilities needs the data {type(est).__name__} was "
+                             f"fitted on: pass R (it was not recorded by fit).")
+    cached = est.__dict__.get("_task_probabilities")
+    if cached is not None and cached[0] is R:
+        return dict(cached[1])
+    top = np.asarray(est.top_two_)
+    answered = (R.task_counts() > 0) & (top[:, 0] > 0)
+    if "g_proba_" in est.__dict__ and "pair_proba_" in est.__dict__:
+        out = {"p_g": np.where(answered, est.g_proba_, np.nan),
+               "p_pair": np.where(answered, est.pair_proba_, np.nan)}
+    else:
+        p, pi, q_nodes = _model(est, R)
+        gm, pp = grid_posterior(R, p, pi, q_nodes, pairs=top)
+        rows = np.arange(R.n_tasks)
+        pg = gm[rows, np.maximum(top[:, 0] - 1, 0)]
+        out = {"p_g": np.where(answered, pg, np.nan), "p_pair": np.where(answered, pp, np.nan)}
+    est.__dict__["_task_probabilities"] = (R, dict(out))
+    return out
+
+
+# ----------------------------------------------------------- re-labelling value
+def expected_gain(est: Any, R: Responses | None = None, n_answers: int | None = None,
+                  n_draws: int = 64, rng: Any = 0) -> np.ndarray:
+    r"""Expected fall of each task's g error if it got ``n_answers`` fresh answers.
+
+    For task j with posterior P(a, b, k | A_.j) (module docstring), its expected error
+    now is 1 - p_g[j]; after r fresh answers A' (workers drawn like the crowd's answers:
+    the worker of a random answer, so with the crowd's reliabilities) the best choice is
+    the label with the largest posterior of being g, so the expected error becomes
+    1 - E[max_c P(c is g | A_.j, A')]. The gain is the difference,
+
+        gain_j = E[max_c P(c is g | A_.j, A') - P(g_j is g | A_.j, A')]  >= 0
+
+    (the second term's expectation is p_g[j]), the preposterior expectation taken by
+    Monte Carlo: ``n_draws`` draws of (a, b, k) from the posterior and r answers from
+    eq. (1), the same random numbers for every task (common random numbers; a seed
+    gives the same list every run, whatever the order of the input rows).
+
+    Parameters
+    ----------
+    est : fitted estimator
+    R : Responses, optional
+        Default: the data recorded by ``fit``.
+    n_answers : int, optional
+        r, answers per re-labelled task (default: the median number of answers per
+        answered task).
+    n_draws : int, default=64
+    rng : int or numpy.random.Generator, default=0
+
+    Returns
+    -------
+    ndarray of shape (n_tasks,), >= 0; an unanswered task's gain is computed from the
+    prior (every pair equally likely).
+    """
+    owner = "expected_gain"
+    if R is None:
+        R = getattr(est, "_responses_in", None)
+        if R is None:
+            raise ValueError(f"{owner} needs the data the estimator was fitted on: pass R.")
+    counts = R.task_counts()
+    if n_answers is None:
+        n_answers = max(1, int(np.median(counts[counts > 0])))
+    r = check_int(n_answers, "n_answers", owner=owner, minimum=1)
+    S = check_int(n_draws, "n_draws", owner=owner, minimum=1)
+    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(
+        check_int(rng, "rng", owner=owner, minimum=0))
+    K, m = R.n_labels, R.n_tasks
+    top = np.asarray(est.top_two_)
+    p, pi, q_nodes = _model_for_gain(est, R)
+    G = q_nodes.size
+    p_resp = np.sort(p[R.workers])              # sorted: independent of the input order
+    # common random numbers: for each draw s, uniforms for (a, b, k) and r answers
+    u_state = gen.random(S)
+    u_pw = p_resp[gen.integers(0, p_resp.size, size=(S, r))]         # (S, r) reliabilities
+    u_ans = gen.random((S, r))
+    u_any = gen.integers(0, K, size=(S, r))                            # uniform label
+    cw_new = K * u_pw / (1.0 - u_pw)
+    logpi = np.log(pi)
+    gain = np.empty(m)
+    diag = np.arange(K)
+    flat_pairs = K * K * G
+    for lo, hi, L in _scores(R, p, q_nodes):
+        c = hi - lo
+        L += logpi
+        W = np.exp(L)
+        W /= W.sum(axis=(1, 2, 3))[:, None, None, None]
+        g_now = np.where(top[lo:hi, 0] > 0, top[lo:hi, 0] - 1, W.sum(axis=(2, 3)).argmax(1))
+        cdf = np.cumsum(W.reshape(c, flat_pairs), axis=1)
+        best = np.zeros(c)
+        for s in range(S):
+            idx = np.minimum((cdf < u_state[s] * cdf[:, -1:]).sum(axis=1), flat_pairs - 1)
+            a, rest = np.divmod(idx, K * G)
+            b, k = np.divmod(rest, G)
+            qk = q_nodes[k]
+            # r answers: with prob p_i reliable (a w.p. q, else b), otherwise uniform
+            add = np.zeros((c, K, K, G))
+            for t in range(r):
+                pw = u_pw[s, t]
+                v = u_ans[s, t]
+                lab = np.where(v < pw * qk, a, np.where(v < pw, b, u_any[s, t]))
+                wa = np.log1p(cw_new[s, t] * q_nodes)                   # (G,)
+                wb = np.log1p(cw_new[s, t] * (1.0 - q_nodes))
+                rows = np.arange(c)
+                add[rows, lab, :, :] += wa[None, None, :]
+                add[rows, :, lab, :] += wb[None, None, :]
+            L2 = L + add
+            L2[:, diag, diag, :] = -np.inf
+            L2 -= L2.max(axis=(1, 2, 3))[:, None, None, None]
+            E = np.exp(L2)
+            gm2 = E.sum(axis=(2, 3))
+            # max minus the current choice's posterior: >= 0 draw by draw (its mean is
+            # p_g now, so this is the gain with a control variate)
+            best += (gm2.max(axis=1) - gm2[np.arange(c), g_now]) / gm2.sum(axis=1)
+        gain[lo:hi] = best / S
+    return gain
+
+
+def _model_for_gain(est: Any, R: Responses):
+    return _model(est, R)
+
+
+def relabel_order(est: Any, n: int, R: Responses | None = None, *,
+                  n_answers: int | None = None, n_draws: int = 64, rng: Any = 0,
+                  tie_key: Any = None) -> np.ndarray:
+    """The ``n`` tasks whose re-labelling is expected to lower the g error most.
+
+    Sorted by :func:`expected_gain` (largest first), compared after rounding to 9
+    decimals so that round-off cannot reorder them; equal gains go by ``tie_key`` (e.g.
+    the task ids as written; default the task index).
+
+    Returns
+    -------
+    ndarray of int, shape (n,): task indices.
+    """
+    owner = "relabel_order"
+    if R is None:
+        R = getattr(est, "_responses_in", None)
+        if R is None:
+            raise ValueError(f"{owner} needs the data the estimator was fitted on: pass R.")
+    k = check_int(n, "n", owner=owner, minimum=0)
+    if k > R.n_tasks:
+        raise ValueError(f"The 'n' parameter of {owner} must be at most n_tasks="
+                         f"{R.n_tasks}; got {n} instead.")
+    gain = expected_gain(est, R, n_answers=n_answers, n_draws=n_draws, rng=rng)
+    key = -np.round(gain, 9)
+    tie = np.arange(R.n_tasks) if tie_key is None else np.asarray(tie_key)
+    return np.lexsort((tie, key))[:k]
+
+
+def relabel_rows(est: Any, R: Responses, task_ids: Any, n: int, decimals: int) -> list[str]:
+    """The CLI's ``--uncertain N`` lines: a header ``task,expected_gain,p_g`` and the
+    :func:`relabel_order` tasks, equal gains ordered by the task id as written (so a
+    shuffled file lists the same tasks in the same order)."""
+    if n > R.n_tasks:
+        raise ValueError(f"--uncertain {n} is more than the {R.n_tasks} task(s); give at "
+                         f"most {R.n_tasks}.")
+    ids = np.array([str(t) for t in task_ids])
+    order = relabel_order(est, n, R, tie_key=ids)
+    gain = expected_gain(est, R)
+    pg = task_probabilities(est, R)["p_g"]
+    rows = ["task,expected_gain,p_g"]
+    for j in order:
+        g = f"{round(float(gain[j]), decimals)}"
+        p = "" if np.isnan(pg[j]) else f"{round(float(pg[j]), decimals)}"
+        rows.append(f"{task_ids[j]},{g},{p}")
+    return rows
