@@ -65,10 +65,10 @@ def test_status_cli_writes_both(tmp_path, capsys) -> None:
     assert (tmp_path / "_generated" / "theory_graph.svg").read_text(encoding="utf-8") == dependency_svg()
     assert "| Lemma 1 |" in table.read_text(encoding="utf-8")
     readme = tmp_path / "README.md"       # a file with the markers gets the table between them
-    readme.write_text("intro\n<!-- theory-table: x -->\nold\n<!-- /theory-table -->\nend\n", encoding="utf-8")
+    readme.write_text("intro\n<!-- theory-table: x -->\nSTALE ROW\n<!-- /theory-table -->\nend\n", encoding="utf-8")
     assert main(["--readme-table", str(readme)]) == 0
     text = readme.read_text(encoding="utf-8")
-    assert "old" not in text and "| Lemma 1 |" in text and text.endswith("<!-- /theory-table -->\nend\n")
+    assert "STALE ROW" not in text and "| Lemma 1 |" in text and text.endswith("<!-- /theory-table -->\nend\n")
 
 
 def test_source_mutants_are_found_once_and_survivors_have_reasons() -> None:

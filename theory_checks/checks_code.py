@@ -557,8 +557,6 @@ def check_code_algorithm1_sparse_path(Ks: tuple[int, ...] = (3, 4, 5)):
                 _close(res.confusion_raw[j, 0], ref["q"][j], f"q_hat of task {j} at K={K}", SVD_TOL)
 
 
-#: The checks of this module (their mutants are source mutants: ``theory_checks.mutate``).
-CODE_CHECKS = tuple(name for name in CHECKS if name.startswith("code_"))
 
 
 def _reference_instances() -> list[tuple[str, np.ndarray, int, int]]:
@@ -671,3 +669,7 @@ def check_code_theorem1_decay_axis():
             exact = sp.nsimplify(x) / gap**2
             _close(s * row["norm_p2"], exact, f"theorem1_decay at q={qv}, x={x}: s ||p||^2 (= x/gap^2)")
     del tt
+
+
+#: The checks of this module (their mutants are source mutants: ``theory_checks.mutate``).
+CODE_CHECKS = tuple(name for name in CHECKS if name.startswith("code_"))

@@ -355,6 +355,7 @@ _M += [
     Mutant("mc_lemma2_noise_norm", "||E|| does not grow with m", "dropped factor", lambda: {"exponent": 0.0}),
     Mutant("mc_theorem4_corollary3_norm", "constant 1 for 4", "wrong constant", lambda: {"constant": 1.0}),
     Mutant("mc_theorem4_corollary3_norm", "constant -4", "wrong sign", lambda: {"constant": -4.0}),
+    Mutant("mc_theorem4_corollary3_norm", "constant 3/2", "wrong constant", lambda: {"constant": 1.5}),
     Mutant("mc_lemma3_sin_theta", "sin theta ~ 1/(sn)", "wrong constant", lambda: {"exponent": -1.0}),
     Mutant("mc_lemma3_sin_theta", "sin theta independent of s", "dropped factor", lambda: {"exponent": 0.0}),
     Mutant("mc_lemma3_sin_theta", "sin theta grows like sqrt(s)", "wrong sign", lambda: {"exponent": 0.5}),
