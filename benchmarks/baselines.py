@@ -24,7 +24,7 @@ mvds
     {0.1, 0.2, 0.5, 1.0} on the four scenarios (same seeds as accuracy); pair error
     minus the oracle's.
 
-Results are written to ``toptwo/experiments/results/baselines_<mode>.json`` and printed as a
+Results are written to ``benchmarks/results/baselines_<mode>.json`` and printed as a
 Markdown table.
 """
 
@@ -49,7 +49,7 @@ NAMES = ("MV", "MV-D&S", "MV-D&S (full)", "OPT-D&S", "OPT-D&S (full)", "PGD", "M
 
 SCENARIOS = ("easy", "hard", "few_smart", "high_variance")
 RATES = (0.1, 0.2, 0.3)
-OUT = Path(__file__).resolve().parent.parent / "toptwo" / "experiments" / "results"
+OUT = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
 
 
 def _ci(x: np.ndarray) -> float:

@@ -44,7 +44,7 @@ is available (``--crowdkit-python``, default ``/work/venv-bench/bin/python``, a 
 separate from the project's). Its input is a pandas DataFrame with columns worker,
 task, label built from the same arrays (building the frame is not timed).
 
-Results are merged into ``toptwo/experiments/results/core.json`` (keyed by size) and printed as
+Results are merged into ``benchmarks/results/core.json`` (keyed by size) and printed as
 a markdown table.
 """
 
@@ -63,7 +63,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-RESULTS = HERE.parent / "toptwo" / "experiments" / "results" / "core.json"
+RESULTS = HERE.parent / "benchmarks" / "results" / "core.json"
 
 SIZES = {
     "small": dict(n=50, m=500, K=5, s=0.2),

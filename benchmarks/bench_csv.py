@@ -20,7 +20,7 @@ child, less sensitive to other load on the machine; pyarrow parses on 2 threads)
 (``os.wait4``'s ``ru_maxrss``; target for ``infer``: <= 1 GiB at 1e7 rows). The
 parts of ``infer`` (import, read, fit, write) are timed once more in a third child
 for each engine of ``--parts``. Results are printed as a markdown
-table and merged into ``toptwo/experiments/results/csv.json``.
+table and merged into ``benchmarks/results/csv.json``.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "toptwo" / "experiments" / "results" / "csv.json"
+RESULTS = ROOT / "benchmarks" / "results" / "csv.json"
 
 REFERENCE = r"""
 import sys, time

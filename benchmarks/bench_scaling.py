@@ -18,7 +18,7 @@ loaded data). Run from the repository root with one BLAS thread::
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_scaling.py
 
 Results are printed as a markdown table and written to
-``toptwo/experiments/results/scaling.json``.
+``benchmarks/results/scaling.json``.
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def main() -> None:
                   f"{r['cpu_ratio']:.1f} | {r['mem_one_component_mb']:.0f} / "
                   f"{r['mem_many_components_mb']:.0f} ({r['ms_per_component']:.3f} "
                   f"ms/component) |")
-    out = Path(__file__).resolve().parents[1] / "toptwo" / "experiments" / "results"
+    out = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
     if out.is_dir():
         (out / "scaling.json").write_text(json.dumps(rows, indent=1) + "\n")
 

@@ -19,7 +19,7 @@ Pairs: majority vote; Dawid–Skene with a full confusion matrix per worker (the
 model, "MV-D&S (full)"); one-coin Dawid–Skene ("MV-D&S"); M-MSR; MACE; GLAD. crowd-kit has
 none of OPT-D&S, PGD, MultiSPA, EBCC or the top-two methods.
 
-Results go to ``toptwo/experiments/results/crowdkit_speed.json`` and are printed as a markdown table.
+Results go to ``benchmarks/results/crowdkit_speed.json`` and are printed as a markdown table.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-RESULTS = HERE.parent / "toptwo" / "experiments" / "results" / "crowdkit_speed.json"
+RESULTS = HERE.parent / "benchmarks" / "results" / "crowdkit_speed.json"
 SIZE = dict(n=1000, m=200_000, K=5, s=0.01)
 
 # (row name, toptwo constructor expression, crowd-kit constructor expression)

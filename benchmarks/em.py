@@ -30,7 +30,7 @@ the fit plus the data).
 
 ``--real`` instead fits TopTwo2 and both TopTwoEM variants on the paper's seven real
 datasets (duplicates="last", as the paper's loaders) and reports the g error and the ECE
-of ``g_proba_`` (``toptwo/experiments/results/em_real.json``).
+of ``g_proba_`` (``benchmarks/results/em_real.json``).
 
 Seeding: replicate r of scenario c at rate index k uses
 ``numpy.random.SeedSequence(seed, spawn_key=(c, k, r))`` spawned into independent streams
@@ -483,7 +483,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--real", action="store_true",
                     help="only the real datasets (g error, ECE of g_proba_), written to "
-                         "toptwo/experiments/results/em_real.json")
+                         "benchmarks/results/em_real.json")
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--timing-rounds", type=int, default=3)
     ap.add_argument("--no-grid", action="store_true", help="skip the replicate grid")
@@ -494,7 +494,7 @@ def main(argv=None) -> int:
     ap.add_argument("--scaling", action="store_true",
                     help="only TopTwoEM against TopTwo2 from 10^4 to 10^7 responses (with "
                          "--memory: peak RSS at the largest size), written to "
-                         "toptwo/experiments/results/em_scaling.json")
+                         "benchmarks/results/em_scaling.json")
     ap.add_argument("--scaling-sizes", default=",".join(str(v) for v in SCALING_SIZES))
     ap.add_argument("--scaling-repeats", type=int, default=5)
     ap.add_argument("--scaling-repeats-large", type=int, default=3,
@@ -514,13 +514,13 @@ def main(argv=None) -> int:
         res["command"] = "OMP_NUM_THREADS=1 python benchmarks/em.py " + " ".join(
             argv or sys.argv[1:])
         res["seconds"] = time.perf_counter() - t0
-        out = RESULTS.with_name("em_scaling.json")
+        out = HERE / "results" / "em_scaling.json"
         out.write_text(json.dumps(res, indent=1))
         print(markdown_scaling(res))
         return 0
     if args.real:
         rows = run_real(args.data_dir)
-        out = RESULTS.with_name("em_real.json")
+        out = HERE / "results" / "em_real.json"
         out.write_text(json.dumps({"rows": rows, "command": "OMP_NUM_THREADS=1 python "
                                    "benchmarks/em.py " + " ".join(argv or sys.argv[1:])},
                                   indent=1))

@@ -12,7 +12,7 @@ and the mean over 10 subsamples of color at rate 0.2 (``stage1.py``'s subsamples
 
     OMP_NUM_THREADS=1 python benchmarks/reliability.py --data-dir ../shared/datasets
 
-writes ``toptwo/experiments/results/reliability.json`` (about 4 minutes on one core).
+writes ``benchmarks/results/reliability.json`` (about 4 minutes on one core).
 ``--em`` instead prints (stores nothing) TopTwoEM started from eq. (5) (its default start)
 against TopTwoEM started from the leave-one-out p, paired, on key 25 with 10 replicates per
 rate (about 4 minutes).
@@ -38,7 +38,7 @@ from stage1 import (RATES, SCENARIOS, SEED,  # noqa: E402
                     model_factory, real_g_errors)
 
 KEYS = (25, 26, 27, 28)
-OUT = Path(__file__).resolve().parent.parent / "toptwo" / "experiments" / "results" / \
+OUT = Path(__file__).resolve().parent.parent / "benchmarks" / "results" / \
     "reliability.json"
 #: name -> TopTwo2 parameters (the default is "leave_one_out")
 VARIANTS = {

@@ -22,7 +22,7 @@ error over replicates, and the paired differences (same A) that bear on the defa
 Seeding: replicate r of scenario c at rate index k uses
 ``numpy.random.SeedSequence(seed, spawn_key=(c, k, r))``, spawned into independent
 streams for the instance, the sample and each randomised estimator (no seed is used
-twice). Results go to ``toptwo/experiments/results/splitting.json``.
+twice). Results go to ``benchmarks/results/splitting.json``.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import numpy as np
 import toptwo
 
 HERE = Path(__file__).resolve().parent
-RESULTS = HERE.parent / "toptwo" / "experiments" / "results" / "splitting.json"
+RESULTS = HERE.parent / "benchmarks" / "results" / "splitting.json"
 
 SCENARIOS = ("easy", "hard", "few_smart", "high_variance")
 SHAPE = (50, 500, 5)

@@ -24,7 +24,7 @@ and TopTwo2 fitted to the same draw under both stops, and the mean paired differ
 the pair error (``toptwo.metrics.top_two_errors``) with its 95% t interval per cell, and
 the number of the 16 (cell, method) differences significant after Holm's correction.
 
-Results go to ``toptwo/experiments/results/u_precision.json``.
+Results go to ``benchmarks/results/u_precision.json``.
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ def main() -> None:
     res = {size: measure(size) for size in args.sizes.split(",") if size}
     if args.paired:
         res["paired"] = paired(args.paired)
-    path = HERE.parent / "toptwo" / "experiments" / "results" / "u_precision.json"
+    path = HERE.parent / "benchmarks" / "results" / "u_precision.json"
     old = json.loads(path.read_text()) if path.exists() else {}
     old.update(res)
     path.write_text(json.dumps(old, indent=1) + "\n")

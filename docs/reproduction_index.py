@@ -139,7 +139,7 @@ def _fig1_ours() -> str:
 def _fig1_evidence() -> str:
     line = quote("06_synthetic_scenarios.ipynb", "significantly ahead of TopTwo2:")
     opt = quote("06_synthetic_scenarios.ipynb", "hard: significantly ahead of OPT-D&S:")
-    return (f"Holm-corrected paired tests (notebook 06 § 7): “{line}”; “{opt}”. No method of the "
+    return (f"Holm-corrected paired tests (notebook 06 § 5): “{line}”; “{opt}”. No method of the "
             "paper is significantly ahead of TopTwo2 in any scenario; two baselines beyond the "
             "paper (MACE and GLAD) are on few_smart, and TopTwo2's own refinement "
             "(n_refinements=3) on hard; OPT-D&S is not second on hard.")
@@ -163,12 +163,12 @@ def _fig2_ours() -> str:
 def _fig2_evidence() -> str:
     lead = quote("08_real_data.ipynb", "largest significant lead over TopTwo2")
     who = quote("08_real_data.ipynb", "leaders on the pair error:")
-    low = quote("08_real_data.ipynb", "centering='observed' MV error on the 50 lowest")
+    low = quote("08b_seven_datasets.ipynb", "centering='observed' MV error on the 50 lowest")
     return (f"(a) Holm-corrected paired tests over 210 comparisons (notebook 08 § 3): “{lead}”; "
             f"“{who}”: EM-type methods or PGD are significantly ahead at small budgets, so "
             "“best in all ranges” does not hold; from d = 8 on no method is significantly "
             f"ahead. (b) needs the colour distances, which are not published; in its "
-            f"place (notebook 08 § 4): “{low}”.")
+            f"place (notebook 08b § 1): “{low}”.")
 
 
 def _table34_line(start: str) -> str:
@@ -191,7 +191,7 @@ def _fig8_ours() -> str:
 def _fig7_evidence() -> str:
     sp = quote("07_robustness.ipynb", "spammer_fraction methods significantly ahead of TopTwo2")
     ps = quote("07_robustness.ipynb", "p_spread methods significantly ahead of TopTwo2")
-    return (f"Holm-corrected paired tests over 360 comparisons (notebook 07 § 3): “{sp}”; “{ps}”. "
+    return (f"Holm-corrected paired tests over 360 comparisons (notebook 07 § 2): “{sp}”; “{ps}”. "
             "Holds for the number of workers and of tasks (the gap to the oracle falls from "
             "m = 100 to m = 2000, CIs apart); spread of p: TopTwo2 is never significantly "
             "better than majority vote; spread of q: ahead of MV, tied with the one-coin "
@@ -258,12 +258,13 @@ def _table5_evidence() -> str:
 
 
 def rows() -> list[Row]:
-    nb06, nb07, nb08, nb11 = ("06_synthetic_scenarios.ipynb", "07_robustness.ipynb",
-                              "08_real_data.ipynb", "11_soft_labels.ipynb")
+    nb06, nb07, nb08, nb08b, nb11 = ("06_synthetic_scenarios.ipynb", "07_robustness.ipynb",
+                                    "08_real_data.ipynb", "08b_seven_datasets.ipynb",
+                                    "11_soft_labels.ipynb")
     return [
         Row("fig:synthetic_acc",
             "pair error of every method against queries per task on the four scenarios of Table 1",
-            [section(nb06, "1. Fig. 1"), section(nb06, "7. Who is second"),
+            [section(nb06, "1. Fig. 1"), section(nb06, "5. The paper's claims"),
              _bench("reproduce_synthetic")],
             "no numbers printed; “TopTwo2 achieves the best performance, near the oracle MLE "
             "for all the scenarios”; “OPT D&S is the second best performer in the Hard scenario”",
@@ -273,7 +274,7 @@ def rows() -> list[Row]:
         Row("fig:25_gaussian",
             "(a) errors for (g, h), g and h on *color* against responses per task; (b) colour "
             "distance gap of the lowest- and highest-q̂ tasks",
-            [section(nb08, "3. Fig. 2a"), section(nb08, "4."), _bench("reproduce_real")],
+            [section(nb08, "3. Fig. 2a"), section(nb08b, "1. $\\hat q$"), _bench("reproduce_real")],
             "(a) no numbers printed; “TopTwo2 algorithm achieves the best performance in "
             "detecting (g, h), g and h in all ranges”; (b) the difficult group has the smaller gap",
             _fig2_ours, "does not reproduce", _fig2_evidence,
@@ -301,29 +302,29 @@ def rows() -> list[Row]:
             "illustration, nothing to measure"),
         Row("fig:CIFAR10Hlowhigh",
             "CIFAR-10H training images with the lowest and highest q̂",
-            ["not regenerated (CIFAR-10H's images); the claim behind it: " + section(nb08, "4.")],
+            ["not regenerated (CIFAR-10H's images); the claim behind it: " + section(nb08b, "1. $\\hat q$")],
             "images, no numbers",
             lambda: "CIFAR-10H is not available here; the same use of q̂ (find the difficult "
-                    "tasks) on color: “" + quote(nb08, "centering='observed' MV error on the 200 lowest") + "”",
+                    "tasks) on color: “" + quote(nb08b, "centering='observed' MV error on the 200 lowest") + "”",
             "not comparable",
-            lambda: "the images cannot be downloaded in this environment; notebook 08 § 4 "
+            lambda: "the images cannot be downloaded in this environment; notebook 08b § 1 "
                     "checks the underlying claim (low q̂ = difficult) on color and six other datasets.",
             "needs CIFAR-10H images; the claim behind it (low q̂ = difficult) checked on color"),
         Row("fig:app:synthetic_acc",
             "errors of ĝ and ĥ alone on the four scenarios",
-            [section(nb06, "6. Claim 3 (Fig. 6)"), _bench("reproduce_synthetic")],
+            [section(nb06, "5. The paper's claims"), _bench("reproduce_synthetic")],
             "no numbers printed; TopTwo2 best, on Easy “in estimating h by a large margin”",
             lambda: "easy, n s = 10, h error: “" + quote(nb06, "TopTwo2 - MV ", "Holm p") + "”, “"
                     + quote(nb06, "TopTwo2 - MV-D&S ", "Holm p") + "”",
             "reproduces with a stated difference",
-            lambda: "notebook 06 § 6: “" + quote(nb06, "TopTwo2 significantly better on h than:")
+            lambda: "notebook 06 § 5: “" + quote(nb06, "TopTwo2 significantly better on h than:")
                     + "”; against the one-coin methods, MACE and GLAD the difference is not "
                     "significant (asserted), so not “by a large margin”.",
             "h on easy: ahead of MV, not of the one-coin methods (no large margin)"),
         Row("fig:app_exp",
             "pair, g and h error against five knobs: workers, tasks, spread of p, spread of q, "
             "spammers",
-            [section(nb07, "1. Fig. 7"), section(nb07, "3. The paper's claims"),
+            [section(nb07, "1. Fig. 7"), section(nb07, "2. Spread of"),
              _bench("reproduce_robustness")],
             "no numbers printed; TopTwo2 close to the oracle over every range, best among the "
             "baselines with spammers, ahead when the spread of p or q grows",
@@ -332,10 +333,10 @@ def rows() -> list[Row]:
             "and for spammers (MACE ahead at 50%)"),
         Row("fig:estm_pq",
             "MSE of p̂ and q̂ against queries per task",
-            [section(nb07, "5. Fig. 8"), _bench("reproduce_estimation")],
+            [section(nb07, "3. Fig. 8"), _bench("reproduce_estimation")],
             "no numbers printed; q needs more samples than p (eq. (13) [`eqn:total_s_pq`])",
             _fig8_ours, "reproduces",
-            lambda: "notebook 07 § 5: “" + quote(nb07, "relative MSE:") + "” on one instance; "
+            lambda: "notebook 07 § 3: “" + quote(nb07, "relative MSE:") + "” on one instance; "
                     "on the prior's scale q̂ stays far worse than p̂ at every budget.",
             "q̂ needs many times more samples than p̂, as eq. (13) says"),
         Row("tab:synth_setup1",

@@ -12,7 +12,8 @@ The project's public address is one setting: ``Repository`` under ``[project.url
 top of each notebook (or brought up to date, found by their ``toptwo`` metadata, so running
 this twice changes nothing) depend on it:
 
-* **no public address** (today): one code cell that imports ``toptwo`` and, if that fails,
+* **no public address** (today): one code cell that looks ``toptwo`` up (without importing
+  it, nor numpy: a lesson's later thread setting must still apply) and, if it is missing,
   stops with the install line that works from a clone or a built wheel. No badge, no link.
 * **a public address**: a code cell that, **on Colab only**, pip-installs toptwo from the
   repository (the package brings numpy and scipy; Colab already has matplotlib, sympy,
@@ -76,15 +77,16 @@ def local_source() -> str:
     and say how to install it (from a clone, or from a built wheel)."""
     return (
         "# This lesson needs toptwo (\"How to run the lessons\" in the README or the book).\n"
-        "try:\n"
-        "    import toptwo  # noqa: F401\n"
-        "except ImportError as exc:\n"
+        "# (find_spec: nothing is imported here, so a later thread setting still applies)\n"
+        "import importlib.util\n"
+        "\n"
+        "if importlib.util.find_spec(\"toptwo\") is None:\n"
         "    raise ImportError(\n"
         "        \"toptwo is not installed; in a terminal, from a clone of the repository:\\n\"\n"
         "        '    pip install -e \".[notebooks]\"\\n'\n"
         "        \"or, from a built wheel:\\n\"\n"
         f"        '    pip install \"dist/toptwo-{version()}-py3-none-any.whl[notebooks]\"'\n"
-        "    ) from exc"
+        "    )"
     )
 
 

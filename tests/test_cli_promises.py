@@ -101,7 +101,7 @@ def test_bad_output_names_refused_before_reading(tmp_path, capsys, good, monkeyp
                                                    msg):
     def never(*a, **k):
         raise AssertionError("the input was read")
-    monkeypatch.setattr(cli, "read_triples_csv", never)
+    monkeypatch.setattr(cli, "read_input", never)
     cap = _run(capsys, ["infer", good, "-o", f"{tmp_path}{os.sep}{name}"])
     assert msg in cap.err
     assert _files(tmp_path) == ["in.csv"]
@@ -116,7 +116,7 @@ def test_other_users_file_in_sticky_folder_refused_up_front(tmp_path, capsys, go
     theirs.write_text("theirs\n")
     me = os.stat(theirs).st_uid + 4242                        # someone else
     monkeypatch.setattr(cli.os, "geteuid", lambda: me)
-    monkeypatch.setattr(cli, "read_triples_csv",
+    monkeypatch.setattr(cli, "read_input",
                         lambda *a, **k: pytest.fail("the input was read"))
     cap = _run(capsys, ["infer", good, "-o", str(theirs), "--force"])
     assert "belongs to another user in a folder with the sticky bit set" in cap.err

@@ -11,7 +11,7 @@ import importlib
 
 import pytest
 
-MODULES = ["toptwo.model", "toptwo.spectral", "toptwo.mle", "toptwo.reliability", "toptwo._step2",
+MODULES = ["toptwo.model", "toptwo.spectral", "toptwo.mle", "toptwo.reliability", "toptwo._step2", "toptwo._split",
            "toptwo.extensions.em",
            "toptwo.report", "toptwo.softlabels", "toptwo.baselines.majority",
            "toptwo.baselines.dawid_skene", "toptwo.baselines.opt_ds", "toptwo.baselines.multispa",

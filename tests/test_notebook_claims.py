@@ -202,6 +202,8 @@ def test_notebook03_noise_and_angle_claims_every_seed():
 
 
 # ---------------------------------------------------------------- notebook 05 (sample complexity)
+# "Sec. N" is a section of the former single lesson 05, now three lessons: Sec. 1-2 are lesson
+# 05, Sec. 3, 5 (every pair) and 6 lesson 05b, Sec. 4, 5 (Theorem 1, Lemma 1) and 8 lesson 05c.
 
 METHODS = {
     "TopTwo1": lambda mo: toptwo.TopTwo1(),
@@ -358,7 +360,7 @@ def _nb05_section8(seed):
 #: Per-seed statistics the notebook's text quotes (filled by the section functions).
 STUDY: dict[str, list[float]] = {}
 
-#: What notebook 05 says of them, over seeds 0-19: (mean, sd) as printed in its text, and the
+#: What docs/lessons_checked.md says of them, over seeds 0-19: (mean, sd) as printed there, and the
 #: largest deviation of the measured mean (about 2 standard errors of a mean over 20 seeds,
 #: sd / sqrt(20)) and of the measured sd (about 30 %: the sd of a sample sd over 20 draws is
 #: sd / sqrt(38) ~ 16 %, doubled).

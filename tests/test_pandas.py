@@ -11,6 +11,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import toptwo
 from toptwo import MajorityVote, Responses, TopTwo1, TopTwo2, TopTwoModel
@@ -167,3 +169,105 @@ def test_sklearn_check_is_fitted_and_html_repr():
     validation.check_is_fitted(est)
     html = estimator_html_repr(est)
     assert "TopTwo2(rng=0)" in html and "TopTwo2(rng=0)" in est._repr_html_()
+
+
+# ------------------------------------------------ issue 39 item 6: triples read as a matrix
+_TRIPLE_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                  "float32", "float64", "Int64", "UInt16", "Float64"]
+
+
+def _numeric_triples(seed, names=(0, 1, 2)):
+    gen = np.random.default_rng(seed)
+    n = int(gen.integers(20, 120))
+    w, t = gen.integers(0, 40, n), gen.integers(0, 90, n)
+    keep = np.unique(w * 1000 + t, return_index=True)[1]
+    w, t = w[keep], t[keep]
+    lab = gen.integers(1, 5, w.size)
+    lab[0] = 4
+    return pd.DataFrame(dict(zip(names, (w, t, lab))))
+
+
+@pytest.mark.parametrize("dtype", _TRIPLE_DTYPES)
+@pytest.mark.parametrize("seed", range(3))
+def test_a_numeric_frame_of_triples_is_not_fitted_as_a_matrix(dtype, seed):
+    # a 599 x 3 frame of triples was fitted as a matrix with K = 60, silently
+    df = _numeric_triples(seed).astype(dtype)
+    with pytest.raises(ValueError, match=r"looks like \(worker, task, label\) triples, not a "
+                                         r"response matrix.*Responses\.from_triples\(df, "
+                                         r"columns=.*TopTwo2\.fit\(df\.to_numpy\(\)\)"):
+        toptwo.TopTwo2().fit(df)
+    # both readings stay available, and from_triples reads every dtype alike
+    R = toptwo.Responses.from_triples(df, columns=(0, 1, 2))
+    ref = toptwo.Responses.from_triples(_numeric_triples(seed), columns=(0, 1, 2))
+    np.testing.assert_array_equal(R.labels, ref.labels)
+    np.testing.assert_array_equal(R.workers, ref.workers)
+    assert toptwo.as_responses(df.to_numpy(dtype=float)).n_labels >= 4
+
+
+@pytest.mark.parametrize("names", [("Worker", "Task", "Label"), ("annotator", "item", "answer"),
+                                   ("item", "annotator", "answer"),
+                                   ("WORKER_ID", "question", "response")])
+def test_frames_named_as_triples_in_another_spelling_are_refused(names):
+    df = _numeric_triples(0, names)
+    with pytest.raises(ValueError, match=r"name \(worker, task, label\) triples .*nothing is "
+                                         r"guessed.*Responses\.from_triples\(df, columns="):
+        toptwo.baselines.MajorityVote().fit(df)
+
+
+def test_a_real_three_task_matrix_is_still_a_matrix():
+    # zeros (not answered) in the third column, or ids no larger than the labels: a matrix
+    A = pd.DataFrame([[1, 2, 0], [2, 1, 3], [3, 3, 1], [1, 1, 2]])
+    assert toptwo.as_responses(A).shape == (4, 3)
+    B = pd.DataFrame([[1, 2, 3], [2, 1, 3], [3, 3, 1]])
+    assert toptwo.as_responses(B).shape == (3, 3)
+
+
+# ------------------------------------------ issue 39 item 9: DataFrame ids as the CSV reader
+@pytest.mark.parametrize("workers, msg", [
+    (["a", " a", "b"], r"has the id ' a', with spaces at an end in triple 1; .*strip them"),
+    (["a", "", "b"], r"has an empty id in triple 1; .*leave rows without an id out"),
+    ([True, 1, "x"], r"holds True \(bool, triple 0\) and 1 \(int, triple 1\), which Python "
+                     r"counts as one id; .*astype\(str\)"),
+    ([1.0, 1, "x"], r"holds 1\.0 \(float, triple 0\) and 1 \(int, triple 1\)"),
+])
+def test_frame_ids_that_the_csv_reader_would_keep_apart_are_refused(workers, msg):
+    # True and 1.0 merged with 1, " a" stayed apart from "a", "" was an id
+    df = pd.DataFrame({"worker": workers, "task": ["t", "u", "t"], "label": [1, 2, 3]})
+    with pytest.raises(ValueError, match=msg):
+        Responses.from_triples(df)
+
+
+def test_na_ids_from_read_csv_get_the_keep_default_na_advice(tmp_path):
+    import io
+    text = "worker,task,label\nNA,t,1\nb,t,2\nnull,u,3\n"
+    df = pd.read_csv(io.StringIO(text))
+    with pytest.raises(ValueError, match=r"missing id \(nan\) in triple 0.*keep_default_na="
+                                         r"False"):
+        TopTwo2().fit(df)
+    ok = pd.read_csv(io.StringIO(text), keep_default_na=False, dtype={"label": int})
+    R = Responses.from_triples(ok)
+    p = tmp_path / "a.csv"
+    p.write_text(text)
+    S = toptwo.io.read_triples_csv(p)
+    assert list(R.worker_ids) == list(S.worker_ids) == ["NA", "b", "null"]
+
+
+_id_values = st.one_of(st.integers(0, 3), st.sampled_from(["a", "b", "1", "x y"]),
+                       st.floats(0, 3).filter(lambda f: f == int(f)), st.booleans())
+
+
+@settings(max_examples=80, deadline=None)
+@given(ids=st.lists(_id_values, min_size=2, max_size=12))
+def test_frame_ids_merge_only_where_the_csv_reader_would(ids):
+    # property: a frame of ids either gives the ids the CSV reader gives for their text
+    # (same number of distinct ids) or is refused -- never a silent merge
+    df = pd.DataFrame({"worker": pd.Series(ids, dtype=object), "task": ["t"] * len(ids),
+                       "label": [1 + k % 3 for k in range(len(ids))]})
+    try:
+        R = Responses.from_triples(df, duplicates="first")
+    except ValueError as exc:
+        assert "counts as one id" in str(exc)
+        return
+    as_text = {(type(v).__name__ if not isinstance(v, (bool, np.bool_)) else "bool", str(v))
+               for v in ids}
+    assert R.n_workers == len(as_text)

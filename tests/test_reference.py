@@ -147,3 +147,19 @@ def test_comparison_detects_a_different_algorithm():
         differ += not (np.array_equal(out.top_two, est.top_two_)
                        and np.allclose(out.q_hat, est.confusion_raw_, atol=Q_TOL))
     assert differ >= N_INSTANCES // 2, f"only {differ} of {N_INSTANCES} instances differ"
+
+
+def test_paper_presets_are_the_printed_algorithms():
+    # TopTwo1.paper() / TopTwo2.paper(): Algorithms 1 and 2 as printed, one call away
+    for seed, A, K, _ in INSTANCES[:8]:
+        where = f"seed {seed}"
+        est1 = TopTwo1.paper(rng=seed).fit(A, K)
+        out1 = ref.algorithm1(A, K, rng=seed)
+        np.testing.assert_array_equal(out1.top_two, est1.top_two_, err_msg=where)
+        assert_same_q(est1.confusion_raw_, out1.q_hat, where)
+        est2 = TopTwo2.paper(rng=seed).fit(A, K)
+        out2 = ref.algorithm2(A, K, rng=seed)
+        np.testing.assert_array_equal(out2.top_two, est2.top_two_, err_msg=where)
+        np.testing.assert_allclose(out2.p_hat, est2.reliability_, rtol=0, atol=P_TOL,
+                                   err_msg=where)
+    assert TopTwo2.paper(eta=0.5).eta == 0.5                    # the others stay settable

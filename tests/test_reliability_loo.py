@@ -274,7 +274,7 @@ def test_refuses_what_it_cannot_use():
 
 @pytest.mark.parametrize("seeds", [range(5, 10), range(10, 15)])
 def test_lesson04_spammer_claims_hold_for_other_seeds(seeds):
-    """Lesson 04's last section asserts, on seeds 0-4: eq. (5)'s spammers' mean p_hat > 0.2,
+    """Lesson 4b's section on eq. (5) left one out asserts, on seeds 0-4: eq. (5)'s spammers' mean p_hat > 0.2,
     the leave-one-out one within 0.1 of 0 (5 hammers, 45 spammers, s = 0.1)."""
     means = {"moment": [], "leave_one_out": []}
     for seed in seeds:

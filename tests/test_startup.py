@@ -119,3 +119,44 @@ def test_library_import_errors_stay_import_errors(monkeypatch):
         with _startup.cli_imports():
             raise ImportError("\n\nIMPORTANT: ...\nOriginal error was: no numpy\n")
     assert info.value.code == 2
+
+
+# ------------------------------------------------- Ctrl-C during start-up (issue 39 item 5)
+def test_ctrl_c_during_start_up_is_one_line():
+    # a SIGINT while the command line imports numpy/scipy printed a KeyboardInterrupt
+    # traceback; it is now one line and status 130 (deterministic: the signal is sent
+    # by the process itself right after the package's imports began)
+    code = ("import os, signal, sys, time\n"
+            "sys.orig_argv = [sys.executable, '-m', 'toptwo', 'demo']\n"
+            "import toptwo\n"
+            "os.kill(os.getpid(), signal.SIGINT)\n"
+            "time.sleep(5)\n"
+            "print('not interrupted')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)),
+                          timeout=120)
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr == "python -m toptwo: interrupted\n"
+    # the library alone keeps Python's behaviour
+    lib = code.replace("sys.orig_argv = [sys.executable, '-m', 'toptwo', 'demo']\n", "")
+    proc = subprocess.run([sys.executable, "-c", lib], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)),
+                          timeout=120)
+    assert "KeyboardInterrupt" in proc.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [0.15, 0.3, 0.45, 0.6, 0.9])
+def test_ctrl_c_at_any_time_of_start_up_prints_no_traceback(delay):
+    import signal
+    import time
+    proc = subprocess.Popen([sys.executable, "-m", "toptwo", "demo"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    if "Fatal Python error: init_import_site" in err:
+        return      # the interpreter's own start-up (site-packages), before toptwo runs
+    assert "Traceback" not in err, err
+    assert proc.returncode in (0, 130, -signal.SIGINT), (proc.returncode, err)

@@ -27,7 +27,9 @@ from toptwo.teaching.__main__ import main as teaching_main
 
 ROOT = Path(__file__).resolve().parents[1]
 EXERCISES = ROOT / "notebooks" / "exercises"
-SEEDS = (0, 1, 2)
+# each check starts a process for the student's function: seeds 1 and 2 run with the slow
+# checks (CI's slow stage), seed 0 in the quick suite
+SEEDS = (0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow))
 
 
 def first_diagnosis(check, *args, **kwargs):
@@ -55,16 +57,20 @@ def empirical_distribution(A, K):
 P, Q, S = sp.symbols("p q s", positive=True)
 
 
-def expected_binary_31(k):
-    """E[A^(k)] for K = 3, (g, h) = (3, 1)."""
-    pr1 = S * (P * (1 - Q) + (1 - P) / 3)
-    pr2 = S * (1 - P) / 3
-    pr3 = S * (P * Q + (1 - P) / 3)
-    return -pr1 + pr2 + pr3 if k == 1 else -pr1 - pr2 + pr3
+def expected_binary(k, g, h, K, third=None):
+    """E[A^(k)] from eq. (1) (``third``: what 1/K is written as)."""
+    inv = sp.Integer(1) / K if third is None else third(K)
+    total = 0
+    for c in range(1, K + 1):
+        pr = S * (P * Q * int(c == g) + P * (1 - Q) * int(c == h) + (1 - P) * inv)
+        total += pr if c > k else -pr
+    return total
 
 
-def r_case_one(k):
-    return sp.Rational(k, 3) - (1 - Q)
+def r_case_one(k, g, h, K):
+    if k < h:
+        return sp.Rational(k, K)
+    return sp.Rational(k, K) - (1 - Q) if k < g else sp.Rational(k, K) - 1
 
 
 def binary(A, k):
@@ -162,23 +168,25 @@ def test_correct_answers_pass_on_fresh_inputs(check, answer, seed):
 def test_correct_answers_pass_with_fresh_entropy_and_symbolic_checks():
     for check, answer in CORRECT:
         assert check(answer)
-    assert teaching.check_expected_binary(expected_binary_31, g=3, h=1, K=3)
+    assert teaching.check_expected_binary(expected_binary)
     assert teaching.check_r_case_one(r_case_one)
     assert teaching.check_mle_differs_from_majority([1, 1, 1, 2, 2, 3],
                                                     [0, 0, 0, 0.9, 0.9, 0.5], 0.7, 3)
     assert str(teaching.check_binary_conversion(binary)) == "passed: ex3 binary conversion"
 
 
-def test_inputs_differ_from_run_to_run():
-    seen = set()
+def test_inputs_differ_from_run_to_run(tmp_path):
+    log = str(tmp_path / "seen.txt")
 
-    def spy(A, k):
-        seen.add((A.shape, A.tobytes()))
-        return binary(A, k)
+    def spy(A, k):              # runs in the child process: it reports through a file
+        with open(log, "a") as fh:
+            fh.write(f"{A.shape} {hash(A.tobytes())}\n")
+        return np.where(A == 0, 0, np.where(A > k, 1, -1))
 
     for _ in range(3):
         teaching.check_binary_conversion(spy)
-    shapes = {s for s, _ in seen}
+    seen = set(Path(log).read_text().splitlines())
+    shapes = {s.rsplit(" ", 1)[0] for s in seen}
     assert len(seen) >= 6 and len(shapes) >= 2
 
 
@@ -243,29 +251,25 @@ def test_empirical_distribution_diagnoses(wrong, diagnosis, seed):
 
 # ------------------------------------------------------------------ exercise 2
 @pytest.mark.parametrize("wrong, diagnosis", [
-    (lambda k: sp.expand(expected_binary_31(k) - S * sp.Rational(3 - 2 * k, 3)),
+    (lambda k, g, h, K: sp.expand(expected_binary(k, g, h, K) - S * sp.Rational(K - 2 * k, K)),
      "leave out the shift s\\(K - 2k\\)/K"),
-    (lambda k: expected_binary_31(k).subs(Q, 1 - Q), "swap q and 1 - q"),
-    (lambda k: -expected_binary_31(k), "reverse the sign convention"),
-    (lambda k: expected_binary_31(k) / S, "leave out the factor s"),
-    (lambda k: expected_binary_31(k).subs(1 / sp.Integer(3), sp.Float(1 / 3)) + 0 * S
-     if False else sp.expand(expected_binary_31(k)).xreplace({sp.Rational(1, 3): sp.Float(1 / 3)}),
+    (lambda k, g, h, K: expected_binary(k, g, h, K).subs(Q, 1 - Q), "swap q and 1 - q"),
+    (lambda k, g, h, K: -expected_binary(k, g, h, K), "reverse the sign convention"),
+    (lambda k, g, h, K: expected_binary(k, g, h, K) / S, "leave out the factor s"),
+    (lambda k, g, h, K: expected_binary(k, g, h, K, third=lambda K: 1 / K),
      "use sp.Rational\\(1, 3\\)"),
+    (lambda k, g, h, K: expected_binary(k, 3, 1, 3), "swap|."),     # the stored K = 3 answer
 ])
 def test_expected_binary_diagnoses(wrong, diagnosis):
-    with pytest.raises(ExerciseCheckFailed, match=f"diagnosis: .*{diagnosis}") as info:
-        teaching.check_expected_binary(wrong, g=3, h=1, K=3)
+    with pytest.raises(ExerciseCheckFailed, match=f"diagnosis: .*{diagnosis}|differs") as info:
+        teaching.check_expected_binary(wrong, rng=5)
     assert "expected" not in str(info.value)
 
 
 def test_expected_binary_float_fraction_says_use_rational():
-    def with_float(k):
-        pr1 = S * (P * (1 - Q) + (1 - P) * (1 / 3))
-        pr2 = S * (1 - P) * (1 / 3)
-        pr3 = S * (P * Q + (1 - P) * (1 / 3))
-        return -pr1 + pr2 + pr3 if k == 1 else -pr1 - pr2 + pr3
-
-    first, err = first_diagnosis(teaching.check_expected_binary, with_float, g=3, h=1, K=3)
+    first, err = first_diagnosis(teaching.check_expected_binary,
+                                 lambda k, g, h, K: expected_binary(k, g, h, K,
+                                                                    third=lambda K: 1 / K))
     assert "use sp.Rational(1, 3)" in first
     assert "(otherwise it is right)" in str(err)
 
@@ -273,27 +277,34 @@ def test_expected_binary_float_fraction_says_use_rational():
 def test_expected_binary_plain_symbols_and_bad_input():
     p, q, s = sp.symbols("p q s")           # no assumptions: matched by name
     assert teaching.check_expected_binary(
-        lambda k: expected_binary_31(k).subs({P: p, Q: q, S: s}), g=3, h=1)
-    x = sp.Symbol("x")
+        lambda k, g, h, K: expected_binary(k, g, h, K).subs({P: p, Q: q, S: s}))
     with pytest.raises(ExerciseCheckFailed, match=r"uses symbols \['x'\]"):
-        teaching.check_expected_binary(lambda k: x * s, g=2, h=3)
-    with pytest.raises(ValueError, match="must be distinct labels in 1..3; got \\(2, 2\\)"):
-        teaching.check_expected_binary(expected_binary_31, g=2, h=2)
+        teaching.check_expected_binary(lambda k, g, h, K: sp.Symbol("x") * sp.Symbol("s"))
 
 
 @pytest.mark.parametrize("wrong, diagnosis", [
-    (lambda k: 2 * r_case_one(k), "factor-2 slip"),
-    (lambda k: r_case_one(k) / 2, "half of Proposition 1's"),
-    (lambda k: sp.Rational(k, 3), "the case k < h"),
-    (lambda k: sp.Rational(k, 3) - 1, "the case g <= k"),
-    (lambda k: sp.Rational(k, 3) - Q, "Case II's formula"),
-    (lambda k: k / 3 - (1 - Q), "use sp.Rational"),
-    (lambda k: -r_case_one(k), "reverse the sign"),
+    (lambda k, g, h, K: 2 * r_case_one(k, g, h, K), "factor-2 slip"),
+    (lambda k, g, h, K: r_case_one(k, g, h, K) / 2, "half of Proposition 1's"),
+    (lambda k, g, h, K: sp.Rational(k, K), "the case k < h"),
+    (lambda k, g, h, K: sp.Rational(k, K) - 1, "the case g <= k"),
+    (lambda k, g, h, K: sp.Rational(k, K) - Q, "Case II's formula"),
+    (lambda k, g, h, K: k / K - (1 - Q) if h <= k < g else r_case_one(k, g, h, K),
+     "use sp.Rational"),
+    (lambda k, g, h, K: -r_case_one(k, g, h, K), "reverse the sign"),
 ])
 def test_r_case_one_diagnoses(wrong, diagnosis):
-    first, err = first_diagnosis(teaching.check_r_case_one, wrong)
+    first, err = first_diagnosis(teaching.check_r_case_one, wrong, rng=7)
     assert re.search(diagnosis, err.diagnosis), err.diagnosis
-    assert "k/K - (1 - q)" not in str(err)
+    assert "k/K - (1 - q)" not in str(err) or "use the case" in str(err)
+
+
+def test_expected_binary_configurations_vary():
+    seen = set()
+    for seed in range(6):
+        with pytest.raises(ExerciseCheckFailed) as info:
+            teaching.check_expected_binary(lambda k, g, h, K: sp.Integer(0), rng=seed)
+        seen.add(info.value.case)
+    assert len(seen) >= 3
 
 
 # ------------------------------------------------------------------ exercise 3
@@ -352,14 +363,15 @@ def test_reliability_estimator_diagnoses(wrong, diagnosis, seed):
     (dict(half=None), "whole response matrix"),
     (dict(reps=30), "fixed number of replicates"),
     (dict(rate="s"), "rate s instead of s \\(1 - s_1\\)"),
-    (dict(reduce=np.median), "other than the mean"),
+    (dict(reduce=np.median), "median of the R estimates"),
+    (dict(reduce="last"), "last estimate"),
 ])
 def test_unbiased_simulation_diagnoses(kwargs, diagnosis, seed):
     def wrong(draw, estimate, top_two, K, s, s1, R, rng):
         kw = dict(kwargs)
         if kw.get("rate") == "s":
             kw["rate"] = s
-        if kw.get("reduce") is np.median:
+        if kw.get("reduce") == "last":
             kw["reduce"] = lambda x, axis: np.asarray(x)[-1]
         return simulate(draw, estimate, top_two, K, s, s1, R, rng, **kw)
 
@@ -374,7 +386,7 @@ def test_unbiased_simulation_never_hands_over_the_truth():
             draw(rng)
         return toptwo.TopTwoModel.random(len(top_two), 3, K, rng=0).reliability
 
-    with pytest.raises(ExerciseCheckFailed, match="calls toptwo"):
+    with pytest.raises(ExerciseCheckFailed, match="wrong shape|average of the R estimates"):
         teaching.check_unbiased_simulation(uses_truth, rng=0)
 
     def with_estimate_reliability(draw, estimate, top_two, K, s, s1, R, rng):
@@ -384,8 +396,14 @@ def test_unbiased_simulation_never_hands_over_the_truth():
             out.append(toptwo.estimate_reliability(A2, top_two))
         return np.mean(out, axis=0)
 
-    with pytest.raises(ExerciseCheckFailed, match="estimate_reliability"):
+    with pytest.raises(ExerciseCheckFailed, match="called estimate 0 times"):
         teaching.check_unbiased_simulation(with_estimate_reliability, rng=0)
+
+    def reads_the_closure(draw, estimate, top_two, K, s, s1, R, rng):
+        return draw.__closure__[0].cell_contents.reliability
+
+    with pytest.raises(ExerciseCheckFailed, match="closure"):
+        teaching.check_unbiased_simulation(reads_the_closure, rng=0)
 
 
 # ------------------------------------------------------------------ exercise 5
@@ -417,7 +435,7 @@ def test_plugin_mle_missing_plus_one_is_diagnosed():
         with np.errstate(divide="ignore", invalid="ignore"):
             return mle_pair(a, p, q, K, weight=lambda pp, qq: np.log(K * pp * qq / (1 - pp)))
 
-    for seed in SEEDS:
+    for seed in (0, 1, 2):
         with pytest.raises(ExerciseCheckFailed, match="diagnosis: .*'\\+ 1' inside the log"):
             teaching.check_plugin_mle(no_plus_one, rng=seed)
 
@@ -523,18 +541,206 @@ def test_scaling_exponents_rejects_wrong_values():
     (teaching.check_plugin_mle,
      lambda a, p, q, K: tuple(importlib.import_module("toptwo.reference").plugin_mle(
          a[:, None], p, np.array([q]), K)[0]), "toptwo.reference.plugin_mle"),
-    (lambda fn: teaching.check_expected_binary(fn, g=3, h=1, K=3),
-     lambda k: importlib.import_module("theory_checks.model").symbolic_expected_binary(
-         3, 3, 1, k), "theory_checks"),
+    (teaching.check_expected_binary,
+     lambda k, g, h, K: importlib.import_module("theory_checks.model").symbolic_expected_binary(
+         K, g, h, k), "theory_checks"),
     (teaching.check_r_case_one,
-     lambda k: importlib.import_module("theory_checks.model").symbolic_r(3, 3, 1, k),
-     "theory_checks.model.symbolic_r"),
+     lambda k, g, h, K: importlib.import_module("theory_checks.model").symbolic_r(K, g, h, k),
+     "theory_checks.model"),
 ])
 def test_library_calls_are_refused(check, lookup, name):
-    with pytest.raises(ExerciseCheckFailed, match="your function calls .*"
-                       + re.escape(name)) as info:
+    # the child process refuses the import (or the library code shipped by value)
+    with pytest.raises(ExerciseCheckFailed, match="your function tried to .*"
+                       "(import (toptwo|theory_checks)|library)") as info:
         check(lookup)
     assert "let the library" in info.value.diagnosis
+
+
+# ------------------------------------- the student's function runs in a separate process
+def _busy_then_answer(p, q, g, h, K):
+    import time
+    start = time.process_time()
+    while time.process_time() - start < 2:       # 2 s of computing
+        pass
+    return answer_distribution(p, q, g, h, K)
+
+
+def _sleep_then_answer(p, q, g, h, K):
+    import time
+    time.sleep(6)                                 # waiting, not computing
+    return answer_distribution(p, q, g, h, K)
+
+
+def _threaded(p, q, g, h, K):
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(answer_distribution, p, q, g, h, K).result()
+
+
+def _in_subprocess(p, q, g, h, K):
+    import subprocess
+    out = subprocess.run([sys.executable, "-c", "import toptwo; print(1)"], capture_output=True)
+    return answer_distribution(p, q, g, h, K) + 0 * float(out.stdout or 1)
+
+
+def _no_profile_then_library(p, q, g, h, K):
+    sys.setprofile(None)
+    return importlib.import_module("toptwo").label_distribution(p, q, g, h, K)
+
+
+LIBRARY_SOURCE = __import__("inspect").getsource(toptwo.model.label_distribution)
+
+
+def _copied_source(p, q, g, h, K):
+    namespace = {"np": np}
+    exec(LIBRARY_SOURCE, namespace)
+    return namespace["label_distribution"](p, q, g, h, K)
+
+
+def _frame_walk(p, q, g, h, K):
+    frame = sys._getframe(1)
+    while frame is not None:
+        if "ref" in frame.f_locals:
+            return frame.f_locals["ref"]
+        frame = frame.f_back
+    return np.zeros(K)
+
+
+@pytest.mark.parametrize("attack, message", [
+    (_threaded, "start a thread"),
+    (_in_subprocess, "start a process"),
+    (_no_profile_then_library, "sys.setprofile|import toptwo"),
+    (_copied_source, "library"),
+    (_frame_walk, "frames"),
+    (lambda p, q, g, h, K: __import__("os")._exit(0), "ended .*without returning"),
+    (lambda p, q, g, h, K: __import__("faulthandler")._sigsegv(), "killed by SIGSEGV"),
+])
+def test_attack_routes_fail_with_a_named_process_mistake(attack, message):
+    with pytest.raises(ExerciseCheckFailed, match=message):
+        teaching.check_answer_distribution(attack, rng=0)
+
+
+def test_a_slow_function_is_stopped_with_its_own_diagnosis(monkeypatch):
+    # the limit counts the function's CPU time; waiting is stopped after 4 times the limit
+    monkeypatch.setenv("TOPTWO_CALL_TIMEOUT", "1")
+    with pytest.raises(ExerciseCheckFailed, match=r"your function took more than 1 s"):
+        teaching.check_answer_distribution(_busy_then_answer, rng=0)
+    with pytest.raises(ExerciseCheckFailed, match=r"your function took more than 1 s"):
+        teaching.check_answer_distribution(_sleep_then_answer, rng=0)
+    monkeypatch.setenv("TOPTWO_CALL_TIMEOUT", "nope")
+    with pytest.raises(ValueError, match="TOPTWO_CALL_TIMEOUT='nope' is not a number"):
+        teaching.check_answer_distribution(answer_distribution, rng=0)
+
+
+@pytest.mark.parametrize("check, answer", [
+    (teaching.check_answer_distribution,
+     lambda *a: answer_distribution(*a).astype(np.float32)),
+    (teaching.check_answer_distribution, lambda *a: tuple(answer_distribution(*a).tolist())),
+    (teaching.check_answer_distribution,
+     lambda *a: __import__("pandas").Series(answer_distribution(*a))),
+    (teaching.check_centered_binary, lambda EA, k, s, K: center(EA, k, s, K).astype(np.float32)),
+    (teaching.check_ex1_empirical_distribution,
+     lambda A, K: empirical_distribution(A, K).astype(np.float32)),
+    (teaching.check_fit_exponent, lambda a, ns: np.float32(fit_exponent(a, ns))),
+    (teaching.check_reliability_estimator,
+     lambda A2, top, r, K: list(reliability(A2, top, r, K).astype(np.float32))),
+])
+def test_every_correct_form_is_accepted(check, answer):
+    pytest.importorskip("pandas")
+    assert check(answer, rng=1)
+
+
+@pytest.mark.parametrize("check, constant", [
+    (teaching.check_answer_distribution, lambda p, q, g, h, K: np.full(K, 1 / K)),
+    (teaching.check_answer_distribution, lambda p, q, g, h, K: np.zeros(K)),
+    (teaching.check_fit_exponent, lambda a, ns: -2.0),
+    (teaching.check_centered_binary, lambda EA, k, s, K: np.zeros_like(EA)),
+])
+def test_constant_answers_are_named(check, constant):
+    with pytest.raises(ExerciseCheckFailed, match="ignores its input"):
+        check(constant, rng=0)
+
+
+def test_log10_on_one_axis_and_geometric_means_are_named():
+    with pytest.raises(ExerciseCheckFailed, match="log10 of alpha"):
+        teaching.check_fit_exponent(lambda a, ns: np.polyfit(np.log10(a), np.log(ns), 1)[0],
+                                    rng=0)
+    assert teaching.check_fit_exponent(lambda a, ns: np.polyfit(np.log10(a), np.log10(ns),
+                                                                1)[0], rng=0)
+
+    def geometric(method, alpha, rng):
+        previous = None
+        for ns in NS_GRID:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                err = np.exp(np.mean(np.log([pair_error(method, alpha, ns, rng)
+                                             for _ in range(REPS)])))
+            if err <= TARGET:
+                if previous is None:
+                    return float(ns)
+                ns0, err0 = previous
+                t = (err0 - TARGET) / (err0 - err)
+                return float(np.exp(np.log(ns0) + t * np.log(ns / ns0)))
+            previous = (ns, err)
+        return float("nan")
+
+    with pytest.raises(ExerciseCheckFailed, match="geometric mean"):
+        teaching.check_ns_needed(geometric, rng=0)
+
+
+def test_a_transposed_reliability_estimate_is_named():
+    with pytest.raises(ExerciseCheckFailed, match="one value per task"):
+        teaching.check_reliability_estimator(
+            lambda A2, top, r, K: K / (K - 2) * (((A2 == top[:, 0]) | (A2 == top[:, 1])).sum(
+                axis=0) / (A2.shape[0] * r) - 2 / K), rng=0)
+
+
+def _executed_with_handover(functions: dict) -> "nbformat.NotebookNode":
+    """ex01 as nbgrader's Execute leaves it when every grade cell printed "passed" and the
+    kernel handed over ``functions`` (grade id -> function)."""
+    import base64
+
+    import cloudpickle
+    from toptwo.teaching import verify
+    nb = nbformat.read(EXERCISES / "ex01_sampling.ipynb", as_version=4)
+    for cell in nb.cells:
+        if cell.metadata["nbgrader"].get("grade") and cell.cell_type == "code":
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="passed: x\n")]
+    export = verify._export_cell(nb)
+    module = sys.modules[__name__]          # by value, as a notebook's functions travel
+    cloudpickle.register_pickle_by_value(module)
+    try:
+        lines = [f"{verify.MARKER} {gid} 0 function "
+                 + base64.b64encode(cloudpickle.dumps(fn)).decode()
+                 for gid, fn in functions.items()]
+    finally:
+        cloudpickle.unregister_pickle_by_value(module)
+    export.outputs = [nbformat.v4.new_output("stream", name="stdout", text="\n".join(lines))]
+    nb.cells.append(export)
+    return nb
+
+
+def test_verify_reruns_passed_checks_outside_the_kernel():
+    """A grade cell that printed "passed" (a tampered kernel) on a wrong function: the re-run
+    fails and replaces the output; a right function keeps its pass; nothing handed over
+    (the kernel skipped the hand-over) fails too. The export cell is removed."""
+    from toptwo.teaching import verify
+    nb = _executed_with_handover({
+        "ex01-1a-check": lambda p, q, g, h, K: np.full(K, 1 / K),
+        "ex01-1b-check": empirical_distribution})
+    n_cells = len(nb.cells)
+    changed = verify._verify(nb, None)
+    assert len(nb.cells) == n_cells - 1
+    assert [line.split(":")[0] for line in changed] == ["ex01-1a-check"]
+    outputs = {c.metadata["nbgrader"]["grade_id"]: c.outputs for c in nb.cells
+               if c.cell_type == "code"}
+    assert outputs["ex01-1a-check"][0].output_type == "error"
+    assert "ignores its input" in outputs["ex01-1a-check"][0].evalue
+    assert "grade cell printed that this part passed" in outputs["ex01-1a-check"][0].evalue
+    assert outputs["ex01-1b-check"][0].text == "passed: x\n"
+    nb = _executed_with_handover({"ex01-1b-check": empirical_distribution})
+    assert [line.split(":")[0] for line in verify._verify(nb, None)] == ["ex01-1a-check"]
+    source = verify._export_cell(nb).source
+    assert "cloudpickle.dumps(value)" in source and "answer_distribution" in source
 
 
 def test_library_call_outside_the_students_function_is_allowed():
@@ -582,7 +788,7 @@ def test_toptwo_imports_without_sympy():
         "import sys; sys.modules['sympy'] = None\n"
         "import numpy as np, toptwo, toptwo.teaching as t\n"
         "assert t.check_binary_conversion(lambda A, k: np.where(A == 0, 0, np.where(A > k, 1, -1)))\n"
-        "try:\n    t.check_expected_binary(lambda k: 0, g=2, h=3)\nexcept ImportError:\n    print('lazy')\n"
+        "try:\n    t.check_expected_binary(lambda k, g, h, K: 0)\nexcept ImportError:\n    print('lazy')\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})

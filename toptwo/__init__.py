@@ -36,7 +36,6 @@ from ._startup import cli_imports as _cli_imports
 # as the command line, a failed numpy/scipy import is one line, not a traceback
 with _cli_imports():
     from .binary import binary_stack, from_binary, to_binary
-    from .extensions import TopTwoEM
     from .metrics import top_two_errors
     from .mle import OracleMLE, TopTwo2, best_pairs, estimate_reliability, plugin_mle
     from .model import SCENARIOS, TopTwoModel, label_distribution
@@ -62,13 +61,15 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module(f".{name}", __name__)
     if name in _COMPAT:
         return getattr(importlib.import_module(f".{_COMPAT[name]}", __name__), name)
+    if name == "TopTwoEM":   # beyond the paper: loaded on first use
+        return importlib.import_module(".extensions.em", __name__).TopTwoEM
     if name == "paper":   # the stored runs and method registry, now in toptwo.experiments
         return importlib.import_module(".experiments.paper", __name__)
     raise AttributeError(f"module 'toptwo' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY_SUBMODULES))
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES) | {"TopTwoEM"})
 
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""Command line of toptwo: ``python -m toptwo demo`` and ``python -m toptwo infer FILE.csv``.
+"""Command line of toptwo: ``python -m toptwo demo``, ``infer FILE`` and ``diagnose FILE``.
 
 ``demo`` draws one synthetic instance of the top-two model (eq. (1) [`eqn:A_dist`],
 a scenario of Table 1) and prints the error rates of majority vote, TopTwo1
@@ -25,9 +25,12 @@ import signal
 import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import IO, Any, NoReturn
+from typing import IO, Any
 
-from ._startup import address_space_limit, cli_imports
+from ._cli import Parser as _Parser, UsageError as _UsageError, add_input_arguments, \
+    input_name, one_line as _one_line, positive_int as _positive_int, read_input, \
+    seed as _seed, show as _show
+from ._startup import address_space_limit, cli_imports, restore_interrupts
 
 with cli_imports():             # a failed import: one line, exit status 2 (issue 27)
     import numpy as np
@@ -35,10 +38,11 @@ with cli_imports():             # a failed import: one line, exit status 2 (issu
     from .baselines.majority import MajorityVote
     from .baselines.dawid_skene import OneCoinDawidSkene
     from .extensions.em import TopTwoEM
-    from .io import read_triples_csv, write_reliability_csv, write_results_csv
+    from .io import write_reliability_csv, write_results_csv
     from .metrics import top_two_errors
     from .mle import OracleMLE, TopTwo2
     from .posterior import relabel_rows, task_probabilities
+    from .diagnose import add_parser as add_diagnose_parser, run as run_diagnose
     from .model import SCENARIOS, TopTwoModel
     from .responses import binary_labels_message, check_labels_used
     from .spectral import TopTwo1
@@ -55,46 +59,8 @@ _METHODS = ("toptwo2", "toptwo1", "em", "majority", "onecoin")
 DECIMALS = 6
 
 
-class _UsageError(Exception):
-    """Bad command-line input: reported on stderr with exit status 2."""
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1; got {text!r}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer; got {text!r}") \
-            from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer; got {text!r}")
-    return value
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors: ``PROG: error: MESSAGE (see PROG --help)``."""
-
-    def error(self, message: str) -> NoReturn:
-        if sys.stderr is not None:
-            try:
-                print(f"{self.prog}: error: {_one_line(message)} (see '{self.prog} --help')",
-                      file=sys.stderr)
-            except (OSError, ValueError):
-                pass
-        raise SystemExit(2)
-
-
 def build_parser() -> argparse.ArgumentParser:
-    """The argparse parser of ``python -m toptwo`` (sub-commands demo and infer)."""
+    """The argparse parser of ``python -m toptwo`` (sub-commands demo, infer and diagnose)."""
     parser = _Parser(
         prog="python -m toptwo",
         description="Top-two answers and confusion probabilities in multi-choice "
@@ -119,10 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
                       help="seed of the instance and of the estimators (default: 0)")
 
     infer = sub.add_parser(
-        "infer", help="estimate top-two answers from a worker,task,label CSV file",
-        description="Read answers from a CSV file with a header row naming the columns "
-                    "worker, task and label (any order, no other columns; ids may be any "
-                    "strings; labels are integers 1..K, or 0..K-1 with --label-base 0) and "
+        "infer", help="estimate top-two answers from a file of worker,task,label answers",
+        description="Read answers from a CSV or TSV file (or .gz/.bz2/.xz, or standard "
+                    "input '-') with a header row naming the columns worker, task and label "
+                    "(any order; other names or extra columns: --columns; no header: "
+                    "--no-header ORDER; ids may be any strings; labels are integers 1..K, "
+                    "or 0..K-1 with --label-base 0) and "
                     "write one row per task: task,g,h,confusion,p_g,p_pair -- the most "
                     "plausible answer g, the most confusing one h, the estimated "
                     "probability q that a reliable worker answers g rather than h, the "
@@ -139,23 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
                f"{DECIMALS} decimal places (trailing zeros dropped), so outputs are "
                f"identical across machines. A closed standard output (e.g. '| head') ends "
                f"the command quietly with status 0.")
-    infer.add_argument("file", metavar="FILE.csv", help="CSV file of worker,task,label rows")
-    infer.add_argument("--n-labels", type=_positive_int, default=None, metavar="K",
-                       help="number of answer choices K (default: the largest label in "
-                            "the file, which is too small if the highest choice never "
-                            "occurs)")
-    infer.add_argument("--duplicates", choices=("error", "first", "last"), default="error",
-                       help="what to do when a worker answered a task on more than one "
-                            "row: refuse (default), keep the first or the last row")
+    add_input_arguments(infer)
     infer.add_argument("--method", choices=_METHODS, default="toptwo2",
                        help="toptwo2: spectral + plug-in MLE (Algorithm 2, default); "
                             "toptwo1: spectral only (Algorithm 1); em: EM on the full top-two "
                             "likelihood from TopTwo2 (slower; calibrated posteriors); "
                             "majority: majority vote; "
                             "onecoin: one-coin Dawid-Skene (EM; also for binary tasks, K = 2)")
-    infer.add_argument("--label-base", type=int, choices=(0, 1), default=1,
-                       help="smallest label in the file: 1 for labels 1..K (default), 0 "
-                            "for 0..K-1; output labels use the same numbering")
     infer.add_argument("--seed", type=_seed, default=0,
                        help="seed of the random sample splits and tie-breaking (default: 0)")
     infer.add_argument("--output", "-o", metavar="OUT.csv", default=None,
@@ -172,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "toptwo.posterior.relabel_order)")
     infer.add_argument("--force", action="store_true",
                        help="overwrite existing output files (refused without it)")
+    add_diagnose_parser(sub, _positive_int, _seed)
     return parser
 
 
@@ -227,14 +186,6 @@ _ESTIMATORS = {"toptwo2": ("TopTwo2", lambda seed: TopTwo2(rng=seed)),
 
 #: Methods that estimate worker reliabilities (--workers-output).
 _RELIABILITY_METHODS = ("toptwo2", "onecoin", "em")
-
-
-def _show(path: str) -> str:
-    """A file name as it goes into a one-line message: control characters escaped."""
-    path = os.fspath(path)
-    if any(not ch.isprintable() for ch in path):
-        return repr(path)[1:-1]
-    return path
 
 
 class _Output:
@@ -496,7 +447,7 @@ def _run_infer(args: argparse.Namespace) -> None:  # noqa: C901 - the command's 
                           f"(only TopTwo2's step 3, TopTwoEM and one-coin Dawid-Skene "
                           f"estimate worker reliabilities); got --method {args.method}.")
     # Every output is checked before the (possibly long) run and before any is written.
-    others = {"FILE.csv": args.file}
+    others = {"FILE": args.file} if args.file != "-" else {}
     outputs: list[_Output] = []
     for path, flag in ((args.output, "--output"), (args.workers_output, "--workers-output")):
         if path is None:
@@ -507,11 +458,10 @@ def _run_infer(args: argparse.Namespace) -> None:  # noqa: C901 - the command's 
         outputs.append(out)
     if args.output is None:
         _check_stdout()
-    R = read_triples_csv(args.file, n_labels=args.n_labels, duplicates=args.duplicates,
-                         label_base=args.label_base)
+    R = read_input(args)
     if args.uncertain is not None and args.uncertain > R.n_tasks:
         raise _UsageError(f"--uncertain {args.uncertain} is more than the {R.n_tasks} "
-                          f"task(s) in {_show(args.file)}; give at most {R.n_tasks}.")
+                          f"task(s) in {input_name(args)}; give at most {R.n_tasks}.")
     name, make = _ESTIMATORS[args.method]
     _progress(R.nnz, f"read {R.nnz} answers ({R.n_workers} workers, {R.n_tasks} tasks, "
                      f"K={R.n_labels}); fitting {name}...")
@@ -523,7 +473,7 @@ def _run_infer(args: argparse.Namespace) -> None:  # noqa: C901 - the command's 
         est = make(args.seed)
         est.fit(R)
     except ValueError as exc:
-        raise ValueError(f"{_show(args.file)}: {exc}") from None
+        raise ValueError(f"{input_name(args)}: {exc}") from None
     # the CSV reader always keeps the ids as written
     task_ids = R.task_ids if R.task_ids is not None else np.arange(R.n_tasks)
     worker_ids = R.worker_ids if R.worker_ids is not None else np.arange(R.n_workers)
@@ -578,13 +528,6 @@ def _install_signal_handlers() -> dict[int, Any]:
     return old
 
 
-def _one_line(text: str) -> str:
-    """A message on one line: newlines and other control characters escaped."""
-    if all(ch.isprintable() for ch in text):
-        return text
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m toptwo`` and of the ``toptwo`` console script.
 
@@ -602,9 +545,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     old_handlers = _install_signal_handlers()
     try:
+        restore_interrupts()            # from here on, Ctrl-C is KeyboardInterrupt below
         if args.command == "demo":
             _check_stdout()
             _, text = run_demo(args.scenario, args.queries_per_task, args.seed)
+            with _utf8_stdout() as stdout:
+                stdout.write(text + "\n")
+        elif args.command == "diagnose":
+            _check_stdout()
+            text = run_diagnose(args, read_input, lambda _: input_name(args))
             with _utf8_stdout() as stdout:
                 stdout.write(text + "\n")
         else:

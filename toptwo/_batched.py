@@ -2,8 +2,8 @@ r"""Algorithm 1 steps 1-3 on many small connected components at once.
 
 Private machinery behind :func:`toptwo.spectral.spectral_estimate`. Stage 1 runs
 Algorithm 1 on every connected component of the worker-task graph
-(:mod:`toptwo._components`); a crowd split into 10^5 small components ran it 10^5 times
-in a Python loop (about 0.6 ms each, 60 s). Here every component with at most
+(:mod:`toptwo._components`), which for 10^5 small components is a Python loop of 10^5
+iterations (design notes, "Disconnected responses"). Here every component with at most
 ``BATCH_MAX_WORKERS`` workers goes through one vectorised computation instead, the same
 arithmetic in the same order as the per-component path (:func:`toptwo.spectral.
 _spectral_block` on the component's dense n_c x n_c Gram matrix):

@@ -1,4 +1,4 @@
-"""Start-up of the command line under tight limits (issue 27); standard library only.
+"""Start-up of the command line under tight limits; standard library only.
 
 ``python -m toptwo`` imports the package (numpy, scipy) before ``toptwo.__main__``
 runs, so a failure there would end in a traceback. :func:`cli_imports` wraps those
@@ -85,10 +85,45 @@ def _fail(exc: BaseException) -> None:
         pass
 
 
+def _interrupted(signum: int, frame: object) -> None:
+    """SIGINT before the command's own handling starts: one line, exit status 130."""
+    try:
+        if sys.stderr is not None:
+            print(f"{PROG}: interrupted", file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+    raise SystemExit(130)
+
+
+def quiet_interrupts() -> None:
+    """As the command line, Ctrl-C during start-up (imports, argument parsing) ends the
+    process with one line and status 130 instead of a KeyboardInterrupt traceback;
+    :func:`toptwo.__main__.main` hands SIGINT back to Python's
+    handler (KeyboardInterrupt, with its clean-up) once its own handling is in place."""
+    try:
+        import signal
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, _interrupted)
+    except (ImportError, ValueError, OSError, AttributeError):   # not the main thread
+        pass
+
+
+def restore_interrupts() -> None:
+    """Undo :func:`quiet_interrupts` (only if its handler is still in place)."""
+    try:
+        import signal
+        if signal.getsignal(signal.SIGINT) is _interrupted:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+    except (ImportError, ValueError, OSError, AttributeError):
+        pass
+
+
 @contextlib.contextmanager
 def cli_imports() -> Iterator[None]:
     """Around the package's imports of numpy and scipy (see the module docstring)."""
     cli = running_as_cli()
+    if cli:
+        quiet_interrupts()
     if cli and address_space_limit() is not None:
         for var in THREAD_VARIABLES:
             os.environ.setdefault(var, "1")
@@ -99,3 +134,7 @@ def cli_imports() -> Iterator[None]:
             raise
         _fail(exc)
         raise SystemExit(2) from None
+    except KeyboardInterrupt:           # Ctrl-C before the handler above was installed
+        if not cli:
+            raise
+        _interrupted(2, None)

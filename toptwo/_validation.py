@@ -335,9 +335,8 @@ def as_int_array(x: Any, name: str, *, owner: str, where=None, masked: str = "re
 def _exact_whole(v: Any) -> bool:
     """True for a finite real number that is exactly a whole number.
 
-    ``fractions.Fraction`` and ``decimal.Decimal`` are treated alike (issue 27: Decimal
-    was refused while Fraction was accepted), and exactly: Fraction(2**60 + 1, 2) is
-    not whole even though its float is.
+    ``fractions.Fraction`` and ``decimal.Decimal`` are treated alike, and exactly:
+    Fraction(2**60 + 1, 2) is not whole even though its float is.
     """
     if isinstance(v, numbers.Rational):
         return v.denominator == 1

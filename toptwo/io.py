@@ -1,14 +1,19 @@
 """Reading response triples from CSV and writing results as CSV.
 
-The file format is the one of the command line (``python -m toptwo infer FILE.csv``)::
+The file format is the one of the command line (``python -m toptwo infer FILE``)::
 
     worker,task,label
     alice,q1,3
     bob,q1,2
     alice,q2,5
 
-* A header row names the three columns ``worker``, ``task`` and ``label`` exactly, in
-  any order; any other column is refused (no silent dropping of data).
+* By default a header row names the three columns ``worker``, ``task`` and ``label``
+  exactly, in any order; any other column is refused (no silent dropping of data).
+  ``columns=`` names the three among others (the others are then ignored), ``order=``
+  reads a file without a header (the paper's ``task worker label`` files).
+* Fields are separated by a comma, a tab, a semicolon or one space: sniffed from the
+  first line, or ``sep=``. gzip, bzip2 and xz files are decompressed; ``"-"`` is standard
+  input; pipes are read once (:mod:`toptwo._sources`).
 * Worker and task ids are arbitrary strings (leading and trailing spaces are
   stripped). Row ``i`` of the response matrix A (shape ``(n_workers, n_tasks)``,
   the paper's orientation, eq. (1) [`eqn:A_dist`]) is the ``i``-th distinct worker in
@@ -42,6 +47,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from ._sources import Source, open_source
 from ._validation import check_choice, check_int
 from .responses import (DUPLICATE_POLICIES, INT32_MAX, MAX_INFERRED_LABELS, Responses,
                         _duplicates_error, _find_duplicates, exceeds_label_bound)
@@ -61,16 +67,36 @@ def _fail(path: str, line: int | None, message: str) -> ValueError:
     return ValueError(f"{where}: {message}")
 
 
-def read_triples_csv(path: str | os.PathLike, *, n_labels: int | None = None,
+def read_triples_csv(path: str | os.PathLike | IO[Any], *, n_labels: int | None = None,
                      duplicates: str = "error", label_base: int = 1,
-                     engine: str = "auto") -> Responses:
-    """Read ``worker,task,label`` triples from a CSV file with a header row.
+                     engine: str = "auto", sep: str | None = None,
+                     columns: Sequence[str] | None = None,
+                     order: Sequence[str | None] | None = None) -> Responses:
+    """Read ``worker,task,label`` triples from a CSV or TSV file.
 
     Parameters
     ----------
-    path : str or path-like
-        CSV file (UTF-8, an optional byte-order mark is ignored). The header must name
-        exactly the columns ``worker``, ``task`` and ``label`` (any order).
+    path : str, path-like or file object
+        The file (UTF-8, an optional byte-order mark is ignored); ``"-"`` is standard
+        input. A gzip, bzip2 or xz file is decompressed (recognised by its first bytes;
+        a name ending in ``.gz``/``.bz2``/``.xz`` whose content is not compressed is
+        refused). Pipes, named pipes and file objects are read once, whole
+        (:mod:`toptwo._sources`). By default the first non-empty line is a header
+        naming exactly the columns ``worker``, ``task`` and ``label`` (any order).
+    sep : {",", "\\t", ";", " "}, optional
+        The field separator (also by name: ``"comma"``, ``"tab"``, ``"semicolon"``,
+        ``"space"``). By default it is sniffed from the first non-empty line: the one of
+        comma, tab and semicolon it holds (two of them: refused, pass ``sep``), else a
+        single space if it holds one, else a comma.
+    columns : sequence of three str, optional
+        The header's names of the worker, task and label columns, in that order (e.g.
+        ``("annotator", "item", "answer")``); the file's other columns are then ignored
+        (but every row must have the header's number of fields).
+    order : sequence of str or None, optional
+        For a file without a header row (the paper's ``task worker label`` files): the
+        role of each field, e.g. ``("task", "worker", "label")``; ``None`` or ``"-"``
+        for a field to ignore. ``worker``, ``task`` and ``label`` occur once each.
+        Not together with ``columns``.
     n_labels : int, optional
         K, the number of answer choices. When omitted it is inferred as the largest
         label in the file, which under-counts K if the highest choice never occurs:
@@ -116,12 +142,14 @@ def read_triples_csv(path: str | os.PathLike, *, n_labels: int | None = None,
     K_given = None if n_labels is None else check_int(n_labels, "n_labels", owner=_OWNER,
                                                       minimum=2)
     check_choice(engine, "engine", ENGINES, owner=_OWNER)
-    name = os.fspath(path)
+    layout = _Layout(sep, columns, order)
+    src = open_source(path)
+    layout.sep = _sniff(src, layout.sep)
     if engine != "python":
-        R = _read_fast(name, engine, base, K_given, duplicates)
+        R = _read_fast(src, layout, engine, base, K_given, duplicates)
         if R is not None:
             return R
-    return _read_strict(name, base, K_given, duplicates)
+    return _read_strict(src, layout, base, K_given, duplicates)
 
 
 #: The parsers of :func:`read_triples_csv`.
@@ -188,8 +216,124 @@ def _show_int(lab: str) -> str:
     return lab if len(lab) <= 40 else f"{lab[:20]}...({len(lab)} characters)"
 
 
-def _header(reader: Any, name: str) -> tuple[list[str], list[str], int]:
-    """Read and check the header row: (raw fields, stripped names, line number)."""
+#: Field separators: the character and its name (``sep`` takes either).
+SEPARATORS = {",": "comma", "\t": "tab", ";": "semicolon", " ": "space"}
+
+#: Header names often given to the three columns (compared in lower case); used only to
+#: suggest ``columns=`` / ``--columns`` in a message, never to pick columns silently.
+_SYNONYMS = {
+    "worker": ("worker", "worker_id", "workerid", "annotator", "annotator_id", "rater",
+               "user", "user_id", "labeler", "labeller", "contributor", "_worker_id"),
+    "task": ("task", "task_id", "taskid", "question", "question_id", "item", "item_id",
+             "example", "object", "image", "unit", "_unit_id"),
+    "label": ("label", "answer", "response", "annotation", "choice", "class", "label_id",
+              "value", "rating"),
+}
+
+
+def _sep_name(sep: str) -> str:
+    return {"\t": "tab", " ": "space"}.get(sep, sep)
+
+
+class _Layout:
+    """How the fields of a file are laid out: separator, header, which field is which."""
+
+    def __init__(self, sep: Any, columns: Any, order: Any):
+        if sep is not None:
+            by_name = {v: k for k, v in SEPARATORS.items()}
+            sep = by_name.get(sep, "\t" if sep == "\\t" else sep)
+            if sep not in SEPARATORS:
+                raise ValueError(f"The 'sep' parameter of {_OWNER} (CLI: --sep) must be one "
+                                 f"of ',', tab, ';' or a space (or by name: comma, tab, "
+                                 f"semicolon, space); got {sep!r} instead.")
+        if columns is not None and order is not None:
+            raise TypeError(f"{_OWNER} takes 'columns' (names in a header row) or 'order' "
+                            f"(the fields of a file without a header; CLI: --no-header), "
+                            f"not both.")
+        if columns is not None:
+            if (isinstance(columns, (str, bytes)) or len(columns) != 3
+                    or not all(isinstance(c, str) and c.strip() for c in columns)
+                    or len({c.strip() for c in columns}) != 3):
+                raise ValueError(f"The 'columns' parameter of {_OWNER} (CLI: --columns "
+                                 f"WORKER,TASK,LABEL) must be three distinct non-empty "
+                                 f"column names, of the worker, task and label columns in "
+                                 f"that order; got {columns!r} instead.")
+            columns = tuple(c.strip() for c in columns)
+        if order is not None:
+            roles = [None if r in (None, "-", "") else r for r in
+                     (order if not isinstance(order, str) else order.split(","))]
+            if (any(r not in REQUIRED_COLUMNS + (None,) for r in roles)
+                    or sorted(r for r in roles if r) != sorted(REQUIRED_COLUMNS)):
+                raise ValueError(f"The 'order' parameter of {_OWNER} (CLI: --no-header "
+                                 f"ORDER) must name the role of each field of a file without "
+                                 f"a header: worker, task and label once each, '-' for a "
+                                 f"field to ignore (e.g. task,worker,label); got {order!r} "
+                                 f"instead.")
+            order = tuple(roles)
+        self.sep, self.columns, self.order = sep, columns, order
+
+    @property
+    def names(self) -> tuple[str, str, str]:
+        return self.columns or REQUIRED_COLUMNS
+
+
+def _sniff(src: Source, sep: str | None) -> str:
+    """The separator: ``sep`` if given, else from the first non-empty line."""
+    if sep is not None:
+        return sep
+    with src.text() as fh:
+        line_no, line = 0, ""
+        for line_no, line in enumerate(fh, 1):
+            if line.strip():
+                break
+            if line_no > 1000:
+                break
+    found = [c for c in (",", "\t", ";") if c in line]
+    if len(found) > 1:
+        raise _fail(src.name, line_no, f"cannot tell the field separator: the line holds "
+                    f"both {_sep_name(found[0])!r} and {_sep_name(found[1])!r} "
+                    f"({_show(line.rstrip())}); pass sep= (CLI: --sep comma, --sep tab or "
+                    f"--sep ';').")
+    if found:
+        return found[0]
+    return " " if " " in line.strip() else ","
+
+
+def _looks_like_data(fields: list[str]) -> bool:
+    return len(fields) >= 3 and all(_INT_RE.fullmatch(f) for f in fields)
+
+
+def _suggest_columns(header: list[str]) -> str:
+    """A ``--columns`` suggestion from the header's names, or ''."""
+    low = [h.lower() for h in header]
+    pick = []
+    for role in REQUIRED_COLUMNS:
+        hits = [header[k] for k, h in enumerate(low) if h in _SYNONYMS[role]]
+        if len(hits) != 1:
+            return ""
+        pick.append(hits[0])
+    if len(set(pick)) != 3 or any("," in p for p in pick):
+        return ""
+    return (f" If they are {', '.join(repr(p) for p in pick)}, pass columns="
+            f"{tuple(pick)!r} (CLI: --columns {','.join(pick)}).")
+
+
+_NO_HEADER_FIX = ("pass order=(...) with the role of each field (CLI: --no-header ORDER, "
+                  "e.g. --no-header worker,task,label as in the paper's adult2, color, flag, "
+                  "food and plot files, or --no-header task,worker,label as in dog and web)")
+
+
+def _header(reader: Any, name: str, layout: _Layout
+            ) -> tuple[list[str] | None, int, tuple[int, int, int], int]:
+    """Read and check the header row (if the layout has one).
+
+    Returns (raw header fields or None, its line number or 0, the field indices of
+    worker, task and label, the number of fields of every row).
+    """
+    if layout.order is not None:
+        roles = list(layout.order)
+        iw, it, il = (roles.index(c) for c in REQUIRED_COLUMNS)
+        return None, 0, (iw, it, il), len(roles)
     header = None
     for row in reader:
         if not row or all(not f.strip() for f in row):
@@ -197,38 +341,51 @@ def _header(reader: Any, name: str) -> tuple[list[str], list[str], int]:
         header = [f.strip() for f in row]
         header_line = reader.line_num
         break
+    want = layout.names
     if header is None:
-        raise _fail(name, None, "the file is empty; expected a header row "
-                    "'worker,task,label' followed by one row per answer.")
+        raise _fail(name, None, f"the file is empty; expected a header row "
+                    f"'{','.join(want)}' followed by one row per answer.")
     if any(_not_utf8(h) for h in header):
         raise _fail(name, header_line, f"{_UTF8_MSG} (header {_show(row)}).")
-    extra = [h for h in header if h not in REQUIRED_COLUMNS]
-    if extra:
+    if _looks_like_data(header) and not set(want) & set(header):
+        raise _fail(name, header_line, f"the first line {_show(row)} looks like an answer, "
+                    f"not a header naming the columns {', '.join(want)}; if the file has "
+                    f"no header row, {_NO_HEADER_FIX}.")
+    missing = [c for c in want if c not in header]
+    repeated = sorted({c for c in want if header.count(c) > 1})
+    if layout.columns is None:
+        extra = [h for h in header if h not in REQUIRED_COLUMNS]
+        if extra and not missing:
+            raise _fail(name, header_line,
+                        f"the header {_show(row)} has column(s) "
+                        f"{', '.join(repr(h) for h in extra)} besides worker, task and label; "
+                        f"nothing is dropped silently: to read those three and ignore the "
+                        f"others, pass columns=('worker', 'task', 'label') (CLI: --columns "
+                        f"worker,task,label).")
+    if missing:
+        hint = _suggest_columns(header) or (
+            f" Name the worker, task and label columns with columns=(WORKER, TASK, LABEL) "
+            f"(CLI: --columns WORKER,TASK,LABEL); the header's names are "
+            f"{', '.join(repr(h) for h in header)}.")
+        given = "" if layout.columns is None else " (as given by columns / --columns)"
+        if len(missing) == 3:
+            hint += f" If the file has no header row, {_NO_HEADER_FIX}."
         raise _fail(name, header_line,
-                    f"the header must name exactly the columns worker, task and "
-                    f"label (any order); found unexpected column(s) "
-                    f"{', '.join(repr(h) for h in extra)} in header {row!r}. Remove "
-                    f"the extra columns (only worker, task and label are read).")
-    missing = [c for c in REQUIRED_COLUMNS if c not in header]
-    repeated = sorted({h for h in header if header.count(h) > 1})
-    if missing or repeated:
-        what = (f"missing column(s) {', '.join(repr(c) for c in missing)}" if missing
-                else f"repeated column(s) {', '.join(repr(c) for c in repeated)}")
+                    f"the header {_show(row)} has no column(s) "
+                    f"{', '.join(repr(c) for c in missing)}{given}.{hint}")
+    if repeated:
         raise _fail(name, header_line,
-                    f"the header must name exactly the columns worker, task and label "
-                    f"(any order), each once; got {row!r} ({what}).")
-    return row, header, header_line
+                    f"the header {_show(row)} names column(s) "
+                    f"{', '.join(repr(c) for c in repeated)} more than once; each of "
+                    f"{', '.join(want)} must occur once (rename the others).")
+    iw, it, il = (header.index(c) for c in want)
+    return row, header_line, (iw, it, il), len(header)
 
 
-def _open_text(name: str) -> IO[str]:
-    # surrogateescape: undecodable bytes survive as lone surrogates and are reported
-    # with their line, instead of a UnicodeDecodeError without a location.
-    return open(name, newline="", encoding="utf-8-sig", errors="surrogateescape")
-
-
-def _read_strict(name: str, base: int, K_given: int | None,  # noqa: C901 - one pass over the file with a check per field
-                 duplicates: str) -> Responses:
+def _read_strict(src: Source, layout: _Layout, base: int,  # noqa: C901 - one pass over the file with a check per field
+                 K_given: int | None, duplicates: str) -> Responses:
     """The strict reader: the csv module, one check per field, every error located."""
+    name = src.name
     worker_index: dict[str, int] = {}
     task_index: dict[str, int] = {}
     w_list: list[int] = []
@@ -237,19 +394,20 @@ def _read_strict(name: str, base: int, K_given: int | None,  # noqa: C901 - one 
     line_list: list[int] = []
     check = _Labels(base, K_given)
     base_m1 = base - 1
-    with _open_text(name) as fh:
-        reader = csv.reader(fh)
+    sep = layout.sep
+    with src.text() as fh:
+        reader = csv.reader(fh, delimiter=sep)
         try:
-            _, header, _ = _header(reader, name)
-            iw, it, il = (header.index(c) for c in REQUIRED_COLUMNS)
-            n_fields = len(header)
+            raw_header, _, (iw, it, il), n_fields = _header(reader, name, layout)
+            where = "as in the header" if raw_header is not None else "as in order / --no-header"
             for row in reader:
                 line = reader.line_num
-                if not row or (len(row) == 1 and not row[0].strip()):
+                if not row or all(not f.strip() for f in row) and (len(row) == 1 or sep == " "):
                     continue                          # an empty (or all-space) line
                 if len(row) != n_fields:
-                    raise _fail(name, line, f"expected {n_fields} fields (worker, task, "
-                                f"label) as in the header; got {len(row)}: {_show(row)}.")
+                    raise _fail(name, line, f"expected {n_fields} fields separated by "
+                                f"{_sep_name(sep)!r} {where}; got {len(row)}: {_show(row)}."
+                                f"{_width_hint(row, sep, n_fields)}")
                 w, t, lab = row[iw].strip(), row[it].strip(), row[il].strip()
                 if not w or not t:
                     col = "worker" if not w else "task"
@@ -257,6 +415,10 @@ def _read_strict(name: str, base: int, K_given: int | None,  # noqa: C901 - one 
                                 f"{row[iw if col == 'worker' else it]!r} in row {_show(row)}.")
                 problem = check.problem(lab, w, t)
                 if problem is not None:
+                    if raw_header is None and not lab_list and \
+                            {f.strip() for f in row} & set(REQUIRED_COLUMNS):
+                        problem += (" The line looks like a header: if the file has one, "
+                                    "leave out order (CLI: --no-header).")
                     raise _fail(name, line, problem)
                 w_list.append(worker_index.setdefault(w, len(worker_index)))
                 t_list.append(task_index.setdefault(t, len(task_index)))
@@ -266,6 +428,8 @@ def _read_strict(name: str, base: int, K_given: int | None,  # noqa: C901 - one 
             raise _fail(name, reader.line_num or None, f"not a readable CSV row ({exc}).") \
                 from None
     if not lab_list:
+        if layout.order is not None:
+            raise _fail(name, None, "the file is empty; expected one row per answer.")
         raise _fail(name, None, "the file has a header but no answers; expected at least "
                     "one row 'worker,task,label' after the header.")
     for kind, index, col_list in (("worker", worker_index, w_list),
@@ -285,6 +449,18 @@ def _read_strict(name: str, base: int, K_given: int | None,  # noqa: C901 - one 
     del line_list
     return _finish(name, workers, tasks, labels, worker_ids, task_ids, base, K_given,
                    duplicates, lines)
+
+
+def _width_hint(row: list[str], sep: str, n_fields: int) -> str:
+    """A hint when a row's width suggests another separator or a space too many."""
+    text = sep.join(row)
+    others = [c for c in SEPARATORS if c != sep and c in text and c != " "]
+    if others:
+        return (f" The row holds {_sep_name(others[0])!r}: if that is the separator, pass "
+                f"sep= (CLI: --sep {_sep_name(others[0])}).")
+    if sep == " " and "" in row:
+        return " Fields are separated by exactly one space; the row has two in a row."
+    return ""
 
 
 def _object_array(items: list[Any]) -> np.ndarray:
@@ -342,39 +518,43 @@ def _finish(name: str, workers: np.ndarray, tasks: np.ndarray, labels: np.ndarra
 
 
 # ------------------------------------------------------------------ the fast reader
-def _read_fast(name: str, engine: str, base: int, K_given: int | None,
-               duplicates: str) -> Responses | None:
+def _read_fast(src: Source, layout: _Layout, engine: str, base: int,
+               K_given: int | None, duplicates: str) -> Responses | None:
     """Parse with pyarrow or pandas and check column-wise; None: use the strict reader.
 
     The parse is accepted only where it provably gives the strict reader's rows: the
-    library reads with quoting off and the strict reader's dialect otherwise (comma,
-    CR/LF/CRLF line ends, empty lines skipped), and every distinct raw field (a few per
+    library reads with quoting off and the strict reader's dialect otherwise (the same
+    separator, CR/LF/CRLF line ends, empty lines skipped), and every distinct raw field (a few per
     worker, task and label) is checked in Python as the strict reader would check it.
     A quote, NUL, a field over the csv module's limit, a blank id, a bad label, a row
     of the wrong width, undecodable bytes or a repeated pair -> None.
     """
-    with _open_text(name) as fh:                  # the header's errors, as in the strict reader
+    name, sep = src.name, layout.sep
+    with src.text() as fh:                        # the header's errors, as in the strict reader
         try:
-            row, header, header_line = _header(csv.reader(fh), name)
+            row, header_line, picks, n_fields = _header(csv.reader(fh, delimiter=sep), name,
+                                                        layout)
         except csv.Error:
             return None
-    with _open_text(name) as fh:                  # the header line as the library sees it
-        for _ in range(header_line):
-            text = fh.readline()
-    raw_header = text.rstrip("\r\n").split(",")
+    if row is None:                               # no header row: names of our own
+        raw_header = [f"field{k}" for k in range(n_fields)]
+    else:
+        with src.text() as fh:                    # the header line as the library sees it
+            for _ in range(header_line):
+                text = fh.readline()
+        raw_header = text.rstrip("\r\n").split(sep)
     try:
-        if [_unquote(f) for f in raw_header] != row:
+        if row is not None and ([_unquote(f) for f in raw_header] != row
+                                or len(set(raw_header)) != len(raw_header)):
             return None
-        columns = _parse_columns(name, engine, raw_header)
+        columns = _parse_columns(src, engine, raw_header, sep, row is not None,
+                                 [raw_header[k] for k in picks])
     except _Fallback:
         return None
     if columns is None:
         return None
     try:
-        parts = dict(zip(header, columns))
-        w_codes, w_raw = parts["worker"]
-        t_codes, t_raw = parts["task"]
-        l_codes, l_raw = parts["label"]
+        (w_codes, w_raw), (t_codes, t_raw), (l_codes, l_raw) = columns
         if len(l_codes) == 0:
             return None
         limit = csv.field_size_limit()
@@ -452,10 +632,12 @@ def _clean_ids(raw: list[str], limit: int) -> tuple[np.ndarray | None, np.ndarra
     return np.asarray(codes, dtype=np.int64), ids
 
 
-def _parse_columns(name: str, engine: str, raw_header: list[str]
+def _parse_columns(src: Source, engine: str, raw_header: list[str], sep: str,
+                   has_header: bool, picks: list[str]
                    ) -> list[tuple[np.ndarray, list[str]]] | None:
-    """Each column (in header order) as (codes, distinct raw values in order of first
-    appearance), parsed by pyarrow or pandas; None if neither is available."""
+    """The columns ``picks`` (worker, task, label) as (codes, distinct raw values in order
+    of first appearance), parsed by pyarrow or pandas; None if neither is available.
+    ``raw_header`` names every field (the header's, or names of our own without one)."""
     if engine in ("auto", "pyarrow"):
         try:
             import pyarrow as pa
@@ -465,21 +647,22 @@ def _parse_columns(name: str, engine: str, raw_header: list[str]
                 raise ImportError("read_triples_csv(engine='pyarrow') needs pyarrow "
                                   "(pip install pyarrow, or toptwo[fast]).") from None
         else:
-            return _parse_pyarrow(name, raw_header, pa, pacsv)
+            return _parse_pyarrow(src, raw_header, sep, has_header, picks, pa, pacsv)
     try:
         import pandas as pd
     except ImportError:
         if engine == "pandas":
             raise ImportError("read_triples_csv(engine='pandas') needs pandas.") from None
         return None
-    return _parse_pandas(name, raw_header, pd)
+    return _parse_pandas(src, raw_header, sep, has_header, picks, pd)
 
 
 #: Bytes per block of pyarrow's streaming CSV reader.
 _BLOCK_SIZE = 1 << 22
 
 
-def _parse_pyarrow(name: str, raw_header: list[str], pa: Any, pacsv: Any
+def _parse_pyarrow(src: Source, raw_header: list[str], sep: str, has_header: bool,
+                   picks: list[str], pa: Any, pacsv: Any
                    ) -> list[tuple[np.ndarray, list[str]]]:
     as_dict = pa.dictionary(pa.int32(), pa.string())
     pool = pa.default_memory_pool()
@@ -488,21 +671,24 @@ def _parse_pyarrow(name: str, raw_header: list[str], pa: Any, pacsv: Any
         # parsed text of the whole file is never held at once (read_csv holds it: 800 MiB
         # at 1e7 rows against 300 MiB here)
         reader = pacsv.open_csv(
-            name, read_options=pacsv.ReadOptions(use_threads=True, block_size=_BLOCK_SIZE),
-            parse_options=pacsv.ParseOptions(quote_char=False, escape_char=False,
+            src.arrow_input(pa),
+            read_options=pacsv.ReadOptions(use_threads=True, block_size=_BLOCK_SIZE,
+                                           column_names=None if has_header else raw_header),
+            parse_options=pacsv.ParseOptions(delimiter=sep, quote_char=False,
+                                              escape_char=False,
                                               newlines_in_values=False,
                                               ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(
-                column_types={c: as_dict for c in raw_header}, strings_can_be_null=False,
+                column_types={c: as_dict for c in picks}, strings_can_be_null=False,
                 quoted_strings_can_be_null=False, check_utf8=True,
-                include_columns=list(raw_header)))
-        if reader.schema.names != list(raw_header):
+                include_columns=list(picks)))
+        if reader.schema.names != list(picks):
             raise _Fallback
         table = reader.read_all()
     except (pa.ArrowException, ValueError):
         raise _Fallback from None
     out = []
-    for c in raw_header:
+    for c in picks:
         col = table.column(c)
         table = table.drop_columns([c])
         if col.null_count or col.num_chunks == 0:
@@ -536,20 +722,24 @@ def _unify(chunks: list[Any], pa: Any) -> tuple[np.ndarray, list[str]]:
     return codes, merged.dictionary.to_pylist()
 
 
-def _parse_pandas(name: str, raw_header: list[str], pd: Any
-                  ) -> list[tuple[np.ndarray, list[str]]]:
+def _parse_pandas(src: Source, raw_header: list[str], sep: str, has_header: bool,
+                  picks: list[str], pd: Any) -> list[tuple[np.ndarray, list[str]]]:
     try:
-        frame = pd.read_csv(name, dtype=str, quoting=csv.QUOTE_NONE, na_filter=False,
-                            keep_default_na=False, skip_blank_lines=True, engine="c",
-                            encoding="utf-8-sig", encoding_errors="strict", header=0)
+        frame = pd.read_csv(src.pandas_input(), sep=sep, dtype=str, quoting=csv.QUOTE_NONE,
+                            na_filter=False, keep_default_na=False, skip_blank_lines=True,
+                            engine="c", encoding="utf-8-sig", encoding_errors="strict",
+                            compression=None, header=0 if has_header else None,
+                            names=None if has_header else raw_header)
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError):
         raise _Fallback from None
     # a RangeIndex: pandas did not take a first column as the index (rows one field
     # longer than the header), which would shift the columns silently
     if list(frame.columns) != list(raw_header) or not isinstance(frame.index, pd.RangeIndex):
         raise _Fallback
+    if len(picks) < len(raw_header) and frame.isna().to_numpy().any():
+        raise _Fallback                           # a short row: its missing fields are NaN
     out = []
-    for c in raw_header:
+    for c in picks:
         codes, uniques = pd.factorize(frame[c].to_numpy(dtype=object), sort=False)
         if (codes < 0).any():
             raise _Fallback

@@ -33,12 +33,15 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import (Interval, RealArray, StrOptions, check_choice, check_length,
+from ._validation import (Interval, RealArray, StrOptions, check_length,
                           check_probability_vector)
 from ._base import BaseEstimator
 from .responses import Responses, _FitView, as_responses
 from ._chunks import _task_chunks
 from ._ties import _EPS, _best_pairs_columns
+from .reliability import (MAX_RELIABILITY, MIN_RELIABILITY, _check_confusion, _reliability,
+                          estimate_reliability, estimate_reliability_loo,
+                          estimate_reliability_mle)
 from .spectral import (TopTwo1, check_enough_labels, check_spectral_labels, clip_confusion,
                        undetermined_confusion, confusion_at, resolve_sign_rule,
                        spectral_estimate, split_entries)
@@ -46,143 +49,11 @@ from .spectral import (TopTwo1, check_enough_labels, check_spectral_labels, clip
 __all__ = ["TopTwo2", "OracleMLE", "estimate_reliability", "plugin_mle", "best_pairs",
            "MAX_RELIABILITY", "MIN_RELIABILITY", "CONFUSION_CLIP"]
 
-#: p_hat is clipped to [MIN_RELIABILITY, MAX_RELIABILITY] before eq. (6): the upper end
-#: keeps log(1 - p) finite; the lower end (instead of 0) keeps every answer's weight
-#: positive, so a task whose workers all look like spammers falls back to a weighted
-#: vote instead of an all-zero score (which left (g, h) to the tie rule).
-MAX_RELIABILITY = 0.99
-MIN_RELIABILITY = 0.05
 #: q_hat is clipped to this range before eq. (6). The model's q lies in (1/2, 1]; at
 #: exactly 1/2 the two slots of eq. (6) weigh alike and the order of (g, h) is left to
 #: the tie rule, so the lower end stays just above 1/2; the upper end stays below 1 so
 #: that the weight of the second answer is not exactly 0.
 CONFUSION_CLIP = (0.51, 0.99)
-
-
-def _check_top(top: Any, R: Responses, *, owner: str) -> np.ndarray:
-    """(n_tasks, T) integer labels in 0..K (0 = no estimate), 2 <= T < K."""
-    arr = np.asarray(top)
-    if arr.ndim != 2 or arr.shape[0] != R.n_tasks or not 2 <= arr.shape[1] < R.n_labels:
-        raise ValueError(f"`top` of {owner} must have shape (n_tasks, T) = ({R.n_tasks}, T) "
-                         f"with 2 <= T < K={R.n_labels}; got shape {arr.shape} instead.")
-    if not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(f"`top` of {owner} must hold integer labels; got dtype {arr.dtype} "
-                        f"instead.")
-    bad = (arr < 0) | (arr > R.n_labels)
-    if bad.any():
-        j, t = (int(v) for v in np.argwhere(bad)[0])
-        raise ValueError(f"`top` of {owner} must hold labels in 1..{R.n_labels} (0 for no "
-                         f"estimate); found {int(arr[j, t])} at task {j}, column {t}.")
-    # a row is T distinct labels (an ordered pair or T-tuple, a != b) or all 0
-    ordered = np.sort(arr, axis=1)
-    some = ordered[:, -1] > 0
-    bad_row = some & ((ordered[:, 0] == 0) | (ordered[:, 1:] == ordered[:, :-1]).any(axis=1))
-    if bad_row.any():
-        j = int(np.argmax(bad_row))
-        raise ValueError(f"`top` of {owner} must hold {arr.shape[1]} distinct labels per task "
-                         f"(or all 0 for no estimate); task {j} has "
-                         f"{[int(v) for v in arr[j]]}.")
-    return arr
-
-
-def _check_confusion(confusion: Any, R: Responses, *, owner: str) -> np.ndarray:
-    """q of shape (n_tasks,) or top-T weights of shape (n_tasks, T), 2 <= T < K, in [0, 1]."""
-    W = np.asarray(confusion, float)
-    m, K = R.n_tasks, R.n_labels
-    if not (W.shape == (m,) or (W.ndim == 2 and W.shape[0] == m and 2 <= W.shape[1] < K)):
-        raise ValueError(f"`confusion` of {owner} must have shape ({m},) or ({m}, T) with "
-                         f"2 <= T < K={K}; got shape {W.shape} instead.")
-    bad = ~np.isfinite(W) | (W < 0) | (W > 1)
-    if bad.any():
-        pos = tuple(int(v) for v in np.argwhere(bad)[0])
-        raise ValueError(f"`confusion` of {owner} must lie in [0, 1]; found "
-                         f"{float(W[pos])!r} at task {pos[0]}"
-                         + (f", column {pos[1]}." if len(pos) > 1 else "."))
-    return W
-
-
-def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str = "paper",
-                         n_responses: np.ndarray | None = None) -> np.ndarray:
-    """Worker reliabilities p_i from held-out responses, eq. (5) (and eq. for top-T).
-
-    Parameters
-    ----------
-    A2 : Responses
-        The responses not used by stage 1.
-    top : ndarray of shape (n_tasks, T)
-        Estimated plausible answers per task (0 for tasks without any; a response to
-        such a task never counts as a hit).
-    normalization : {"paper", "per_worker"}
-        "paper": divide the hit count by m s (1 - s_1), estimated as nnz(A2)/n, the
-        average number of A^2 answers per worker (eq. (5)). "per_worker": divide by the
-        worker's own number of A^2 answers to tasks that have an estimate (real workers
-        answer very different numbers of tasks; this is the sample mean of Lemma 1's
-        Bernoulli variables, and answers to tasks without an estimate, which can never
-        be hits, would bias it down).
-    n_responses : ndarray of shape (n_workers,), optional
-        Responses per worker in the full data; workers with none get NaN.
-
-    Returns
-    -------
-    p_hat : ndarray of shape (n_workers,)
-        K/(K-T) (hits_i / N_i - T/K), unclipped (may fall outside [0, 1]); NaN for a worker
-        with no responses (and, with "per_worker", for one with no A^2 responses).
-    """
-    check_choice(normalization, "normalization", ("paper", "per_worker"),
-                 owner="estimate_reliability")
-    return _reliability(A2, top, normalization, n_responses)
-
-
-def _reliability(A2: Responses, top: Any, normalization: str,
-                 n_responses: np.ndarray | None) -> np.ndarray:
-    """:func:`estimate_reliability` once ``normalization`` is checked (TopTwo2's own calls)."""
-    K = A2.n_labels
-    top = _check_top(top, A2, owner="estimate_reliability")
-    T = top.shape[1]
-    counts = A2.task_counts()
-    if K < 63:
-        # one bit per label: bit c of mask_j is set iff c is among task j's top labels
-        # (bit 0, "no estimate", never matches an answer), one pass over the responses
-        dt = next(d for d in (np.uint8, np.uint16, np.uint32, np.uint64)
-                  if K < 8 * np.dtype(d).itemsize)          # the smallest that holds K + 1 bits
-        mask = np.zeros(A2.n_tasks, dtype=dt)
-        for t in range(T):
-            mask |= np.left_shift(dt(1), top[:, t].astype(dt))
-        # in the stored (worker-major) order: a worker's hits are a contiguous run, summed
-        # as integers (exact, so the same counts as any other order)
-        w_indptr = A2.tocsr().indptr
-        hit_count = np.zeros(A2.n_workers, dtype=np.int64)
-        for lo, hi, e0, e1 in _task_chunks(w_indptr):      # worker ranges, cache-sized
-            if e1 == e0:
-                continue
-            hit = mask.take(A2.tasks[e0:e1])
-            hit >>= A2.labels[e0:e1].astype(dt)
-            hit &= dt(1)
-            starts = w_indptr[lo:hi] - e0
-            some = w_indptr[lo + 1:hi + 1] > w_indptr[lo:hi]  # reduceat needs non-empty runs
-            hit_count[lo:hi][some] = np.add.reduceat(hit, starts[some], dtype=np.int64)
-        hits = hit_count.astype(float)
-    else:
-        indptr, workers_tm, labels_tm = A2.task_major()
-        tasks_tm = A2.task_major_tasks()
-        hit = top[:, 0][tasks_tm] == labels_tm
-        for t in range(1, T):
-            hit |= top[:, t][tasks_tm] == labels_tm
-        hits = np.bincount(workers_tm[hit], minlength=A2.n_workers).astype(float)
-    if normalization == "paper":
-        denom = np.full(A2.n_workers, A2.nnz / A2.n_workers)
-    elif (top[:, 0] > 0)[counts > 0].all():   # every answered task resolved
-        denom = A2.worker_counts().astype(float)
-    else:   # the worker's answers to tasks that have an estimate (top > 0)
-        _, workers_tm, _ = A2.task_major()
-        resolved = np.repeat(top[:, 0] > 0, counts)
-        denom = np.bincount(workers_tm[resolved], minlength=A2.n_workers).astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = K / (K - T) * (hits / denom - T / K)
-    p[denom == 0] = np.nan
-    if n_responses is not None:
-        p[n_responses == 0] = np.nan
-    return p
 
 
 def best_pairs(Sa: np.ndarray, Sb: np.ndarray, tol: np.ndarray | float = 0.0
@@ -370,6 +241,35 @@ def plugin_mle(A: Responses, reliability: np.ndarray, confusion: np.ndarray) -> 
     return top.astype(np.int64)
 
 
+#: TopTwo2's parameters for Algorithm 2 as printed (:meth:`TopTwo2.paper`).
+PAPER_TOPTWO2 = dict(sample_splitting=True, reliability_estimator="moment",
+                     reliability_normalization="paper", centering="paper",
+                     left_vector="per_k", sign_rule="paper")
+
+
+def check_toptwo2_combinations(params: dict, owner: str) -> None:
+    """Refuse combinations of TopTwo2's parameters that are not implemented or not
+    meaningful (each parameter alone is checked by ``_parameter_constraints``)."""
+    T, n_ref = params["n_top"], params["n_refinements"]
+    estimator = params["reliability_estimator"]
+    if n_ref and T != 2:
+        raise ValueError(f"{owner}: n_refinements is implemented for the top-two model "
+                         f"only (n_top=2); got n_top={T}.")
+    if estimator == "mle" and T != 2:
+        raise ValueError(f"{owner}: reliability_estimator='mle' is implemented for the "
+                         f"top-two model only (n_top=2); got n_top={T}.")
+    if estimator == "mle" and n_ref:         # the refinement re-estimates p by eq. (5)
+        raise ValueError(f"{owner}: n_refinements={n_ref} re-estimates p by eq. (5); it "
+                         f"is not implemented with reliability_estimator='mle' (use "
+                         f"n_refinements=0).")
+    if estimator != "moment" and params["reliability_normalization"] != "per_worker":
+        raise ValueError(f"{owner}: reliability_normalization="
+                         f"{params['reliability_normalization']!r} applies to eq. (5) "
+                         f"as printed (reliability_estimator='moment') only; "
+                         f"reliability_estimator={estimator!r} has none (pass "
+                         f"reliability_estimator='moment' with it).")
+
+
 class TopTwo2(BaseEstimator):
     r"""Top-two answers by spectral initialisation and plug-in MLE (Algorithm 2, "TopTwo2").
 
@@ -390,8 +290,16 @@ class TopTwo2(BaseEstimator):
         \mathbb 1(A_{ij}=b) \quad \text{(eq. (6))}.
 
     :func:`toptwo.reference.algorithm2` is the same algorithm as printed, in dense NumPy
-    (tested equal). Every option below runs the paper's algorithm at its paper value; the
-    defaults and their measurements are in the design notes (``docs/design.md``).
+    (tested equal).
+
+    The default ``TopTwo2()`` departs from Algorithm 2 as printed: no sample splitting,
+    the leave-one-out form of eq. (5) in step 3, and stage 1 as ``TopTwo1()``'s default
+    (observed-entry centring, one stacked left vector with the positive-sum sign rule);
+    ``TopTwo2.paper()`` is the printed algorithm. Each option set to its paper value runs
+    the paper's step (measurements: design notes, ``docs/design.md``, "Deviations").
+
+    Through stage 1 the estimates depend on the numbering of the choices (eqs. (5) and
+    (6) given stage 1 do not), less than TopTwo1's (sizes: ``docs/reproducibility.md``).
 
     Parameters
     ----------
@@ -521,79 +429,61 @@ class TopTwo2(BaseEstimator):
         "rng": TopTwo1._parameter_constraints["rng"],
     }
 
+    @classmethod
+    def paper(cls, **params: Any) -> "TopTwo2":
+        """Algorithm 2 as printed: both sample splits, eq. (5) with the paper's
+        normalisation, and Algorithm 1 as printed in stage 1 (per-k vectors, the paper's
+        centring and sign rule); ``params`` set the others (``rng``, ``eta``, ...).
+
+        Only the clips of p and q before eq. (6), which keep eq. (6) defined, remain
+        (design notes, "Clipping before eq. (6)").
+
+        Examples
+        --------
+        >>> TopTwo2.paper(rng=0).get_params()["reliability_estimator"]
+        'moment'
+        """
+        return cls(**{**PAPER_TOPTWO2, **params})
+
     def fit(self, A: Any, n_labels: int | None = None) -> "TopTwo2":
         """Run Algorithm 2 on A (dense array, sparse matrix or Responses)."""
         owner = self._name
         params = self._validate_params()
-        s1, eta, T = params["split_rate"], params["eta"], params["n_top"]
-        n_ref, shrink = params["n_refinements"], params["refinement_shrinkage"]
-        gen = params["rng"]
-        if n_ref and T != 2:                          # a combination of two parameters
-            raise ValueError(f"{owner}: n_refinements is implemented for the top-two model "
-                             f"only (n_top=2); got n_top={T}.")
-        by_mle = params["reliability_estimator"] == "mle"
-        if by_mle and T != 2:
-            raise ValueError(f"{owner}: reliability_estimator='mle' is implemented for the "
-                             f"top-two model only (n_top=2); got n_top={T}.")
-        if by_mle and n_ref:         # the refinement re-estimates p by eq. (5)
-            raise ValueError(f"{owner}: n_refinements={n_ref} re-estimates p by eq. (5); it "
-                             f"is not implemented with reliability_estimator='mle' (use "
-                             f"n_refinements=0).")
-        estimator = params["reliability_estimator"]
-        if estimator != "moment" and params["reliability_normalization"] != "per_worker":
-            raise ValueError(f"{owner}: reliability_normalization="
-                             f"{params['reliability_normalization']!r} applies to eq. (5) "
-                             f"as printed (reliability_estimator='moment') only; "
-                             f"reliability_estimator={estimator!r} has none (pass "
-                             f"reliability_estimator='moment' with it).")
+        check_toptwo2_combinations(params, owner)
+        T = params["n_top"]
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
         check_spectral_labels(R.n_labels, T, owner)               # n_top < K: needs the data
         check_enough_labels(R, f"{owner}.fit")
         if params["sample_splitting"]:
-            A1, A2 = split_entries(R, s1, gen)                       # step 1
-            B, C = split_entries(A1, 0.5, gen)                       # Alg. 1 step 1
+            A1, A2 = split_entries(R, params["split_rate"], params["rng"])   # step 1
+            B, C = split_entries(A1, 0.5, params["rng"])                   # Alg. 1 step 1
             if min(B.nnz, C.nnz, A2.nnz) == 0:
                 raise ValueError(f"{owner}: sample splitting left a part empty ({R.nnz} "
                                  f"responses); use sample_splitting=False for so few.")
         else:
             A1 = A2 = B = C = R
-        res = spectral_estimate(B, C, eta=eta, n_top=T,              # step 2
+        res = spectral_estimate(B, C, eta=params["eta"], n_top=T,          # step 2
                                 sign_rule=resolve_sign_rule(params["sign_rule"],
                                                             params["left_vector"]),
                                 centering=params["centering"],
                                 left_vector=params["left_vector"])
-        q_raw = res.confusion_raw
-        seen = np.isfinite(q_raw[:, 0])
-        q_use = np.clip(q_raw, *CONFUSION_CLIP)
-        if T == 2:
-            fill = float(np.median(q_use[seen, 0])) if seen.any() else 0.75
-            q_mle = np.where(seen, q_use[:, 0], fill)
-        else:
-            q_mle = np.clip(q_raw, 0.0, 1.0)
-            q_mle[~seen] = 1.0 / T
-        if by_mle:                                    # step 3, beyond the paper: eq. (1)'s MLE
-            from .reliability import estimate_reliability_mle   # (it imports this module)
-
-            p_hat = estimate_reliability_mle(A2, res.top, q_mle,
-                                             n_responses=R.worker_counts())
-        elif estimator == "leave_one_out":            # step 3, beyond the paper: eq. (5)
-            from .reliability import estimate_reliability_loo   # without the answer itself
-
-            p_hat = estimate_reliability_loo(A2, res, centering=params["centering"],
-                                             in_stage1=not params["sample_splitting"],
-                                             n_responses=R.worker_counts())
-        else:                                         # step 3: eq. (5)
-            p_hat = _reliability(A2, res.top, params["reliability_normalization"],
-                                 n_responses=R.worker_counts())
+        q_mle = _confusion_for_eq6(res.confusion_raw, T)
+        p_hat = _step3(R, A2, res, q_mle, params)                          # step 3
         p_mle = np.clip(np.nan_to_num(p_hat, nan=MIN_RELIABILITY), MIN_RELIABILITY,
                         MAX_RELIABILITY)
-        top = plugin_mle(R, p_mle, q_mle)                             # step 4
-        answered = R.task_counts() > 0
-        for _ in range(n_ref):             # stops early once the labels stop changing
-            new_top, p_mle, q_mle = _refine(R, top, q_mle, shrink)
+        top = plugin_mle(R, p_mle, q_mle)                                  # step 4
+        for _ in range(params["n_refinements"]):   # stops once the labels stop changing
+            new_top, p_mle, q_mle = _refine(R, top, q_mle, params["refinement_shrinkage"])
             if np.array_equal(new_top, top):
                 break
             top = new_top
+        self._set_outputs(R, res, top, q_mle, p_hat, T)
+        return self
+
+    def _set_outputs(self, R: Responses, res: Any, top: np.ndarray, q_mle: np.ndarray,
+                     p_hat: np.ndarray, T: int) -> None:
+        answered = R.task_counts() > 0
+        seen = np.isfinite(res.confusion_raw[:, 0])
         # eq. (4) at the final labels (same value as stage 1 wherever they agree)
         q_final = confusion_at(res, top)
         q_final[~(answered & seen)] = np.nan
@@ -611,13 +501,41 @@ class TopTwo2(BaseEstimator):
         self.norm_p_ = res.norm_p
         self.observed_rate_ = R.observed_rate
         self._record_input(R)
-        return self
 
     def _soft_confusion(self) -> np.ndarray:
         # NaN rows only for tasks nobody answered: a task that eq. (6) ranked but stage 1
         # could not see (``confusion_`` NaN, possible with ``sample_splitting=True``)
         # gets the q that eq. (6) used for it (the median q_hat).
         return np.where(np.isnan(self.confusion_), self._q_mle, self.confusion_)
+
+
+def _confusion_for_eq6(q_raw: np.ndarray, T: int) -> np.ndarray:
+    """Stage 1's q_hat as eq. (6) uses it: clipped to ``CONFUSION_CLIP`` (T = 2), a task
+    stage 1 could not see given the median of the others (0.75 if none); for T > 2 the
+    T weights clipped to [0, 1], 1/T where unseen."""
+    seen = np.isfinite(q_raw[:, 0])
+    if T == 2:
+        q_use = np.clip(q_raw, *CONFUSION_CLIP)
+        fill = float(np.median(q_use[seen, 0])) if seen.any() else 0.75
+        return np.where(seen, q_use[:, 0], fill)
+    q = np.clip(q_raw, 0.0, 1.0)
+    q[~seen] = 1.0 / T
+    return q
+
+
+def _step3(R: Responses, A2: Responses, res: Any, q: np.ndarray, params: dict
+           ) -> np.ndarray:
+    """Step 3 of Algorithm 2 by ``reliability_estimator``: p_hat on the held-out A2."""
+    counts = R.worker_counts()
+    estimator = params["reliability_estimator"]
+    if estimator == "mle":                    # beyond the paper: eq. (1)'s MLE given q
+        return estimate_reliability_mle(A2, res.top, q, n_responses=counts)
+    if estimator == "leave_one_out":          # beyond the paper: eq. (5) without the answer
+        return estimate_reliability_loo(A2, res, centering=params["centering"],
+                                        in_stage1=not params["sample_splitting"],
+                                        n_responses=counts)
+    return _reliability(A2, res.top, params["reliability_normalization"],     # eq. (5)
+                        n_responses=counts)
 
 
 def _refine(R: Responses, top: np.ndarray, q_prior: np.ndarray, shrink: float

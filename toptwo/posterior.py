@@ -14,7 +14,7 @@ pi over the GRID_NODES nodes of :class:`toptwo.TopTwoEM` (t = 2 q - 1 at the mid
 equal bins of [0, 1]) fitted to the crowd by maximum marginal likelihood at fixed p
 (the same objective and Newton solver as TopTwoEM's grid weights). So
 
-    P(a, b | A_.j) proportional to  sum_k pi_k exp(Sa_jk(a) + Sb_jk(b)),   a != b,
+    P(a, b | answers of task j) proportional to  sum_k pi_k exp(Sa_jk(a) + Sb_jk(b)),   a != b,
 
 with Sa_jk(c) = sum_{i: A_ij = c} log(1 + K p_i q_k/(1 - p_i)) (Sb likewise with 1 - q_k).
 
@@ -28,8 +28,9 @@ How well these numbers are calibrated on the paper's real datasets (and why no
 crowd-only correction can fix the rest): ``docs/calibration.md``, measured by
 ``benchmarks/calibration.py``.
 
-O(nnz GRID_NODES + m K^2 GRID_NODES) time; the (task, a, b, node) array is built a chunk
-of tasks at a time (at most _CHUNK entries), so memory is O(nnz + m (K + GRID_NODES)).
+O(nnz GRID_NODES + m K GRID_NODES) time, by TopTwoEM's exclusive sums (no (task, a, b,
+node) array), a chunk of tasks at a time, so memory is O(nnz + m (K + GRID_NODES));
+:func:`expected_gain` builds the (task, a, b, node) array, a chunk at a time.
 Every sum over a task's answers is taken in task-major order (workers increasing) by
 scipy's sparse product, without BLAS, so the result does not depend on the input order.
 """
@@ -47,8 +48,10 @@ from .responses import Responses
 __all__ = ["grid_posterior", "fit_grid_weights", "task_probabilities", "plugin_reliability",
            "expected_gain", "relabel_order"]
 
-#: Entries of the (task, a, b, node) array built at once.
+#: Entries of the (task, a, b, node) array built at once (:func:`expected_gain`).
 _CHUNK = 1 << 20
+#: Entries of the (label, task, 2 nodes) score array built at once (p_g and p_pair).
+_NODE_CHUNK = 1 << 18
 
 
 def _nodes() -> np.ndarray:
@@ -57,12 +60,13 @@ def _nodes() -> np.ndarray:
     return 0.5 * (1.0 + t)
 
 
-def _chunks(R: Responses, G: int):
-    """(lo, hi, Sa, Sb) per chunk of tasks: Sa, Sb of shape (c, K, G) as functions of
-    the per-response weight tables, through one sparse incidence per chunk."""
+def _chunks(R: Responses, G: int, per_task: int | None = None):
+    """(lo, hi, inc, workers) per chunk of tasks: ``inc`` of shape (c K, r) sums a
+    per-response table into (task, label) rows; ``per_task`` entries per task are built
+    at once (default K^2 G), at most _CHUNK in all."""
     K = R.n_labels
     indptr, workers_tm, labels_tm = R.task_major()
-    step = max(1, _CHUNK // (K * K * G))
+    step = max(1, _CHUNK // (K * K * G if per_task is None else per_task))
     for lo in range(0, R.n_tasks, step):
         hi = min(R.n_tasks, lo + step)
         r0, r1 = int(indptr[lo]), int(indptr[hi])
@@ -91,6 +95,39 @@ def _scores(R: Responses, p: np.ndarray, q_nodes: np.ndarray):
         yield lo, hi, L
 
 
+def _node_terms(R: Responses, p: np.ndarray, q_nodes: np.ndarray):
+    """Per chunk of tasks: (lo, hi, Sa, Sb, W, Z, M) in O(c K G), no (c, K, K, G) array.
+
+    Sa, Sb of shape (K, c, G) are the per-label scores; from TopTwoEM's E-step
+    (``_grid_node_terms``, exclusive sums, exact shift for tasks that would underflow):
+    W[a, j, k] = sum_{b != a} exp(Sa[a, j, k] + Sb[b, j, k] - M[j]) (a as g) in
+    W[..., :G] and the same with the label as h in W[..., G:], and
+    Z[j, k] = sum_a W[a, j, k], the likelihood of task j's answers at node k divided by
+    exp(M[j] + C_j) (C_j the same for every node and pair).
+    """
+    from .extensions._em_grid import _grid_node_terms
+    K, G = R.n_labels, q_nodes.size
+    cw = K * p / (1.0 - p)
+    ta = np.log1p(cw[:, None] * q_nodes[None, :])            # (n, G) per worker and node
+    tb = np.log1p(cw[:, None] * (1.0 - q_nodes)[None, :])
+    tab = np.concatenate([ta, tb], axis=1)                   # (n, 2 G)
+    indptr, workers_tm, labels_tm = R.task_major()
+    step = max(1, _NODE_CHUNK // (2 * K * G))
+    for lo in range(0, R.n_tasks, step):
+        hi = min(R.n_tasks, lo + step)
+        c = hi - lo
+        r0, r1 = int(indptr[lo]), int(indptr[hi])
+        # (label, task) x worker incidence, rows label-major: F @ tab is (K, c, 2 G);
+        # within a row the workers come in increasing order (task-major order)
+        tasks = np.repeat(np.arange(c), np.diff(indptr[lo:hi + 1]))
+        rows = (labels_tm[r0:r1].astype(np.int64) - 1) * c + tasks
+        F = sp.csr_array((np.ones(r1 - r0), (rows, workers_tm[r0:r1])),
+                         shape=(K * c, R.n_workers))
+        S = (F @ tab).reshape(K, c, 2 * G)
+        W, Z, M = _grid_node_terms(S)
+        yield lo, hi, S[..., :G], S[..., G:], W, Z, M
+
+
 def fit_grid_weights(R: Responses, p: np.ndarray, q_nodes: np.ndarray | None = None
                      ) -> np.ndarray:
     """Grid weights pi maximising the marginal likelihood of the answers at fixed p.
@@ -102,6 +139,7 @@ def fit_grid_weights(R: Responses, p: np.ndarray, q_nodes: np.ndarray | None = N
     Parameters
     ----------
     R : Responses
+        The answers.
     p : ndarray of shape (n_workers,)
         Reliabilities in (0, 1).
     q_nodes : ndarray, optional
@@ -115,17 +153,34 @@ def fit_grid_weights(R: Responses, p: np.ndarray, q_nodes: np.ndarray | None = N
     q_nodes = _nodes() if q_nodes is None else np.asarray(q_nodes, float)
     answered = R.task_counts() > 0
     Z = np.empty((R.n_tasks, q_nodes.size))
-    for lo, hi, L in _scores(R, p, q_nodes):
-        Z[lo:hi] = np.exp(L).sum(axis=(1, 2))
-    Z = Z[answered]
+    for lo, hi, _, _, _, Zc, _ in _node_terms(R, p, q_nodes):
+        Z[lo:hi] = Zc
+    if not answered.all():
+        Z = Z[answered]
     pi = np.full(q_nodes.size, 1.0 / q_nodes.size)
-    for _ in range(10):                 # each call at most _PI_NEWTON steps; F rises
-        new, _ = _pi_newton(Z, pi, GRID_PSEUDO)
-        done = np.abs(new - pi).max() < 1e-10
-        pi = new
-        if done:
-            break
+    pi, _ = _pi_newton(Z, pi, GRID_PSEUDO, max_steps=100)   # F rises; stops when flat
     return pi
+
+
+def _at_pairs(R: Responses, p: np.ndarray, pi: np.ndarray, q_nodes: np.ndarray,
+              pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """P(g_j = pairs[j, 0]) and P((g_j, h_j) = pairs[j]) per task, chunk by chunk (only
+    O(m) output: no (n_tasks, K) array); NaN where unanswered or a pair label is 0."""
+    G = q_nodes.size
+    m = R.n_tasks
+    pg, pp = np.empty(m), np.empty(m)
+    a_ix, b_ix = np.maximum(pairs[:, 0] - 1, 0), np.maximum(pairs[:, 1] - 1, 0)
+    for lo, hi, Sa, Sb, W, Z, M in _node_terms(R, p, q_nodes):
+        D = Z @ pi
+        rows = np.arange(hi - lo)
+        a, b = a_ix[lo:hi], b_ix[lo:hi]
+        pg[lo:hi] = (W[a, rows, :G] @ pi) / D
+        e = np.exp(Sa[a, rows] + Sb[b, rows] - M[:, None])
+        pp[lo:hi] = np.where(a != b, e @ pi, 0.0) / D
+    answered = R.task_counts() > 0
+    pg = np.where(answered & (pairs[:, 0] > 0), pg, np.nan)
+    pp = np.where(answered & (pairs[:, 0] > 0) & (pairs[:, 1] > 0), pp, np.nan)
+    return pg, pp
 
 
 def grid_posterior(R: Responses, p: np.ndarray, pi: np.ndarray,
@@ -133,9 +188,12 @@ def grid_posterior(R: Responses, p: np.ndarray, pi: np.ndarray,
                    ) -> tuple[np.ndarray, np.ndarray | None]:
     """Posterior of each task's pair with q integrated over the grid (module docstring).
 
+    O(nnz G + m K G) by the exclusive sums of TopTwoEM's E-step (``_node_terms``).
+
     Parameters
     ----------
     R : Responses
+        The answers.
     p : ndarray of shape (n_workers,)
         Reliabilities in (0, 1).
     pi : ndarray of shape (G,)
@@ -148,29 +206,30 @@ def grid_posterior(R: Responses, p: np.ndarray, pi: np.ndarray,
     Returns
     -------
     g_marginal : ndarray of shape (n_tasks, K)
-        P(label c is g_j | A_.j) in column c - 1; NaN rows for unanswered tasks.
+        P(label c is g_j | the task's answers) in column c - 1; NaN rows for unanswered
+        tasks.
     p_pair : ndarray of shape (n_tasks,) or None
-        P((g_j, h_j) = pairs[j] | A_.j) (NaN where unanswered or ``pairs[j]`` has a 0).
+        P((g_j, h_j) = pairs[j] | the answers) (NaN where unanswered or ``pairs[j]`` has
+        a 0).
     """
     q_nodes = _nodes() if q_nodes is None else np.asarray(q_nodes, float)
-    K, m = R.n_labels, R.n_tasks
-    logpi = np.log(pi)
+    K, m, G = R.n_labels, R.n_tasks, q_nodes.size
+    pi = np.asarray(pi, float)
     gm = np.empty((m, K))
     pp = None if pairs is None else np.empty(m)
     if pairs is not None:
         pairs = np.asarray(pairs)
         a_ix, b_ix = np.maximum(pairs[:, 0] - 1, 0), np.maximum(pairs[:, 1] - 1, 0)
-    for lo, hi, L in _scores(R, p, q_nodes):
-        L += logpi
-        W = np.exp(L).sum(axis=3)                              # (c, K, K)
-        W /= W.sum(axis=(1, 2))[:, None, None]
-        gm[lo:hi] = W.sum(axis=2)
+    for lo, hi, Sa, Sb, W, Z, M in _node_terms(R, p, q_nodes):
+        D = Z @ pi
+        gm[lo:hi] = (W[..., :G] @ pi).T / D[:, None]
         if pp is not None:
             rows = np.arange(hi - lo)
-            pp[lo:hi] = W[rows, a_ix[lo:hi], b_ix[lo:hi]]
+            e = np.exp(Sa[a_ix[lo:hi], rows] + Sb[b_ix[lo:hi], rows] - M[:, None])
+            pp[lo:hi] = np.where(a_ix[lo:hi] != b_ix[lo:hi], e @ pi, 0.0) / D
     answered = R.task_counts() > 0
     gm[~answered] = np.nan
-    if pp is not None:
+    if pp is not None and pairs is not None:
         pp = np.where(answered & (pairs[:, 0] > 0) & (pairs[:, 1] > 0), pp, np.nan)
     return gm, pp
 
@@ -179,7 +238,7 @@ def plugin_reliability(R: Responses, top: np.ndarray) -> np.ndarray:
     """p_i from eq. (5) at the pairs ``top`` (hits per answer of each worker; K = 2: the
     one-coin 2 x share of answers equal to g minus 1), clipped to [MIN_RELIABILITY,
     MAX_RELIABILITY]; a worker without usable answers gets MIN_RELIABILITY."""
-    from .mle import MAX_RELIABILITY, MIN_RELIABILITY, estimate_reliability
+    from .reliability import MAX_RELIABILITY, MIN_RELIABILITY, estimate_reliability
     top = np.asarray(top)
     if R.n_labels > 2:
         p = estimate_reliability(R, top, normalization="per_worker")
@@ -241,9 +300,7 @@ def task_probabilities(est: Any, R: Responses | None = None) -> dict[str, np.nda
                "p_pair": np.where(answered, est.pair_proba_, np.nan)}
     else:
         p, pi, q_nodes = _model(est, R)
-        gm, pp = grid_posterior(R, p, pi, q_nodes, pairs=top)
-        rows = np.arange(R.n_tasks)
-        pg = gm[rows, np.maximum(top[:, 0] - 1, 0)]
+        pg, pp = _at_pairs(R, p, pi, q_nodes, top)
         out = {"p_g": np.where(answered, pg, np.nan), "p_pair": np.where(answered, pp, np.nan)}
     est.__dict__["_task_probabilities"] = (R, dict(out))
     return out
@@ -254,13 +311,13 @@ def expected_gain(est: Any, R: Responses | None = None, n_answers: int | None = 
                   n_draws: int = 64, rng: Any = 0) -> np.ndarray:
     r"""Expected fall of each task's g error if it got ``n_answers`` fresh answers.
 
-    For task j with posterior P(a, b, k | A_.j) (module docstring), its expected error
-    now is 1 - p_g[j]; after r fresh answers A' (workers drawn like the crowd's answers:
+    For task j with posterior P(a, b, k | its answers) (module docstring), its expected
+    error now is 1 - p_g[j]; after r fresh answers A' (workers drawn like the crowd's answers:
     the worker of a random answer, so with the crowd's reliabilities) the best choice is
     the label with the largest posterior of being g, so the expected error becomes
-    1 - E[max_c P(c is g | A_.j, A')]. The gain is the difference,
+    1 - E[max_c P(c is g | its answers, A')]. The gain is the difference::
 
-        gain_j = E[max_c P(c is g | A_.j, A') - P(g_j is g | A_.j, A')]  >= 0
+        gain_j = E[max_c P(c is g | answers, A') - P(g_j is g | answers, A')]  >= 0
 
     (the second term's expectation is p_g[j]), the preposterior expectation taken by
     Monte Carlo: ``n_draws`` draws of (a, b, k) from the posterior and r answers from
@@ -270,13 +327,16 @@ def expected_gain(est: Any, R: Responses | None = None, n_answers: int | None = 
     Parameters
     ----------
     est : fitted estimator
+        Any with ``top_two_``.
     R : Responses, optional
         Default: the data recorded by ``fit``.
     n_answers : int, optional
         r, answers per re-labelled task (default: the median number of answers per
         answered task).
     n_draws : int, default=64
+        Monte Carlo draws per task.
     rng : int or numpy.random.Generator, default=0
+        Seed of the draws.
 
     Returns
     -------
@@ -297,7 +357,7 @@ def expected_gain(est: Any, R: Responses | None = None, n_answers: int | None = 
         check_int(rng, "rng", owner=owner, minimum=0))
     K, m = R.n_labels, R.n_tasks
     top = np.asarray(est.top_two_)
-    p, pi, q_nodes = _model_for_gain(est, R)
+    p, pi, q_nodes = _model(est, R)
     G = q_nodes.size
     p_resp = np.sort(p[R.workers])              # sorted: independent of the input order
     # common random numbers: for each draw s, uniforms for (a, b, k) and r answers
@@ -344,10 +404,6 @@ def expected_gain(est: Any, R: Responses | None = None, n_answers: int | None = 
             best += (gm2.max(axis=1) - gm2[np.arange(c), g_now]) / gm2.sum(axis=1)
         gain[lo:hi] = best / S
     return gain
-
-
-def _model_for_gain(est: Any, R: Responses):
-    return _model(est, R)
 
 
 def relabel_order(est: Any, n: int, R: Responses | None = None, *,

@@ -69,7 +69,7 @@ def algorithm1(A1, n_labels, eta=0.1, rng=None, *, sample_splitting=True,
 
     ``sample_splitting=False`` uses A^1 for both B and C; ``centering="observed"`` and
     ``sign_rule="sum"`` are the package's options (see :class:`toptwo.TopTwo1`), and so is
-    ``left_vector`` "stacked" / "averaged" (one left vector for every k, issue 25).
+    ``left_vector`` "stacked" / "averaged" (one left vector for every k).
     """
     K, (n, m) = n_labels, A1.shape
     rng = np.random.default_rng(rng)

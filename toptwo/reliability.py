@@ -1,7 +1,11 @@
-"""Worker reliabilities beyond eq. (5): two other step 3s for Algorithm 2.
+"""Worker reliabilities, step 3 of Algorithm 2: eq. (5) and two alternatives.
 
-Eq. (5) [`eqn:hatpi`] estimates p_i from the share of worker i's answers that fall in the
-estimated pair {g_j, h_j}. Without sample splitting that pair was estimated from the same
+Eq. (5) [`eqn:hatpi`] (:func:`estimate_reliability`, ``reliability_estimator="moment"``)
+estimates p_i from the share of worker i's answers that fall in the estimated pair
+{g_j, h_j}::
+
+    p_i = K/(K-2) * ( #{j : A2_ij in {g_j, h_j}} / (m s (1 - s_1)) - 2/K )
+ Without sample splitting that pair was estimated from the same
 answers, so spammers agree with it more often than chance (the few-smart gap of TopTwo2 is
 the noise and bias of eq. (5)'s p on spammers, ``docs/design_stage1.md``).
 
@@ -11,8 +15,6 @@ the noise and bias of eq. (5)'s p on spammers, ``docs/design_stage1.md``).
 * :func:`estimate_reliability_mle` (``reliability_estimator="mle"``): given q_j, eq. (1)
   [`eqn:A_dist`] also tells g-answers from h-answers, and the maximum-likelihood p_i uses
   that (eq. (5) is a moment estimator that ignores it).
-
-``reliability_estimator="moment"`` is eq. (5) as printed (:func:`toptwo.estimate_reliability`).
 """
 
 from __future__ import annotations
@@ -21,13 +23,24 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_length, check_probability_vector
-from .mle import _check_top
+from . import _chunks as _chunks_mod
+from ._chunks import _task_chunks
+from ._ties import _select_rows, _smallest_columns
+from ._validation import check_choice, check_length, check_probability_vector
+from .binary import binary_sign, centring_shifts
 from .responses import Responses, _FitView, as_responses
+from ._result import SpectralResult
 
-__all__ = ["estimate_reliability_mle", "estimate_reliability_loo", "MLE_STEPS", "MLE_RTOL",
+__all__ = ["estimate_reliability", "estimate_reliability_mle", "estimate_reliability_loo",
+           "MAX_RELIABILITY", "MIN_RELIABILITY", "MLE_STEPS", "MLE_RTOL",
            "CHANCE_BITS"]
 
+#: p_hat is clipped to [MIN_RELIABILITY, MAX_RELIABILITY] before eq. (6): the upper end
+#: keeps log(1 - p) finite; the lower end (instead of 0) keeps every answer's weight
+#: positive, so a task whose workers all look like spammers falls back to a weighted
+#: vote instead of an all-zero score (which left (g, h) to the tie rule).
+MAX_RELIABILITY = 0.99
+MIN_RELIABILITY = 0.05
 #: Safeguarded Newton steps of :func:`estimate_reliability_mle` (each a Newton step on the
 #: score, or a bisection of the bracket where Newton would leave it): 2^-30 after the
 #: bisections alone, and Newton converges quadratically near the maximiser.
@@ -40,6 +53,132 @@ MLE_RTOL = 1e-12
 #: 2^-CHANCE_BITS (an error of 2^-33 per answer, none where c_ij is clipped to T/K), as
 #: integers: the same sum in any order of the answers.
 CHANCE_BITS = 32
+
+
+def _check_top(top: Any, R: Responses, *, owner: str) -> np.ndarray:
+    """(n_tasks, T) integer labels in 0..K (0 = no estimate), 2 <= T < K."""
+    arr = np.asarray(top)
+    if arr.ndim != 2 or arr.shape[0] != R.n_tasks or not 2 <= arr.shape[1] < R.n_labels:
+        raise ValueError(f"`top` of {owner} must have shape (n_tasks, T) = ({R.n_tasks}, T) "
+                         f"with 2 <= T < K={R.n_labels}; got shape {arr.shape} instead.")
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"`top` of {owner} must hold integer labels; got dtype {arr.dtype} "
+                        f"instead.")
+    bad = (arr < 0) | (arr > R.n_labels)
+    if bad.any():
+        j, t = (int(v) for v in np.argwhere(bad)[0])
+        raise ValueError(f"`top` of {owner} must hold labels in 1..{R.n_labels} (0 for no "
+                         f"estimate); found {int(arr[j, t])} at task {j}, column {t}.")
+    # a row is T distinct labels (an ordered pair or T-tuple, a != b) or all 0
+    ordered = np.sort(arr, axis=1)
+    some = ordered[:, -1] > 0
+    bad_row = some & ((ordered[:, 0] == 0) | (ordered[:, 1:] == ordered[:, :-1]).any(axis=1))
+    if bad_row.any():
+        j = int(np.argmax(bad_row))
+        raise ValueError(f"`top` of {owner} must hold {arr.shape[1]} distinct labels per task "
+                         f"(or all 0 for no estimate); task {j} has "
+                         f"{[int(v) for v in arr[j]]}.")
+    return arr
+
+
+def _check_confusion(confusion: Any, R: Responses, *, owner: str) -> np.ndarray:
+    """q of shape (n_tasks,) or top-T weights of shape (n_tasks, T), 2 <= T < K, in [0, 1]."""
+    W = np.asarray(confusion, float)
+    m, K = R.n_tasks, R.n_labels
+    if not (W.shape == (m,) or (W.ndim == 2 and W.shape[0] == m and 2 <= W.shape[1] < K)):
+        raise ValueError(f"`confusion` of {owner} must have shape ({m},) or ({m}, T) with "
+                         f"2 <= T < K={K}; got shape {W.shape} instead.")
+    bad = ~np.isfinite(W) | (W < 0) | (W > 1)
+    if bad.any():
+        pos = tuple(int(v) for v in np.argwhere(bad)[0])
+        raise ValueError(f"`confusion` of {owner} must lie in [0, 1]; found "
+                         f"{float(W[pos])!r} at task {pos[0]}"
+                         + (f", column {pos[1]}." if len(pos) > 1 else "."))
+    return W
+
+
+def estimate_reliability(A2: Responses, top: np.ndarray, *, normalization: str = "paper",
+                         n_responses: np.ndarray | None = None) -> np.ndarray:
+    """Worker reliabilities p_i from held-out responses, eq. (5) (and eq. for top-T).
+
+    Parameters
+    ----------
+    A2 : Responses
+        The responses not used by stage 1.
+    top : ndarray of shape (n_tasks, T)
+        Estimated plausible answers per task (0 for tasks without any; a response to
+        such a task never counts as a hit).
+    normalization : {"paper", "per_worker"}
+        "paper": divide the hit count by m s (1 - s_1), estimated as nnz(A2)/n, the
+        average number of A^2 answers per worker (eq. (5)). "per_worker": divide by the
+        worker's own number of A^2 answers to tasks that have an estimate (real workers
+        answer very different numbers of tasks; this is the sample mean of Lemma 1's
+        Bernoulli variables, and answers to tasks without an estimate, which can never
+        be hits, would bias it down).
+    n_responses : ndarray of shape (n_workers,), optional
+        Responses per worker in the full data; workers with none get NaN.
+
+    Returns
+    -------
+    p_hat : ndarray of shape (n_workers,)
+        K/(K-T) (hits_i / N_i - T/K), unclipped (may fall outside [0, 1]); NaN for a worker
+        with no responses (and, with "per_worker", for one with no A^2 responses).
+    """
+    check_choice(normalization, "normalization", ("paper", "per_worker"),
+                 owner="estimate_reliability")
+    return _reliability(A2, top, normalization, n_responses)
+
+
+def _reliability(A2: Responses, top: Any, normalization: str,
+                 n_responses: np.ndarray | None) -> np.ndarray:
+    """:func:`estimate_reliability` once ``normalization`` is checked (TopTwo2's own calls)."""
+    K = A2.n_labels
+    top = _check_top(top, A2, owner="estimate_reliability")
+    T = top.shape[1]
+    counts = A2.task_counts()
+    if K < 63:
+        # one bit per label: bit c of mask_j is set iff c is among task j's top labels
+        # (bit 0, "no estimate", never matches an answer), one pass over the responses
+        dt = next(d for d in (np.uint8, np.uint16, np.uint32, np.uint64)
+                  if K < 8 * np.dtype(d).itemsize)          # the smallest that holds K + 1 bits
+        mask = np.zeros(A2.n_tasks, dtype=dt)
+        for t in range(T):
+            mask |= np.left_shift(dt(1), top[:, t].astype(dt))
+        # in the stored (worker-major) order: a worker's hits are a contiguous run, summed
+        # as integers (exact, so the same counts as any other order)
+        w_indptr = A2.tocsr().indptr
+        hit_count = np.zeros(A2.n_workers, dtype=np.int64)
+        for lo, hi, e0, e1 in _task_chunks(w_indptr):      # worker ranges, cache-sized
+            if e1 == e0:
+                continue
+            hit = mask.take(A2.tasks[e0:e1])
+            hit >>= A2.labels[e0:e1].astype(dt)
+            hit &= dt(1)
+            starts = w_indptr[lo:hi] - e0
+            some = w_indptr[lo + 1:hi + 1] > w_indptr[lo:hi]  # reduceat needs non-empty runs
+            hit_count[lo:hi][some] = np.add.reduceat(hit, starts[some], dtype=np.int64)
+        hits = hit_count.astype(float)
+    else:
+        indptr, workers_tm, labels_tm = A2.task_major()
+        tasks_tm = A2.task_major_tasks()
+        hit = top[:, 0][tasks_tm] == labels_tm
+        for t in range(1, T):
+            hit |= top[:, t][tasks_tm] == labels_tm
+        hits = np.bincount(workers_tm[hit], minlength=A2.n_workers).astype(float)
+    if normalization == "paper":
+        denom = np.full(A2.n_workers, A2.nnz / A2.n_workers)
+    elif (top[:, 0] > 0)[counts > 0].all():   # every answered task resolved
+        denom = A2.worker_counts().astype(float)
+    else:   # the worker's answers to tasks that have an estimate (top > 0)
+        _, workers_tm, _ = A2.task_major()
+        resolved = np.repeat(top[:, 0] > 0, counts)
+        denom = np.bincount(workers_tm[resolved], minlength=A2.n_workers).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = K / (K - T) * (hits / denom - T / K)
+    p[denom == 0] = np.nan
+    if n_responses is not None:
+        p[n_responses == 0] = np.nan
+    return p
 
 
 def _check_n_responses(n_responses: Any, n: int, owner: str) -> np.ndarray | None:
@@ -269,9 +408,6 @@ def estimate_reliability_loo(A2: Responses, stage1: Any, *, centering: str | Non
     >>> round(float(np.nanmean(loo[~spam])), 2)                 # hammers: ranked first
     0.47
     """
-    from . import _chunks as _chunks_mod
-    from ._chunks import _task_chunks
-    from ._ties import _select_rows, _smallest_columns
 
     owner = "estimate_reliability_loo"
     A2, centering, n_responses, top = _check_loo_inputs(A2, stage1, centering, in_stage1,
@@ -350,7 +486,6 @@ def _per_answer(a: np.ndarray, lo: int, hi: int, cnt: np.ndarray) -> np.ndarray:
 def _check_loo_inputs(A2: Any, stage1: Any, centering: str | None, in_stage1: Any,
                       n_responses: Any, owner: str) -> tuple:
     """(A2, centering, n_responses, top) of :func:`estimate_reliability_loo`, checked."""
-    from .spectral import SpectralResult
 
     if not isinstance(A2, _FitView):
         A2 = as_responses(A2, owner=owner)
@@ -394,7 +529,6 @@ class _TakeOut:
     """
 
     def __init__(self, A2: Responses, stage1: Any, centering: str, counts: np.ndarray):
-        from .binary import binary_sign, centring_shifts
 
         K, n = A2.n_labels, A2.n_workers
         entry = binary_sign(np.arange(1, K + 1)[:, None], np.arange(1, K)[None, :])

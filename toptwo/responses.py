@@ -81,7 +81,7 @@ class Responses:
     def __init__(self, workers: np.ndarray, tasks: np.ndarray, labels: np.ndarray, *,
                  shape: tuple[int, int], n_labels: int,
                  worker_ids: np.ndarray | None = None, task_ids: np.ndarray | None = None):
-        # Immutable (issue 27): the arrays are made read-only and the attributes cannot
+        # Immutable: the arrays are made read-only and the attributes cannot
         # be rebound, so what passed the gate (as_responses, from_triples) stays valid.
         # Arrays that are views of someone else's writeable memory are copied first.
         init = object.__setattr__
@@ -426,6 +426,62 @@ def _rebuild(cls, workers, tasks, labels, shape, n_labels, worker_ids, task_ids)
                worker_ids=worker_ids, task_ids=task_ids)
 
 
+#: Lower-case column names that mean worker / task / label in a frame of triples (as in
+#: toptwo.io's suggestions); a frame named this way is never read as a matrix.
+_TRIPLE_SYNONYMS = (
+    ("worker", "worker_id", "workerid", "annotator", "annotator_id", "rater", "user",
+     "user_id", "labeler", "labeller", "contributor"),
+    ("task", "task_id", "taskid", "question", "question_id", "item", "item_id", "example",
+     "object", "image", "unit"),
+    ("label", "answer", "response", "annotation", "choice", "class", "label_id", "value",
+     "rating"),
+)
+
+
+def _refuse_likely_triples(df: Any, cols: list, owner: str) -> None:
+    """Refuse a 3-column frame that is almost surely triples, not a 3-task matrix.
+
+    Either its column names mean worker, task and label in some spelling
+    (``Worker/Task/Label``, ``annotator/item/answer``), or it is integer-valued with a
+    third column in 1..max (no 0 = "not answered") and ids in the first two columns
+    beyond every value of the third (as a matrix, those ids would be labels: K = 60 from
+    a 599 x 3 frame of triples).
+    """
+    if len(cols) != 3:
+        return
+    names = [str(c).strip().lower() for c in cols]
+    roles = [next((r for r, syn in enumerate(_TRIPLE_SYNONYMS) if n in syn), None)
+             for n in names]
+    fix = (f"Read it as triples with Responses.from_triples(df, columns=(worker_column, "
+           f"task_column, label_column)), or as a response matrix (workers in rows, tasks "
+           f"in columns, 0 = not answered) with {owner.split('.')[0]}.fit(df.to_numpy()).")
+    if sorted(r for r in roles if r is not None) == [0, 1, 2]:
+        order = tuple(cols[roles.index(r)] for r in range(3))
+        raise ValueError(f"The DataFrame passed to {owner} has the columns {cols!r}, which "
+                         f"name (worker, task, label) triples {order!r}, but not as "
+                         f"'worker', 'task', 'label' exactly; nothing is guessed. Read it with "
+                         f"Responses.from_triples(df, columns={order!r}), or rename the "
+                         f"columns to 'worker', 'task', 'label'; to fit it as a 3-task "
+                         f"response matrix, pass df.to_numpy().")
+    if any(getattr(df[c].dtype, "kind", "O") not in "iuf" for c in cols) or len(df) < 2:
+        return
+    try:                                  # nullable dtypes too: <NA> becomes NaN
+        arr = df.to_numpy(dtype=float, na_value=np.nan)
+    except (TypeError, ValueError):
+        return
+    if not np.isfinite(arr).all() or (arr != np.round(arr)).any():
+        return
+    third = arr[:, 2]
+    if third.min() < 1 or arr[:, :2].min() < 0:
+        return
+    if arr[:, :2].max() > third.max():
+        raise ValueError(f"The DataFrame passed to {owner} ({arr.shape[0]} x 3, columns "
+                         f"{cols!r}) looks like (worker, task, label) triples, not a response "
+                         f"matrix: its third column holds 1..{int(third.max())} with no 0, and "
+                         f"its first two hold ids up to {int(arr[:, :2].max())}, which as a "
+                         f"matrix would be labels (K = {int(arr.max())}). {fix}")
+
+
 def _frame_responses(df: Any, n_labels: int | None, owner: str) -> Responses:
     """A DataFrame passed to ``fit``: triples by their column names, else a numeric matrix."""
     cols = list(df.columns)
@@ -436,6 +492,7 @@ def _frame_responses(df: Any, n_labels: int | None, owner: str) -> Responses:
         return _from_triples(Responses, df, None, None, n_workers=None, n_tasks=None,
                              n_labels=n_labels, duplicates="error", worker_ids=None,
                              task_ids=None, columns=TRIPLE_COLUMNS, owner=owner)
+    _refuse_likely_triples(df, cols, owner)
     kinds = {c: df[c].dtype for c in cols} if len(set(cols)) == len(cols) else {}
     bad = [c for c, dt in kinds.items()
            if getattr(dt, "kind", "O") not in "iuf" or str(dt) == "boolean"]
@@ -449,7 +506,7 @@ def _frame_responses(df: Any, n_labels: int | None, owner: str) -> Responses:
                         f"numeric n_workers x n_tasks matrix, workers in rows, tasks in "
                         f"columns, labels 1..K and 0 for 'not answered'.")
     R = as_responses(df.to_numpy(), n_labels, owner=owner)
-    # Responses are immutable (issue 27): a new one with the frame's ids, same arrays
+    # Responses are immutable: a new one with the frame's ids, same arrays
     return _FitView(Responses(R.workers, R.tasks, R.labels, shape=R.shape,
                               n_labels=R.n_labels,
                               worker_ids=np.asarray(df.index, dtype=object),

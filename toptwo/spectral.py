@@ -43,54 +43,16 @@ from ._chunks import _steps_4_5_chunked
 from ._components import stage1_parts
 from ._linalg import SOLVERS, _leading_vectors
 from ._pooled import stacked_leading_left
+from ._result import SpectralResult
+from ._split import split_entries
 from ._step2 import SIGN_RULES, fix_sign, signed_left, trim
 from ._ties import U_ABS_TOL, _clean, _v_error_bound, tolerant_smallest
 from .binary import LabelBlocks, centring_shifts
-from .responses import (Responses, _FitView, as_responses, binary_labels_message,
+from .responses import (Responses, as_responses, binary_labels_message,
                         check_labels_used)
 
 __all__ = ["TopTwo1", "SpectralResult", "spectral_estimate", "spectral_from_matrices",
            "top_from_projections", "split_entries"]
-
-
-def split_entries(R: Responses, rate: float, rng: np.random.Generator
-                  ) -> tuple[Responses, Responses]:
-    """Split the observed entries: each goes to the first part with probability ``rate``.
-
-    This is A o S and A o (1 - S) with S_ij ~ Bernoulli(rate) i.i.d. (Alg. 2 step 1;
-    Alg. 1 step 1 with rate 1/2). Unobserved entries are unaffected either way, so only
-    the nnz observed entries need a draw. Each part is read by one fit like the data it
-    came from, so it keeps its derived arrays (CSR form, task-major order, counts) for
-    as long as it is used.
-    """
-    mask = rng.random(R.nnz) < rate
-    return _FitView(R.subset(mask)), _FitView(R.subset(~mask))
-
-
-@dataclass
-class SpectralResult:
-    """Everything Algorithm 1 computes (diagnostics for notebooks and tests)."""
-
-    top: np.ndarray            #: (m, T) estimated top-T labels, 0 for tasks without data
-    confusion_raw: np.ndarray  #: (m, T) eq. (4) per plausible answer, unclipped
-    delta_v: np.ndarray        #: (m, K) Delta v_j^(k)
-    v: np.ndarray              #: (m, K-1) v^(k)
-    left_vectors: np.ndarray   #: (K-1, n) u^(k) after the sign rule, before trimming
-    trimmed: np.ndarray        #: (K-1, n) u~^(k)
-    singular_values: np.ndarray  #: (K-1,) leading singular value of X^(k)
-    l_per_task: np.ndarray     #: (m,) l_j (NaN where the task has no data in C)
-    norm_p: float              #: l, the estimate of ||p||_2
-    s_prime_x: float           #: s' of B (estimated)
-    s_prime_y: float           #: s' of C (estimated)
-    #: (m,) connected component of every task (-1: no stage-1 estimate); see
-    #: :func:`spectral_estimate`
-    components: np.ndarray | None = None
-    #: (m,) bound on the floating-point error of v_j (ties of eq. (3) within 4x it)
-    v_error: np.ndarray | None = None
-    #: (m,) the l that eq. (4) divides by for each task (its component's l)
-    l_task: np.ndarray | None = None
-    #: the centring of step 1, "observed" or "paper" (``spectral_estimate``'s argument)
-    centering: str | None = None
 
 
 # --------------------------------------------------------------------- helpers
@@ -462,6 +424,11 @@ def check_spectral_labels(K: int, n_top: int, owner: str) -> None:
                          f"n_labels={K}.")
 
 
+#: TopTwo1's parameters for Algorithm 1 as printed (:meth:`TopTwo1.paper`).
+PAPER_TOPTWO1 = dict(sample_splitting=True, centering="paper", left_vector="per_k",
+                     sign_rule="paper")
+
+
 class TopTwo1(BaseEstimator):
     r"""Spectral estimate of the top-two answers and the confusion probabilities
     (Algorithm 1, "TopTwo1").
@@ -482,9 +449,19 @@ class TopTwo1(BaseEstimator):
     where :math:`l`, the mean of :math:`l_j = \frac{K}{K-2}\sum_{k \ne \hat g_j, \hat h_j}
     \Delta v_j^{(k)}` (step 5), estimates :math:`\|\mathbf p\|_2`.
     :func:`toptwo.reference.algorithm1` is the same algorithm as printed, in dense NumPy
-    (tested equal). Every option below runs the paper's algorithm at its paper value; the
-    defaults and their measurements are in the design notes (``docs/design.md``,
-    "Deviations").
+    (tested equal).
+
+    The default ``TopTwo1()`` departs from Algorithm 1 as printed: no B/C split, centring
+    on the observed entries, one left vector pooled over k ("stacked") with the
+    positive-sum sign rule, clipped at 0; ``TopTwo1.paper()`` is the printed algorithm.
+    Each option set to its paper value runs the paper's step (measurements: design
+    notes, ``docs/design.md``, "Deviations").
+
+    The labels are treated as ordered: Proposition 1's conversion compares each answer
+    with the thresholds k, so renumbering the choices changes some estimates, far more
+    with ``paper()`` than with the default (sizes: ``docs/reproducibility.md``, "The
+    numbering of the answer choices"). With ``sample_splitting=True`` the split follows
+    the ids of the input (:func:`split_entries`).
 
     Parameters
     ----------
@@ -520,7 +497,7 @@ class TopTwo1(BaseEstimator):
         Theorem 1's argument holds), trimming, the same vector for every k. "averaged":
         the mean of the sign-fixed :math:`\mathbf u^{(k)}`, clipped at 0 (the authors'
         code). Derivation in ``toptwo._pooled``; measurements in
-        ``docs/design_stage1.md`` and notebook 12.
+        ``docs/design_stage1.md``.
     rng : None, int or numpy.random.Generator
         Source of the B/C split (used only with ``sample_splitting=True``).
 
@@ -582,6 +559,19 @@ class TopTwo1(BaseEstimator):
         "left_vector": [StrOptions(LEFT_VECTORS)],
         "rng": ["random_state"],
     }
+
+    @classmethod
+    def paper(cls, **params: Any) -> "TopTwo1":
+        """Algorithm 1 as printed: the B/C split, the paper's centring, one left vector
+        per k with the paper's sign rule; ``params`` set the others (``rng``, ``eta``,
+        ``n_top``).
+
+        Examples
+        --------
+        >>> TopTwo1.paper(rng=0).get_params()["left_vector"]
+        'per_k'
+        """
+        return cls(**{**PAPER_TOPTWO1, **params})
 
     def fit(self, A: Any, n_labels: int | None = None) -> "TopTwo1":
         """Run Algorithm 1 on A (dense array, sparse matrix or Responses)."""

@@ -92,6 +92,11 @@ def _clean_titles(app: Any, doctree: nodes.document) -> None:
     for store in (env.titles, env.longtitles):
         if env.docname in store:
             store[env.docname] = _plain_title(store[env.docname])
+    # the sidebar and the page's contents are built from env.tocs: plain text there too
+    toc = env.tocs.get(env.docname)
+    if toc is not None:
+        for math in list(toc.findall(nodes.math)):
+            math.parent.replace(math, nodes.Text(latex_to_text(math.astext())))
 
 
 def _clean_search_index(outdir: Path) -> None:
@@ -204,6 +209,9 @@ class LessonLinks(SphinxPostTransform):
 _NOTEBOOK_LINK = re.compile(r"\[([^\]\n]+)\]\(((?:\.\./|exercises/)?[0-9a-z][\w]*)\.ipynb\)")
 
 
+_DOCS_LINK = re.compile(r"\[([^\]\n]+)\]\(\.\./docs/([\w/]+)\.md\)")
+
+
 def _notebook_links_to_pages(app: Any, docname: str, source: list[str]) -> None:
     """``[lesson 12](12_stage_one.ipynb)`` in a notebook (a link that works in Jupyter and
     on Colab) becomes a link to that lesson's page: a ``{doc}`` role, which Sphinx resolves
@@ -211,6 +219,8 @@ def _notebook_links_to_pages(app: Any, docname: str, source: list[str]) -> None:
     symlink's target, outside the source tree, and fail the build.)"""
     if docname.startswith("notebooks/"):
         source[0] = _NOTEBOOK_LINK.sub(lambda m: f"{{doc}}`{m[1]} <{m[2]}>`", source[0])
+        # a link from a lesson to a book page, ``[text](../docs/page.md)`` (works in Jupyter)
+        source[0] = _DOCS_LINK.sub(lambda m: f"{{doc}}`{m[1]} </{m[2]}>`", source[0])
 
 
 SOLUTION = re.compile(r"^#\s*Solution to exercise\s+(\d+)\b")
@@ -273,10 +283,21 @@ def _add_static(app: Any) -> None:
     app.config.html_static_path.append(str(STATIC))
 
 
+_DOCS_LINK = re.compile(r"\[([^\]\n]+)\]\(\.\./docs/([0-9a-z][\w/]*)\.md\)")
+
+
+def _docs_links_to_pages(app: Any, docname: str, source: list[str]) -> None:
+    """``[How the lessons are checked](../docs/lessons_checked.md)`` in a notebook (a file
+    link that works in Jupyter and on GitHub) becomes a ``{doc}`` link to that book page."""
+    if docname.startswith("notebooks/"):
+        source[0] = _DOCS_LINK.sub(lambda m: f"{{doc}}`{m[1]} </{m[2]}>`", source[0])
+
+
 def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("course_repository", repository(), "html")
     app.connect("builder-inited", _add_static)
     app.connect("source-read", _notebook_links_to_pages)
+    app.connect("source-read", _docs_links_to_pages)
     app.connect("doctree-read", _clean_titles)
     app.connect("html-page-context", _page_context)
     app.connect("build-finished", _copy_notebooks)

@@ -8,9 +8,10 @@ cell, e.g. code that rebinds a check). ``fails`` maps each grade cell the answer
 to a regular expression its feedback must contain (the diagnosis naming the mistake); every
 other autograded cell must score full marks.
 
-Kinds: ``solution`` (the instructor's), ``unusual`` (correct, another form), ``math`` (a
-typical mathematical mistake), ``process`` (a library call, hard-coded or copied numbers,
-patching a check, using the truth).
+Kinds: ``solution`` (the instructor's), ``unusual`` (correct, another form or dtype),
+``math`` (a typical mathematical mistake), ``process`` (a library call, hard-coded or
+copied numbers, copied library code, threads, processes, frame or closure walking,
+patching a check, using the truth), ``limit`` (too slow, exiting, crashing).
 """
 
 from __future__ import annotations
@@ -30,7 +31,10 @@ class Answer:
         return self.name.split("-")[0]
 
 
-CALLS = r"your function calls .*(toptwo|theory_checks)"
+CALLS = r"your function tried to .*(toptwo|theory_checks|library)"
+#: any refusal of the process that runs the student's function (imports of the library,
+#: threads, processes, copied library code, frame or closure walking, hook changes)
+RULES = r"your function .*which is not allowed while it is graded"
 
 A = Answer
 ANSWERS = [
@@ -107,52 +111,133 @@ teaching.check_answer_distribution = lambda f: "passed"
 import toptwo.teaching.ex01
 toptwo.teaching.ex01.check_answer_distribution = lambda f: "passed\""""},
       {"ex01-1a-check": r"swap q and 1 - q"}),
+    # -- correct forms, attack routes and limits (issue 38)
+    A("ex01-float32-and-series", "unusual", {
+        "def answer_distribution": """
+import pandas as pd
+mu = np.full(K, (1.0 - p) / K, dtype=np.float32)
+mu[g - 1] += p * q
+mu[h - 1] += p * (1.0 - q)
+return pd.Series(mu, index=range(1, K + 1))""",
+        "def empirical_distribution": """
+counts = np.stack([(A == label).sum(axis=0) for label in range(1, K + 1)], axis=1)
+return (counts / counts.sum(axis=1, keepdims=True)).astype(np.float32)"""}),
+    A("ex01-tuple", "unusual", {"def answer_distribution": """
+return tuple(p * q * (c == g) + p * (1 - q) * (c == h) + (1 - p) / K for c in range(1, K + 1))"""}),
+    A("ex01-uniform-constant", "math", {"def answer_distribution": """
+return np.full(K, 1 / K)"""}, {"ex01-1a-check": r"ignores its input"}),
+    A("ex01-all-zero", "math", {"def empirical_distribution": """
+return np.zeros((A.shape[1], K))"""}, {"ex01-1b-check": r"ignores its input"}),
+    A("ex01-threads", "process", {"def answer_distribution": """
+from concurrent.futures import ThreadPoolExecutor
+with ThreadPoolExecutor(1) as pool:
+    return pool.submit(lambda: __import__("toptwo").label_distribution(p, q, g, h, K)).result()"""},
+      {"ex01-1a-check": r"tried to start a thread"}),
+    A("ex01-subprocess", "process", {"def answer_distribution": """
+import subprocess, sys
+code = f"import toptwo; print(list(toptwo.label_distribution({p}, {q}, {g}, {h}, {K})))"
+out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
+return np.array(eval(out))"""}, {"ex01-1a-check": r"tried to start a process"}),
+    A("ex01-copied-source", "process", {"cell:def answer_distribution": """
+import inspect
+SOURCE = inspect.getsource(toptwo.model.label_distribution)   # the library's code, as text
+
+
+def answer_distribution(p, q, g, h, K):
+    namespace = {"np": np}
+    exec(SOURCE, namespace)
+    return namespace["label_distribution"](p, q, g, h, K)"""}, {"ex01-1a-check": CALLS}),
+    A("ex01-copied-function", "process", {"cell:def answer_distribution": """
+import inspect
+exec(inspect.getsource(toptwo.model.label_distribution))     # defines label_distribution here
+
+
+def answer_distribution(p, q, g, h, K):
+    return label_distribution(p, q, g, h, K)"""}, {"ex01-1a-check": CALLS}),
+    A("ex01-slow", "limit", {"def empirical_distribution": """
+import time
+start = time.process_time()
+while time.process_time() - start < 6:    # a correct but slow function: 6 s of computing
+    pass
+counts = np.stack([(A == label).sum(axis=0) for label in range(1, K + 1)], axis=1)
+return counts / counts.sum(axis=1, keepdims=True)"""},
+      {"ex01-1b-check": r"your function took more than 5 s"}),
+    A("ex01-exits", "limit", {"def answer_distribution": """
+import os
+os._exit(0)"""}, {"ex01-1a-check": r"ended \(exit status 0\) without returning"}),
+    A("ex01-crashes", "limit", {"def empirical_distribution": """
+import faulthandler
+faulthandler._sigsegv()            # a crash in compiled code"""},
+      {"ex01-1b-check": r"killed by SIGSEGV"}),
     # ------------------------------------------------------------------ ex02
     A("ex02-solution", "solution"),
     A("ex02-own-symbols-and-case-line", "unusual", {
         "def expected_binary_by_hand": """
 P, Q, S = sp.symbols("p q s")
-third = sp.S(1) / 3
-probs = {1: S * (P * (1 - Q) + (1 - P) * third), 2: S * (1 - P) * third,
-         3: S * (P * Q + (1 - P) * third)}
-return sum(probs[c] if c > k else -probs[c] for c in (1, 2, 3))""",
+probs = {c: S * (P * Q * sp.KroneckerDelta(c, g) + P * (1 - Q) * sp.KroneckerDelta(c, h)
+                 + (1 - P) / sp.S(K)) for c in range(1, K + 1)}
+return sum(probs[c] if c > k else -probs[c] for c in probs)""",
         "def r_case_one": """
-return sp.Rational(k, 3) - 1 + q"""}),
+return sp.Rational(k, K) - 1 + q if h <= k < g else sp.Rational(k, K) - int(k >= g)"""}),
     A("ex02-shift-left-out", "math", {"def expected_binary_by_hand": """
-return 2 * s * p * (sp.Rational(k, 3) - (1 - q))"""},
+r = sp.Rational(k, K) - q * int(g <= k) - (1 - q) * int(h <= k)
+return 2 * s * p * r"""},
       {"ex02-2a-check": r"leave out the shift s\(K - 2k\)/K"}),
     A("ex02-q-swapped", "math", {"def expected_binary_by_hand": """
-prob_1 = s * (p * q + (1 - p) / 3)
-prob_2 = s * (1 - p) / 3
-prob_3 = s * (p * (1 - q) + (1 - p) / 3)
-return -prob_1 + prob_2 + prob_3 if k == 1 else -prob_1 - prob_2 + prob_3"""},
+total = 0
+for c in range(1, K + 1):
+    prob = s * (p * (1 - q) * int(c == g) + p * q * int(c == h) + (1 - p) / sp.Integer(K))
+    total += prob if c > k else -prob
+return total"""},
       {"ex02-2a-check": r"swap q and 1 - q"}),
     A("ex02-float-third", "math", {"def expected_binary_by_hand": """
-prob_1 = s * (p * (1 - q) + (1 - p) * (1 / 3))
-prob_2 = s * (1 - p) * (1 / 3)
-prob_3 = s * (p * q + (1 - p) * (1 / 3))
-return -prob_1 + prob_2 + prob_3 if k == 1 else -prob_1 - prob_2 + prob_3"""},
+total = 0
+for c in range(1, K + 1):
+    prob = s * (p * q * int(c == g) + p * (1 - q) * int(c == h) + (1 - p) * (1 / K))
+    total += prob if c > k else -prob
+return total"""},
       {"ex02-2a-check": r"use sp.Rational\(1, 3\)"}),
     A("ex02-sign-reversed", "math", {"def expected_binary_by_hand": """
-prob_1 = s * (p * (1 - q) + (1 - p) / 3)
-prob_2 = s * (1 - p) / 3
-prob_3 = s * (p * q + (1 - p) / 3)
-return prob_1 - prob_2 - prob_3 if k == 1 else prob_1 + prob_2 - prob_3"""},
+total = 0
+for c in range(1, K + 1):
+    prob = s * (p * q * int(c == g) + p * (1 - q) * int(c == h) + (1 - p) / sp.Integer(K))
+    total += -prob if c > k else prob
+return total"""},
       {"ex02-2a-check": r"reverse the sign convention"}),
     A("ex02-factor-two-slip", "math", {"def r_case_one": """
-return 2 * (sp.Rational(k, K) - (1 - q))"""}, {"ex02-2b-check": r"factor-2 slip"}),
+return 2 * (sp.Rational(k, K) - q * int(g <= k) - (1 - q) * int(h <= k))"""},
+      {"ex02-2b-check": r"factor-2 slip"}),
     A("ex02-wrong-case", "math", {"def r_case_one": """
 return sp.Rational(k, K) - 1"""}, {"ex02-2b-check": r"use the case g <= k"}),
     A("ex02-case-two-formula", "math", {"def r_case_one": """
 return sp.Rational(k, K) - q"""}, {"ex02-2b-check": r"Case II's formula"}),
     A("ex02-float-k-over-K", "math", {"def r_case_one": """
-return k / K - (1 - q)"""}, {"ex02-2b-check": r"use sp.Rational"}),
+return k / K - q * int(g <= k) - (1 - q) * int(h <= k)"""}, {"ex02-2b-check": r"use sp.Rational"}),
     A("ex02-calls-theory-checks", "process", {"def expected_binary_by_hand": """
 from theory_checks.model import symbolic_expected_binary
-return symbolic_expected_binary(3, 3, 1, k)"""}, {"ex02-2a-check": CALLS}),
+return symbolic_expected_binary(K, g, h, k, p, q, s)"""}, {"ex02-2a-check": CALLS}),
     A("ex02-calls-symbolic-r", "process", {"def r_case_one": """
 import theory_checks.model
-return theory_checks.model.symbolic_r(3, 3, 1, k, q)"""}, {"ex02-2b-check": CALLS}),
+return theory_checks.model.symbolic_r(K, g, h, k, q)"""}, {"ex02-2b-check": CALLS}),
+    # the library called at cell level for the handout's example (K = 3, (g, h) = (3, 1)),
+    # the stored expressions returned: the check draws other configurations
+    A("ex02-precomputed-fixed-inputs", "process", {"cell:def expected_binary_by_hand": """
+from theory_checks.model import symbolic_expected_binary
+STORED = {k: symbolic_expected_binary(3, 3, 1, k, p, q, s) for k in (1, 2)}
+
+
+def expected_binary_by_hand(k, g, h, K):
+    return STORED[k]"""}, {"ex02-2a-check": r"look answers up|differs from E"}),
+    A("ex02-reload-rebinding", "process", {"cell:def expected_binary_by_hand": """
+def expected_binary_by_hand(k, g, h, K):
+    return 2 * s * p * (sp.Rational(k, K) - q)          # wrong
+
+
+import importlib
+import toptwo.teaching.ex02 as ex02_checks
+ex02_checks.check_expected_binary = lambda f, **kw: "passed: ex2 E[A^(k)]"
+importlib.reload = lambda module: module            # the grade cell's "afresh" undone"""},
+      {"ex02-2a-check": r"tamper|differs from E"}),
     # ------------------------------------------------------------------ ex03
     A("ex03-solution", "solution"),
     A("ex03-sparse-and-subtract", "unusual", {
@@ -188,6 +273,17 @@ import toptwo.teaching.ex03 as ex03_checks
 ex03_checks.check_centered_binary = lambda f: "passed"
 teaching.check_centered_binary = lambda f: "passed\""""},
       {"ex03-3b-check": r"divide by K - 2 instead of K"}),
+    A("ex03-tuple-and-float32", "unusual", {
+        "def binary_conversion": """
+return tuple(tuple(int(np.sign(a - k - 0.5)) if a else 0 for a in row) for row in A)""",
+        "def center": """
+return (EA - s * (K - 2 * k) / K).astype(np.float32)"""}),
+    A("ex03-setprofile", "process", {"def binary_conversion": """
+import sys
+sys.setprofile(None)               # the old profile-hook defence switched off
+import toptwo
+return toptwo.to_binary(toptwo.as_responses(A, int(A.max())), k).toarray()"""},
+      {"ex03-3a-check": RULES}),
     # ------------------------------------------------------------------ ex04
     A("ex04-solution", "solution"),
     A("ex04-estimated-denominator-and-vstack", "unusual", {
@@ -243,6 +339,30 @@ return np.array([0.713, 0.147, 0.176, 0.028, 0.735, 0.871, 0.554, 0.806])"""},
       {"ex04-4b-check": r"without simulating"}),
     A("ex04-uses-the-truth", "process", {"def simulate_mean_p_hat": """
 return model.reliability"""}, {"ex04-4b-check": r"true p of another model"}),
+    A("ex04-transposed", "math", {"def reliability_estimate": """
+n_workers = A2.shape[0]
+in_top_two = (A2 == top_two[:, 0]) | (A2 == top_two[:, 1])
+return K / (K - 2) * (in_top_two.sum(axis=0) / (n_workers * rate) - 2 / K)"""},
+      {"ex04-4a-check": r"one value per task"}),
+    A("ex04-median", "math", {"def simulate_mean_p_hat": """
+estimates = []
+for _ in range(R):
+    _, A2_rep = toptwo.split_entries(draw(rng), s1, rng)
+    estimates.append(estimate(A2_rep.toarray(), top_two, s * (1 - s1), K))
+return np.median(estimates, axis=0)"""}, {"ex04-4b-check": r"median of the R estimates"}),
+    A("ex04-frame-walking", "process", {"def reliability_estimate": """
+import sys
+frame = sys._getframe(1)
+while frame is not None:           # look for the check's expected value
+    if "ref" in frame.f_locals:
+        return frame.f_locals["ref"]
+    frame = frame.f_back
+return np.zeros(A2.shape[0])"""}, {"ex04-4a-check": RULES}),
+    A("ex04-closure-reading", "process", {"def simulate_mean_p_hat": """
+for cell in draw.__closure__:      # the hidden model of the check
+    if hasattr(cell.cell_contents, "reliability"):
+        return cell.cell_contents.reliability
+return np.zeros(len(top_two))"""}, {"ex04-4b-check": RULES}),
     # ------------------------------------------------------------------ ex05
     A("ex05-solution", "solution"),
     A("ex05-score-matrix", "unusual", {"def plugin_mle_one_task": """
@@ -299,6 +419,12 @@ def plugin_mle_one_task(answers, p, q, K):
 import toptwo.teaching.report
 toptwo.teaching.report._Grader.finish = lambda self, result: result
 teaching.check_plugin_mle = lambda f: "passed\""""}, {"ex05-5a-check": r"use majority vote"}),
+    A("ex05-list-pair-float32-weights", "unusual", {"def plugin_mle_one_task": """
+weight_g = np.log(K * p * q / (1 - p) + 1).astype(np.float32)
+weight_h = np.log(K * p * (1 - q) / (1 - p) + 1).astype(np.float32)
+scores = {(a, b): weight_g[answers == a].sum() + weight_h[answers == b].sum()
+          for a in range(1, K + 1) for b in range(1, K + 1) if a != b}
+return list(max(scores, key=scores.get))"""}),
     # ------------------------------------------------------------------ ex06
     A("ex06-solution", "solution"),
     A("ex06-cov-slope-and-interp", "unusual", {
@@ -376,4 +502,29 @@ return table.get((method, float(alpha)), 100.0)"""},
     A("ex06-builds-its-own-model", "process", {"def ns_needed": """
 model = toptwo.TopTwoModel.spammer_hammer(N_WORKERS, 50, 3, hammer_fraction=alpha, rng=rng)
 return float(4 / alpha ** 2 * model.n_labels / 3)"""}, {"ex06-6b-scan-check": CALLS}),
+    A("ex06-float32", "unusual", {"def fit_exponent": """
+slope, _ = np.polyfit(np.log(alphas).astype(np.float32), np.log(ns).astype(np.float32), 1)
+return np.float32(slope)"""}),
+    A("ex06-log10-one-axis", "math", {"def fit_exponent": """
+slope, _intercept = np.polyfit(np.log10(alphas), np.log(ns), 1)
+return float(slope)"""}, {"ex06-6a-check": r"log10 of alpha"}),
+    A("ex06-constant", "math", {"def fit_exponent": """
+return -2.0"""}, {"ex06-6a-check": r"ignores its input"}),
+    A("ex06-geometric-mean", "math", {"def ns_needed": """
+previous = None
+for ns in NS_GRID:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        err = np.exp(np.mean(np.log([pair_error(method, alpha, ns, rng) for _ in range(REPS)])))
+    if err <= TARGET:
+        if previous is None:
+            return float(ns)
+        ns_before, err_before = previous
+        t = (err_before - TARGET) / (err_before - err)
+        return float(np.exp(np.log(ns_before) + t * np.log(ns / ns_before)))
+    previous = (ns, err)
+return float("nan")"""}, {"ex06-6b-scan-check": r"geometric mean"}),
+    A("ex06-calls-the-checks-scan", "process", {"def ns_needed": """
+import toptwo.teaching.ex06 as checks_module      # the check's own helpers
+return checks_module.check_ns_needed(lambda m, a, r: 1.0)"""},
+      {"ex06-6b-scan-check": CALLS}),
 ]

@@ -11,7 +11,7 @@ scores (e.g. the same number of votes from workers of the same weight) can diffe
 round-off. Labels whose score is within ``TIE_RTOL * max(1, |best|)`` of the best are
 treated as tied; among tied labels the one with the most votes wins (so a model that
 cannot tell the labels apart -- a lone worker, one answer per task, all weights zero --
-still returns the answers given, issue 27), then the smallest label; likewise for the
+still returns the answers given), then the smallest label; likewise for the
 second label among the remaining ones.
 """
 
@@ -141,6 +141,60 @@ def worker_keys(R: Any, rng: np.random.Generator) -> np.ndarray:
                              minlength=R.n_workers).astype(np.uint64)
     with np.errstate(over="ignore"):
         return _splitmix64(_uint_hash(profile, z) ^ _splitmix64(per_worker) ^ salt)
+
+
+def _sum20(index: np.ndarray, h: np.ndarray, size: int) -> np.ndarray:
+    """Per-group sums of the top 20 bits of the hashes ``h``: exact in float64 (below
+    2^53 for < 2^33 terms), so independent of the order of the terms."""
+    return np.bincount(index, weights=(h >> np.uint64(44)).astype(np.float64),
+                       minlength=size).astype(np.uint64)
+
+
+def label_keys(R: Any) -> np.ndarray:
+    """A 64-bit identity of each label from its content, not its number (shape (K,)).
+
+    Invariant under renumbering the labels and under permutations of workers, tasks
+    and rows: built only from label-free quantities -- how many answers a task has,
+    how many of them agree with a given answer, and hashes of workers and tasks made of
+    those -- then summed over the answers that gave each label. Two labels get the same
+    key only if their answers are alike in all of these (an exact symmetry of the data,
+    or a 64-bit collision). Unsalted (no ``rng``): the order is a function of the data.
+    O(nnz + m K).
+    """
+    K = R.n_labels
+    counts = R.task_label_counts()
+    lab = R.labels.astype(np.int64) - 1
+    agree = counts[R.tasks, lab].astype(np.uint64)                  # answers like this one
+    task_n = counts.sum(axis=1).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        c1, c2, c3 = (np.uint64(c) for c in (0x9E3779B97F4A7C15, 0xD1B54A32D192ED03,
+                                            0xBF58476D1CE4E5B9))
+        hw = _splitmix64(_sum20(R.workers, _splitmix64(task_n[R.tasks] * c1 ^ agree),
+                                R.n_workers))
+        ht = _splitmix64(_sum20(R.tasks, _splitmix64(hw[R.workers] ^ agree * c2), R.n_tasks))
+        per_label = _sum20(lab, _splitmix64(ht[R.tasks] ^ hw[R.workers] * c3 ^ agree), K)
+        total = counts.sum(axis=0).astype(np.uint64)
+        return _splitmix64(_splitmix64(total) ^ per_label)
+
+
+def canonical_labels(R: Any) -> tuple[Any, np.ndarray]:
+    """``R`` with its labels renumbered by :func:`label_keys`, and the renumbering.
+
+    Returns ``(Rc, rank)``: label ``c + 1`` of ``R`` is label ``rank[c] + 1`` of ``Rc``.
+    ``Rc`` is the same whatever numbering of the choices the data came in (except for
+    labels with equal keys, kept in their given order), so a step run on ``Rc`` --
+    random starts drawn per label, sums over labels, a sort of columns -- does not
+    depend on the numbering; an array indexed by labels comes back as ``X[..., rank]``
+    (docs/robustness.md).
+    """
+    from ..responses import Responses
+    order = np.argsort(label_keys(R), kind="stable")
+    rank = np.empty(R.n_labels, dtype=np.int64)
+    rank[order] = np.arange(R.n_labels)
+    if (order == np.arange(R.n_labels)).all():
+        return R, rank
+    labels = (rank[R.labels.astype(np.int64) - 1] + 1).astype(R.labels.dtype)
+    return Responses(R.workers, R.tasks, labels, shape=R.shape, n_labels=R.n_labels), rank
 
 
 def key_uniforms(keys: np.ndarray, d: int, rng: np.random.Generator) -> np.ndarray:

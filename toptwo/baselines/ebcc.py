@@ -46,7 +46,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import digamma, logsumexp
 
-from ._base import ScoreOutputMixin, check_dense_size, fit_doc, key_uniforms, task_keys
+from ._base import (ScoreOutputMixin, canonical_labels, check_dense_size, fit_doc,
+                    key_uniforms, task_keys)
 from .._validation import Interval
 from ..responses import as_responses
 
@@ -141,7 +142,11 @@ class EBCC(ScoreOutputMixin):
         z = np.divide(counts, tot, out=np.zeros_like(counts), where=tot > 0)
         # Dirichlet(1, ..., 1) split per (task, class): normalised Exp(1) draws, each a
         # hash of (a draw of rng, the task's content), not of its position (issue 27)
-        E = -np.log(key_uniforms(task_keys(R, counts, gen), K * M, gen)).reshape(m, K, M)
+        # drawn for the labels in a canonical order, then renumbered: the start does not
+        # depend on the numbering of the choices
+        Rc, rank = canonical_labels(R)
+        E = -np.log(key_uniforms(task_keys(Rc, Rc.task_label_counts(), gen), K * M, gen)
+                    ).reshape(m, K, M)[:, rank, :]
         r = E / E.sum(axis=2, keepdims=True) * z[:, :, None]
         r[~answered] = 0.0
         converged = False

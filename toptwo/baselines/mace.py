@@ -50,8 +50,8 @@ from typing import Any
 
 import numpy as np
 
-from ._base import (EM_TOL, ScoreOutputMixin, em_converged, fit_doc, key_uniforms,
-                    worker_keys, logsumexp_rows as _logsumexp_rows)
+from ._base import (EM_TOL, ScoreOutputMixin, canonical_labels, em_converged, fit_doc,
+                    key_uniforms, worker_keys, logsumexp_rows as _logsumexp_rows)
 from .._validation import Interval
 from ..responses import Responses, as_responses
 
@@ -125,11 +125,14 @@ class MACE(ScoreOutputMixin):
         R = as_responses(A, n_labels, owner=f"{self._name}.fit")
         K = R.n_labels
         delta = 0.01 / K if params["smoothing"] is None else params["smoothing"]
-        keys = worker_keys(R, gen)
+        # starts drawn for the labels in a canonical order, then renumbered: they do not
+        # depend on the numbering of the choices
+        Rc, rank = canonical_labels(R)
+        keys = worker_keys(Rc, gen)
         best = None
         lls = []
         for _ in range(restarts):
-            run = self._run(R, gen, keys, delta, tol, max_iter)
+            run = self._run(R, gen, keys, rank, delta, tol, max_iter)
             lls.append(run[0])
             if best is None or run[0] > best[0]:
                 best = run
@@ -158,8 +161,8 @@ class MACE(ScoreOutputMixin):
                             minlength=R.n_tasks * K).reshape(R.n_tasks, K)
         return base[:, None] + bonus, know
 
-    def _run(self, R: Responses, gen: np.random.Generator, keys: np.ndarray, delta: float,
-             tol: float, max_iter: int):
+    def _run(self, R: Responses, gen: np.random.Generator, keys: np.ndarray,
+             rank: np.ndarray, delta: float, tol: float, max_iter: int):
         n, K = R.n_workers, R.n_labels
         w, lab = R.workers, R.labels.astype(np.int64) - 1
         answered = R.task_counts() > 0
@@ -169,7 +172,7 @@ class MACE(ScoreOutputMixin):
         start = 1.0 + key_uniforms(keys, 2 + K, gen)
         sp2 = start[:, :2]
         theta = sp2[:, 1] / sp2.sum(axis=1)
-        xi = start[:, 2:]
+        xi = start[:, 2:][:, rank]
         xi /= xi.sum(axis=1, keepdims=True)
         converged = False
         it = 0

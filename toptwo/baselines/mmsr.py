@@ -54,8 +54,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import (ScoreOutputMixin, check_dense_size, fit_doc, key_uniforms,
-                    one_coin_scores, worker_keys)
+from ._base import (ScoreOutputMixin, canonical_labels, check_dense_size, fit_doc,
+                    key_uniforms, one_coin_scores, worker_keys)
 from .._validation import Interval
 from ..responses import Responses, as_responses
 
@@ -181,7 +181,9 @@ class MMSR(ScoreOutputMixin):
         X = np.abs(C)
         # random positive start, a hash of (the seed's draw, the worker's content): the
         # same worker gets the same start wherever it stands in the input (issue 27)
-        start = key_uniforms(worker_keys(R, gen), 2, gen)
+        # keys of the data with its labels in a canonical order: the start does not
+        # depend on the numbering of the choices
+        start = key_uniforms(worker_keys(canonical_labels(R)[0], gen), 2, gen)
         u, v = start[:, 0].copy(), start[:, 1].copy()
         x_prev = np.zeros(n)
         converged = False
@@ -190,7 +192,9 @@ class MMSR(ScoreOutputMixin):
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 v = _trimmed_means(X / u[:, None], obs, v, F, m_ans)
                 u = _trimmed_means(X.T / v[:, None], obs.T, u, F, m_ans)
-                nu, nv = np.linalg.norm(u), np.linalg.norm(v)
+                # norms over the workers with a co-worker: an idle worker keeps its
+                # random start and must not scale the others
+                nu, nv = np.linalg.norm(u[active]), np.linalg.norm(v[active])
                 k = np.sqrt(nu / nv)
                 x = np.where(active, u / k, 0.0)
             if not (nu > 0 and nv > 0 and np.isfinite(x).all()):

@@ -65,7 +65,7 @@ import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment, minimize
 from scipy.special import softmax
 
-from ._base import ScoreOutputMixin, check_dense_size, fit_doc, worker_keys
+from ._base import ScoreOutputMixin, canonical_labels, check_dense_size, fit_doc, worker_keys
 from .._validation import Interval, StrOptions
 from .dawid_skene import CONFUSION_MODES, DawidSkene
 from ..responses import Responses, as_responses
@@ -246,9 +246,9 @@ class MultiSPA(ScoreOutputMixin):
     >>> model = toptwo.TopTwoModel.random(20, 60, 3, rng=0)   # 20 workers, 60 tasks, K = 3
     >>> est = toptwo.baselines.MultiSPA(rng=0).fit(model.sample(0.5, rng=1))
     >>> est.top_two_[:3].tolist()                # truth: [[1, 2], [3, 2], [3, 2]]
-    [[3, 1], [3, 2], [3, 1]]
+    [[3, 2], [3, 2], [1, 3]]
     >>> round(toptwo.top_two_errors(est.top_two_, model.top_two)["pair"], 2)
-    0.77
+    0.62
     """
 
     def __init__(self, *, refine: str = "kl", confusion: str = "full", max_iter: int = 100,
@@ -276,8 +276,13 @@ class MultiSPA(ScoreOutputMixin):
         check_dense_size(f"{self._name}.fit", f"the (n_workers K) x (n_workers K) "
                          f"co-occurrence counts ({n * K} x {n * K})", (n * K) ** 2, copies=3,
                          hint="Use TopTwo2, MajorityVote or OneCoinDawidSkene (sparse, O(nnz) per step) for data this size.")
-        N, common = cooccurrences(R)
-        A0 = _multispa_matrices(N, common, K)
+        # SPA and the KL refinement run on the labels in a canonical order of their
+        # content (SPA sorts columns, L-BFGS amplifies round-off), and their matrices are
+        # renumbered back: the result does not depend on the numbering of the choices
+        Rc, rank = canonical_labels(R)
+        N, common = cooccurrences(Rc)
+        A0c = _multispa_matrices(N, common, K)
+        A0 = A0c[:, rank][:, :, rank]
         self.spa_confusion_ = A0.transpose(0, 2, 1).copy()
         d = np.full(K, 1.0 / K)
         it = 0
@@ -298,11 +303,17 @@ class MultiSPA(ScoreOutputMixin):
             # L-BFGS sums over worker pairs and amplifies round-off: run it with the
             # workers in a canonical order (sorted by a hash of their content, a fixed
             # draw as MultiSPA is deterministic), so that it does not depend on theirs
-            order = np.argsort(worker_keys(R, np.random.default_rng(0)), kind="stable")
-            Ac, d, it = _kl_refine(N[np.ix_(order, order)], common[np.ix_(order, order)],
-                                   A0[order], d, max_iter)
-            Amat = np.empty_like(Ac)
-            Amat[order] = Ac
+            order = np.argsort(worker_keys(Rc, np.random.default_rng(0)), kind="stable")
+            # only workers with a co-worker enter it: an idle worker (no answers, or
+            # none shared) adds parameters that change L-BFGS's path; it
+            # keeps SPA's uniform matrix
+            order = order[common.sum(axis=1)[order] > 0]
+            Amat = A0c.copy()
+            if order.size:
+                Ac, d, it = _kl_refine(N[np.ix_(order, order)],
+                                       common[np.ix_(order, order)], A0c[order], d, max_iter)
+                Amat[order] = Ac
+            Amat, d = Amat[:, rank][:, :, rank], d[rank]
         C = Amat.transpose(0, 2, 1)                         # [i, k, l]
         logC = np.log(np.maximum(C, 1e-300))
         lab = R.labels.astype(np.int64) - 1

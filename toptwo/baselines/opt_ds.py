@@ -34,7 +34,7 @@ the workers by index mod 3; here the workers are ranked by their agreement rate 
 share of the other answers to their tasks that equal theirs) and dealt round-robin into
 the three groups, ties by a hash of their content and a draw of ``rng``
 (:func:`toptwo.baselines._base.content_groups`): the result does not depend on the
-order of the workers, tasks or rows (issue 27), and every group gets a share of the
+order of the workers, tasks or rows, and every group gets a share of the
 reliable workers, which the three views need. For the same reason the moments are
 summed over the tasks in a canonical order (sorted by their views), the whitening keeps
 the singular values above ``1e-9`` of the largest (pseudo-inverses likewise), and the
@@ -69,7 +69,7 @@ import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 
 from .._validation import check_rng
-from ._base import check_dense_size, content_groups, worker_keys
+from ._base import canonical_labels, check_dense_size, content_groups, worker_keys
 from .dawid_skene import DawidSkene
 from ..responses import Responses
 
@@ -137,8 +137,19 @@ def _solve_group(x1: np.ndarray, x2: np.ndarray, x3: np.ndarray,
 
 
 def spectral_confusion(R: Responses, rng: Any = None) -> np.ndarray:
-    """Zhang et al.'s Algorithm 1 (see module doc): C[i, c, l], shape (n, K, K)."""
+    """Zhang et al.'s Algorithm 1 (see module doc): C[i, c, l], shape (n, K, K).
+
+    Run on the labels renumbered in a canonical order of their content
+    (:func:`toptwo.baselines._base.canonical_labels`) and renumbered back: the power
+    method's starts, the canonical task order and the class assignment then do not
+    depend on how the choices are numbered (docs/robustness.md).
+    """
     gen = check_rng(rng, owner="spectral_confusion")
+    Rc, rank = canonical_labels(R)
+    return _spectral_confusion(Rc, gen)[:, rank][:, :, rank]
+
+
+def _spectral_confusion(R: Responses, gen: np.random.Generator) -> np.ndarray:
     n, m, K = R.n_workers, R.n_tasks, R.n_labels
     # three nearly equal groups by content, not by index (Zhang et al.'s code takes index
     # mod 3): round-robin over the workers ranked by their agreement rate (the share of
@@ -153,13 +164,17 @@ def spectral_confusion(R: Responses, rng: Any = None) -> np.ndarray:
     gl = group[R.workers].astype(np.int64) * K + R.labels - 1
     Z = sp.csr_array((np.ones(R.nnz), (gl, R.tasks)), shape=(3 * K, m)).toarray()
     Z = Z.reshape(3, K, m)                                 # K x m per group: O(m K)
+    # the moments are averages over the answered tasks only: a task nobody answered
+    # (an all-zero column of a matrix, absent from triples) must not enter them
+    answered = np.flatnonzero(R.task_counts() > 0)
+    Za = Z[:, :, answered]
     views = [(1, 2, 0), (2, 0, 1), (0, 1, 2)]              # (x1, x2, x3) -> mu of x3
     mus = np.zeros((3, K, K))
     ws = np.zeros((3, K))
     # the moments are sums over tasks: take them in a canonical order of the tasks (sorted
     # by their three views, exact counts), so they are bit-identical however the input
     # is ordered -- the power method amplifies round-off on small data
-    canon = Z[:, :, np.lexsort(Z.reshape(3 * K, m)[::-1])]
+    canon = Za[:, :, np.lexsort(Za.reshape(3 * K, -1)[::-1])]
     for a, b, c in views:
         mus[c], ws[c] = _solve_group(canon[a], canon[b], canon[c], gen)
     total = Z.sum(axis=0)
@@ -168,7 +183,7 @@ def spectral_confusion(R: Responses, rng: Any = None) -> np.ndarray:
     wl = R.workers.astype(np.int64) * K + R.labels - 1
     P = sp.csr_array((np.ones(R.nnz), (wl, np.arange(R.nnz))), shape=(n * K, R.nnz))
     alt = total[:, R.tasks] - Z[group[R.workers], :, R.tasks].T      # (K, nnz)
-    XX = (P @ alt.T).reshape(n, K, K) / m                            # [i, l, l']
+    XX = (P @ alt.T).reshape(n, K, K) / answered.size                # [i, l, l']
     for g in range(3):
         other_groups = [h for h in range(3) if h != g]
         mu_alt = mus[other_groups].sum(axis=0)

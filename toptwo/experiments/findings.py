@@ -2,8 +2,8 @@ r"""The findings of lessons 07 (robustness, Fig. 7-8) and 08 (real data), as fun
 
 Lessons 07 and 08 state their claims through these functions, and
 ``tests/test_lessons_07_08.py`` calls the same functions on other seeds, on halves of the
-stored replicates and on deliberately wrong answers (issue 26: every Monte-Carlo check
-holds for other seeds and rejects a wrong answer).
+stored replicates and on deliberately wrong answers (every Monte-Carlo check holds for
+other seeds and rejects a wrong answer).
 
 * :func:`paired_family` and :func:`significant` -- the paired t tests of a stored run
   (TopTwo2 minus every method, per grid point), Holm-corrected as **one** family, and the
@@ -37,7 +37,7 @@ PRIOR_VARIANCE_Q = 1 / 48
 
 #: The stage-1 variants lesson 08 compares (keyword arguments of TopTwo1 / TopTwo2): the
 #: package default (the pooled left vector of docs/design_stage1.md, observed centring),
-#: the per-k vectors with the observed centring (the default before issue 25), and
+#: the per-k vectors with the observed centring (the earlier default), and
 #: Algorithm 1 as printed (per-k vectors, the centring s'(K-2k)/K on every entry).
 STAGE1_VARIANTS: dict[str, dict[str, str]] = {
     "default": {},

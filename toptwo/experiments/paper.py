@@ -7,15 +7,18 @@ Two things the reproductions (notebooks 06-09, ``benchmarks/``) share, and nothi
   ``(model, rng, n_top) -> unfitted estimator``; :func:`make` builds one estimator and
   :func:`method_factories` the ``methods`` argument of :func:`toptwo.experiments.sweep`.
   :data:`METHOD_NOTES` says what each name means where a choice was made.
-* **The stored results.** The scripts in ``benchmarks/`` write JSON files to
-  ``toptwo/experiments/results/`` (package data: they ship in the wheel, so the lessons
-  run from a plain ``pip install``, on Colab and on Binder). :func:`load` reads one as a
+* **The stored results.** The scripts in ``benchmarks/`` write JSON files: the runs a
+  lesson reads to ``toptwo/experiments/results/`` (package data: they ship in the wheel,
+  so the lessons run from a plain ``pip install``, on Colab and on Binder), the others
+  (:data:`BENCHMARK_RESULTS`: timings, speed, the runs behind the design notes) to
+  ``benchmarks/results/`` in the repository. :func:`load` reads one as a
   :class:`StoredRun`, whose accessors (:meth:`StoredRun.summary`, :meth:`StoredRun.raw`,
   :meth:`StoredRun.paired`, :meth:`StoredRun.gap_to_oracle`) replace paths into the raw
   JSON. The folder is
 
   1. the one named by the environment variable ``TOPTWO_RESULTS``, if set;
-  2. ``results/`` beside this module (installed with the package).
+  2. ``results/`` beside this module (installed with the package), or
+     ``benchmarks/results/`` of the repository checkout for :data:`BENCHMARK_RESULTS`.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from .._validation import check_int
 
 __all__ = ["METHODS", "METHOD_NOTES", "PAPER_NAMES", "ALL_METHOD_NAMES", "BASELINE_NAMES",
            "ESTIMATOR_NAMES", "TOP_T_NAMES", "make", "method_factories", "load", "results_dir",
-           "RESULT_NAMES", "StoredRun"]
+           "RESULT_NAMES", "BENCHMARK_RESULTS", "StoredRun"]
 
 
 # ------------------------------------------------------------------------- registry
@@ -77,7 +80,7 @@ def _registry() -> dict[str, Callable[[Any, Any, int], Any]]:
         "GLAD": lambda model, rng, T: GLAD(),
         "TopTwo1": lambda model, rng, T: TopTwo1(n_top=T, rng=rng),
         # Algorithm 2 with eq. (5) as printed (the stored runs); "TopTwo2 LOO" is
-        # toptwo.TopTwo2()'s default, eq. (5) left one out (issue 25)
+        # toptwo.TopTwo2()'s default, eq. (5) left one out
         "TopTwo2": lambda model, rng, T: TopTwo2(reliability_estimator="moment", n_top=T,
                                                  rng=rng),
         "TopTwo2 LOO": lambda model, rng, T: TopTwo2(n_top=T, rng=rng),
@@ -221,6 +224,11 @@ RESULT_NAMES = {
     "stage1": "benchmarks/stage1.py --replicates 20 --data-dir <datasets>",
     "reliability": "benchmarks/reliability.py --data-dir <datasets>",
 }
+
+#: Stored runs that no lesson and no installed code reads: kept in the repository
+#: (``benchmarks/results/``), not shipped with the package.
+BENCHMARK_RESULTS = frozenset({"core", "em_scaling", "reliability", "splitting",
+                               "u_precision"})
 
 #: Where each result set keeps its groups (scenarios, knobs, datasets, shapes).
 _GROUPS = {"reproduce_synthetic": "scenarios", "reproduce_robustness": "sweeps",
@@ -446,7 +454,10 @@ def load(name: str) -> StoredRun:
     if name not in RESULT_NAMES:
         raise ValueError(f"toptwo.experiments.paper.load: unknown result set {name!r}; known: "
                          f"{', '.join(sorted(RESULT_NAMES))}.")
-    path = results_dir() / f"{name}.json"
+    if name in BENCHMARK_RESULTS and not os.environ.get("TOPTWO_RESULTS"):
+        path = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / f"{name}.json"
+    else:
+        path = results_dir() / f"{name}.json"
     if not path.is_file():
         raise FileNotFoundError(f"toptwo.experiments.paper.load: {path} does not exist; run "
                                 f"`python {RESULT_NAMES[name]}` from the repository root "

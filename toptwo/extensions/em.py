@@ -603,8 +603,10 @@ class TopTwoEM(BaseEstimator):
         """The ``n`` tasks whose chosen pair has the lowest posterior (ties: smaller index).
 
         A task nobody answered counts with the prior's 1/(K(K-1)), no more than any
-        posterior's largest pair, so unanswered tasks come first. Use it to decide which
-        tasks should get more answers. The posteriors are compared after rounding to
+        posterior's largest pair, so unanswered tasks come first. To decide which tasks
+        should get more answers, prefer :func:`toptwo.posterior.relabel_order` (the
+        tasks whose re-labelling is expected to lower the g error most; what the CLI's
+        ``--uncertain N`` prints), measured on real data in ``docs/calibration.md``. The posteriors are compared after rounding to
         UNCERTAIN_DECIMALS decimals, so floating-point round-off (about 1e-14 between
         BLAS builds) cannot reorder them; equal values go by task index.
         """

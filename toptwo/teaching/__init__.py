@@ -42,12 +42,13 @@ The notebooks are nbgrader source notebooks: their cell metadata comes from
 :data:`GRADED` (``python -m toptwo.teaching metadata notebooks/exercises``), and student
 versions are made by nbgrader (``nbgrader generate_assignment``, or
 ``python -m toptwo.teaching student SRC OUTDIR``, which runs nbgrader's preprocessors; see
-:mod:`toptwo.teaching._nbgrader`). While the student's function runs, any call from it
-into ``toptwo`` or ``theory_checks`` is detected (a profile hook) and fails the check,
-except what the exercise hands over (ex04 4b's ``draw``/``estimate``, ex06 6b's
-``pair_error`` test curves). The grade cells import the check modules afresh
-(``importlib.reload``), so a solution cell cannot rebind a check. SymPy is imported lazily, only by exercise 2's functions, so
-``import toptwo.teaching`` needs numpy only.
+:mod:`toptwo.teaching._nbgrader`). The student's function runs in a separate process
+(:mod:`toptwo.teaching._sandbox`) that holds no right answer and refuses imports of
+``toptwo`` and ``theory_checks``, threads, processes and copied library code; what an
+exercise hands over (ex04 4b's ``draw``/``estimate``, ex06 6b's ``pair_error``) runs in the
+check's process. Each call may take 5 s (``TOPTWO_CALL_TIMEOUT``). :mod:`toptwo.teaching.verify`
+re-runs passed checks outside the notebook's kernel under nbgrader. SymPy is imported
+lazily, only by exercise 2's functions, so ``import toptwo.teaching`` needs numpy only.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .report import (CheckResult, ExerciseCheckFailed, _as_float_array, _call, _Grader,
-                     _rng)
+from .report import (CheckResult, ExerciseCheckFailed, _as_float_array, _call, _eps_of, _Grader,
+                     _rng, _student)
 
 __all__ = ["check_answer_distribution", "check_ex1_empirical_distribution",
            "check_empirical_distribution"]
@@ -35,6 +35,11 @@ def check_answer_distribution(student_fn: Callable, *, rng: Any = None) -> Check
     ex = "ex1 answer distribution (eq. (1))"
     gen = _rng(rng)
     grader = _Grader(ex, _HINT_EQ1)
+    with _student(ex, student_fn) as student:
+        return _check_1a(ex, gen, grader, student)
+
+
+def _check_1a(ex: str, gen: np.random.Generator, grader: _Grader, student: Any) -> CheckResult:
     for i in range(40):
         K = int(gen.integers(3, 8))
         g, h = (int(x) + 1 for x in gen.choice(K, 2, replace=False))
@@ -43,7 +48,7 @@ def check_answer_distribution(student_fn: Callable, *, rng: Any = None) -> Check
         case = f"p={p}, q={q}, (g, h)=({g}, {h}), K={K}"
         try:
             got = _as_float_array(
-                ex, case, _call(ex, student_fn, case, p, q, g, h, K), (K,), _HINT_EQ1,
+                ex, case, _call(ex, student, case, p, q, g, h, K), (K,), _HINT_EQ1,
                 {(K + 1,): "add an entry for label 0 ('not answered'); the vector covers "
                  "labels 1..K only"})
         except ExerciseCheckFailed:
@@ -70,7 +75,7 @@ def check_answer_distribution(student_fn: Callable, *, rng: Any = None) -> Check
         ]
         total = float(np.sum(got))
         note = (f"Your probabilities sum to {total:.4g}, not 1."
-                if abs(total - 1) > 1e-9 else "")
+                if abs(total - 1) > 32 * max(_eps_of(got), 1e-11) else "")
         grader.compare(case, got, ref, variants, note=note)
         if i >= 5 and grader.separated:
             break
@@ -107,6 +112,12 @@ def check_ex1_empirical_distribution(student_fn: Callable, *, rng: Any = None) -
             "divided by the number of answers, so each row sums to 1; compare it with the "
             "average of eq. (1) over the workers who answered.")
     grader = _Grader(ex, hint)
+    with _student(ex, student_fn) as student:
+        return _check_1b(ex, gen, grader, hint, student)
+
+
+def _check_1b(ex: str, gen: np.random.Generator, grader: _Grader, hint: str,
+              student: Any) -> CheckResult:
     for i in range(12):
         n, m = int(gen.integers(5, 30)), int(gen.integers(3, 12))
         while m == n:
@@ -117,7 +128,7 @@ def check_ex1_empirical_distribution(student_fn: Callable, *, rng: Any = None) -
         A[0, empty] = gen.integers(1, K + 1, int(empty.sum()))      # every task answered
         case = f"A of shape {A.shape} (workers x tasks), K={K}"
         try:
-            got = _as_float_array(ex, case, _call(ex, student_fn, case, A.copy(), K), (m, K),
+            got = _as_float_array(ex, case, _call(ex, student, case, A.copy(), K), (m, K),
                                   hint, {
                 (K, m): "put labels in rows and tasks in columns (return shape (n_tasks, K))",
                 (n, K): "compute one histogram per worker (row of A) instead of per task "

@@ -1,17 +1,19 @@
 """Exercise 2: E[A^(k)_ij] by hand and r^(k) of Proposition 1 [`prop:binary`] (SymPy).
 
-SymPy is imported lazily. The right answers are computed inline from eq. (1) (a sum of
-+-P(A_ij = c) over the labels); the student's expression is compared *exactly*
-(``sympy.expand(student - reference) == 0``), i.e. for every p, q, s at once, so there
-is no input to look up. Any call from the student's function into ``toptwo`` or
-``theory_checks`` (which hold SymPy versions of these formulas) fails the check.
+SymPy is imported lazily. The configurations (K, (g, h), k) are drawn at grading time;
+the right answers are computed inline from eq. (1) (a sum of +-P(A_ij = c) over the
+labels) and the student's expression is compared *exactly* (``sympy.expand(student -
+reference) == 0``), i.e. for every p, q, s at once. The student's function runs in a
+separate process that refuses imports of ``toptwo`` and ``theory_checks`` (which hold
+SymPy versions of these formulas).
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from .report import CheckResult, ExerciseCheckFailed, _call, _join
+from .report import (IGNORES_INPUT, CheckResult, ExerciseCheckFailed, _call, _join, _rng,
+                     _student)
 
 __all__ = ["check_expected_binary", "check_r_case_one"]
 
@@ -47,106 +49,130 @@ def _float_report(ex: str, case: str, expr: Any, right: Any, hint: str) -> None:
             "expression by 3) so that SymPy keeps exact fractions")
 
 
-def check_expected_binary(student: Callable, g: int, h: int, K: int = 3) -> CheckResult:
-    """Exercise 2a: E[A^(k)_ij] for every k = 1..K-1, one (g, h) configuration.
+def _draw_configuration(gen: Any, case_one: bool) -> tuple[int, int, int]:
+    """K in 3..6 and distinct labels (g, h) (with g > h for Case I)."""
+    K = int(gen.integers(3, 7))
+    g, h = (int(x) + 1 for x in gen.choice(K, 2, replace=False))
+    if case_one and g < h:
+        g, h = h, g
+    return K, g, h
+
+
+def check_expected_binary(student: Callable, *, rng: Any = None) -> CheckResult:
+    """Exercise 2a: ``student(k, g, h, K)`` -> E[A^(k)_ij] from eq. (1), exactly.
 
     Parameters
     ----------
     student : callable
-        ``student(k)``: a SymPy expression in the symbols named ``p``, ``q``, ``s`` (any
-        assumptions; matched by name).
-    g, h : int
-        The configuration the student derived (distinct labels in 1..K).
-    K : int, default=3
-        The number of choices used in the check.
+        ``student(k, g, h, K)``: a SymPy expression in the symbols named ``p``, ``q``,
+        ``s`` (any assumptions; matched by name) for labels g != h in 1..K, 1 <= k < K.
+    rng : None, int or numpy.random.Generator
+        The configurations: K in 3..6, (g, h) and every k are drawn at grading time
+        (fresh entropy by default), three configurations with K = 3's (3, 1) among them
+        only by chance.
 
     Diagnoses: the -s(K-2k)/K shift left out (the student wrote 2 s p r^(k)), q and
     1 - q swapped, k off by one, the sign convention of A^(k) reversed, the factor s
     left out, g and h swapped, floats instead of exact fractions.
     """
     import sympy as sp
-    ex = f"ex2 E[A^(k)] for K={K}, (g, h)=({g}, {h})"
-    if not (1 <= g <= K and 1 <= h <= K and g != h):
-        raise ValueError(f"check_expected_binary: (g, h) must be distinct labels in 1..{K}; "
-                         f"got ({g}, {h}) instead.")
+    gen = _rng(rng)
+    ex0 = "ex2 E[A^(k)]"
     p, q, s = sp.symbols("p q s")
-    hint = (f"write P(A_ij = c) for c = 1..{K} from eq. (1) for (g, h) = ({g}, {h}), then "
-            "E[A^(k)_ij] = sum of P(c) over c > k minus sum over c <= k (A^(k) = +1 "
-            "exactly when A > k).")
+    configs = [_draw_configuration(gen, case_one=False) for _ in range(3)]
+    with _student(ex0, student) as run:
+        for K, g, h in configs:
+            ex = f"ex2 E[A^(k)] for K={K}, (g, h)=({g}, {h})"
+            hint = ("write P(A_ij = c) for c = 1..K from eq. (1) for the given (g, h), then "
+                    "E[A^(k)_ij] = sum of P(c) over c > k minus sum over c <= k (A^(k) = +1 "
+                    "exactly when A > k).")
 
-    def ref(kk: int, gg: int = g, hh: int = h) -> Any:
-        prob = [s * (p * q * int(c == gg) + p * (1 - q) * int(c == hh) + (1 - p) / sp.Integer(K))
-                for c in range(1, K + 1)]                                     # eq. (1)
-        return sp.expand(sum(pc if c > kk else -pc for c, pc in zip(range(1, K + 1), prob)))
+            def ref(kk: int, gg: int = g, hh: int = h, K: int = K) -> Any:
+                prob = [s * (p * q * int(c == gg) + p * (1 - q) * int(c == hh)
+                             + (1 - p) / sp.Integer(K)) for c in range(1, K + 1)]   # eq. (1)
+                return sp.expand(sum(pc if c > kk else -pc
+                                     for c, pc in zip(range(1, K + 1), prob)))
 
-    for k in range(1, K):
-        case = f"k={k}"
-        expr = _read(ex, _call(ex, student, case, k), case, hint)
-        expected = ref(k)
-        _float_report(ex, case, expr, expected, hint)
-        if sp.expand(expr - expected) == 0:
-            continue
-        shift = s * sp.Rational(K - 2 * k, K)
-        variants = [
-            ("leave out the shift s(K - 2k)/K (you wrote 2 s p r^(k), i.e. "
-             "E[A^(k)] - s(K-2k)/K)", expected - shift),
-            ("swap q and 1 - q", expected.subs(q, 1 - q)),
-            ("use k + 1 instead of k (off by one in k: A^(k) = +1 iff A > k, not A >= k)"
-             if k + 1 <= K else None, ref(k + 1) if k + 1 <= K else None),
-            ("use k - 1 instead of k (off by one in k)", ref(k - 1)),
-            ("reverse the sign convention (A^(k) = +1 must mean A > k)", -expected),
-            ("leave out the factor s (probability of being asked)", expected / s),
-            ("swap g and h", ref(k, h, g)),
-        ]
-        diag = _join([d for d, v in variants
-                      if d is not None and sp.expand(expr - sp.expand(v)) == 0])
-        raise ExerciseCheckFailed(ex, case, "your expression differs from E[A^(k)_ij] "
-                                  "computed from eq. (1).", got=expr, hint=hint,
-                                  diagnosis=diag)
-    return CheckResult(f"ex2 E[A^(k)] K={K} (g, h)=({g}, {h})", K - 1)
+            for k in range(1, K):
+                case = f"k={k}, g={g}, h={h}, K={K}"
+                expr = _read(ex, _call(ex, run, case, k, g, h, K), case, hint)
+                expected = ref(k)
+                _float_report(ex, case, expr, expected, hint)
+                if sp.expand(expr - expected) == 0:
+                    continue
+                shift = s * sp.Rational(K - 2 * k, K)
+                variants = [
+                    ("leave out the shift s(K - 2k)/K (you wrote 2 s p r^(k), i.e. "
+                     "E[A^(k)] - s(K-2k)/K)", expected - shift),
+                    ("swap q and 1 - q", expected.subs(q, 1 - q)),
+                    ("use k + 1 instead of k (off by one in k: A^(k) = +1 iff A > k, not "
+                     "A >= k)", ref(k + 1)),
+                    ("use k - 1 instead of k (off by one in k)", ref(k - 1)),
+                    ("reverse the sign convention (A^(k) = +1 must mean A > k)", -expected),
+                    ("leave out the factor s (probability of being asked)", expected / s),
+                    ("swap g and h", ref(k, h, g)),
+                ]
+                diag = _join([d for d, v in variants
+                              if d is not None and sp.expand(expr - sp.expand(v)) == 0])
+                if diag is None and not expr.free_symbols:
+                    diag = IGNORES_INPUT
+                raise ExerciseCheckFailed(ex, case, "your expression differs from "
+                                          "E[A^(k)_ij] computed from eq. (1).", got=expr,
+                                          hint=hint, diagnosis=diag)
+    n = sum(K - 1 for K, _, _ in configs)
+    return CheckResult("ex2 E[A^(k)]", n)
 
 
-def check_r_case_one(student: Callable) -> CheckResult:
-    """Exercise 2b: ``student(k)`` -> r^(k) of Proposition 1 for K = 3, (g, h) = (3, 1).
+def check_r_case_one(student: Callable, *, rng: Any = None) -> CheckResult:
+    """Exercise 2b: ``student(k, g, h, K)`` -> r^(k) of Proposition 1, Case I (g > h).
 
     Graded against E[A^(k)] computed here from eq. (1), not against the student's 2a, so
     a mistake in 2a costs only 2a: the check confirms E[A^(k)] - s(K-2k)/K = 2 s p r^(k)
-    for k = 1, 2 exactly. Diagnoses: r^(k) off by the factor 2 (the rank-one part written
+    exactly for every k = 1..K-1 of three configurations drawn at grading time (K in
+    3..6, g > h). Diagnoses: r^(k) off by the factor 2 (the rank-one part written
     s p r^T instead of 2 s p r^T), the formula of another case of the proposition
     (k < h, g <= k, or Case II's k/K - q), the sign reversed, q and 1 - q swapped, and a
     float k/K.
     """
     import sympy as sp
-    K, g, h = 3, 3, 1
-    ex = "ex2 r^(k) of Proposition 1, K=3, (g, h)=(3, 1)"
+    gen = _rng(rng)
     p, q, s = sp.symbols("p q s")
-    hint = ("Proposition 1: E[A^(k)] - s(K-2k)/K = 2 s p r^(k); for (g, h) = (3, 1) both "
-            "k = 1 and k = 2 satisfy h <= k < g, so Case I's middle line applies. Check the "
-            "factor 2 and which case of the proposition you used.")
-    for k in (1, 2):
-        case = f"k={k}"
-        expr = _read(ex, _call(ex, student, case, k), case, hint)
-        prob = [s * (p * q * int(c == g) + p * (1 - q) * int(c == h) + (1 - p) / sp.Integer(K))
-                for c in range(1, K + 1)]                                      # eq. (1)
-        E = sum(pc if c > k else -pc for c, pc in zip(range(1, K + 1), prob))
-        right = sp.expand((E - s * sp.Rational(K - 2 * k, K)) / (2 * s * p))
-        _float_report(ex, case, expr, right, hint)
-        if sp.expand(expr - right) == 0:
-            continue
-        kk = sp.Rational(k, K)
-        variants = [
-            ("write the rank-one part as s p r^T instead of 2 s p r^T (factor-2 slip: "
-             "your r^(k) is twice Proposition 1's)", 2 * right),
-            ("divide by 4 s p instead of 2 s p (your r^(k) is half of Proposition 1's)",
-             right / 2),
-            ("use the case k < h (r = k/K); here h = 1 <= k", kk),
-            ("use the case g <= k (r = k/K - 1); here k < g = 3", kk - 1),
-            ("use Case II's formula k/K - q (Case I has g > h: here g = 3 > h = 1)", kk - q),
-            ("reverse the sign of r^(k)", -right),
-            ("swap q and 1 - q", right.subs(q, 1 - q)),
-        ]
-        diag = _join([d for d, v in variants if sp.expand(expr - sp.expand(v)) == 0])
-        raise ExerciseCheckFailed(ex, case, "with your r^(k), E[A^(k)] - s(K-2k)/K - "
-                                  "2 s p r^(k) does not expand to 0.", got=expr, hint=hint,
-                                  diagnosis=diag)
-    return CheckResult("ex2 r^(k) of Proposition 1", 2)
+    configs = [_draw_configuration(gen, case_one=True) for _ in range(3)]
+    with _student("ex2 r^(k) of Proposition 1", student) as run:
+        for K, g, h in configs:
+            ex = f"ex2 r^(k) of Proposition 1, K={K}, (g, h)=({g}, {h})"
+            hint = ("Proposition 1: E[A^(k)] - s(K-2k)/K = 2 s p r^(k); Case I (g > h) has "
+                    "three lines (k < h, h <= k < g, g <= k): check which one applies to "
+                    "each k, and the factor 2.")
+            for k in range(1, K):
+                case = f"k={k}, g={g}, h={h}, K={K}"
+                expr = _read(ex, _call(ex, run, case, k, g, h, K), case, hint)
+                prob = [s * (p * q * int(c == g) + p * (1 - q) * int(c == h)
+                             + (1 - p) / sp.Integer(K)) for c in range(1, K + 1)]   # eq. (1)
+                E = sum(pc if c > k else -pc for c, pc in zip(range(1, K + 1), prob))
+                right = sp.expand((E - s * sp.Rational(K - 2 * k, K)) / (2 * s * p))
+                _float_report(ex, case, expr, right, hint)
+                if sp.expand(expr - right) == 0:
+                    continue
+                kk = sp.Rational(k, K)
+                where = ("k < h" if k < h else "h <= k < g" if k < g else "g <= k")
+                variants = [
+                    ("write the rank-one part as s p r^T instead of 2 s p r^T (factor-2 "
+                     "slip: your r^(k) is twice Proposition 1's)", 2 * right),
+                    ("divide by 4 s p instead of 2 s p (your r^(k) is half of Proposition "
+                     "1's)", right / 2),
+                    (f"use the case k < h (r = k/K); here {where}", kk),
+                    (f"use the case h <= k < g (r = k/K - (1 - q)); here {where}",
+                     kk - (1 - q)),
+                    (f"use the case g <= k (r = k/K - 1); here {where}", kk - 1),
+                    ("use Case II's formula k/K - q (Case I has g > h)", kk - q),
+                    ("reverse the sign of r^(k)", -right),
+                    ("swap q and 1 - q", right.subs(q, 1 - q)),
+                ]
+                diag = _join([d for d, v in variants if sp.expand(expr - sp.expand(v)) == 0])
+                if diag is None and expr == sp.expand(sp.Integer(0)):
+                    diag = IGNORES_INPUT
+                raise ExerciseCheckFailed(ex, case, "with your r^(k), E[A^(k)] - s(K-2k)/K "
+                                          "- 2 s p r^(k) does not expand to 0.", got=expr,
+                                          hint=hint, diagnosis=diag)
+    return CheckResult("ex2 r^(k) of Proposition 1", sum(K - 1 for K, _, _ in configs))

@@ -10,7 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .report import (CheckResult, ExerciseCheckFailed, _as_float_array, _call, _Grader,
-                     _rng)
+                     _rng, _student)
 
 __all__ = ["check_binary_conversion", "check_centered_binary"]
 
@@ -32,13 +32,20 @@ def check_binary_conversion(student_fn: Callable, *, rng: Any = None) -> CheckRe
     def sign(A: np.ndarray, k: int) -> np.ndarray:
         return np.where(A == 0, 0.0, np.where(A > k, 1.0, -1.0))
 
+    with _student(ex, student_fn) as student:
+        _check_3a(ex, gen, grader, student, sign, hint)
+    return grader.finish(CheckResult("ex3 binary conversion", grader.n_cases))
+
+
+def _check_3a(ex: str, gen: Any, grader: _Grader, student: Any, sign: Callable,
+              hint: str) -> None:
     for _ in range(2):
         n, m, K = int(gen.integers(3, 12)), int(gen.integers(3, 12)), int(gen.integers(3, 7))
         A = gen.integers(1, K + 1, (n, m)) * (gen.random((n, m)) < gen.uniform(0.4, 0.9))
         for k in range(1, K):
             case = f"A of shape {A.shape} with K={K}, k={k}"
             try:
-                got = _as_float_array(ex, case, _call(ex, student_fn, case, A.copy(), k),
+                got = _as_float_array(ex, case, _call(ex, student, case, A.copy(), k),
                                       A.shape, hint)
             except ExerciseCheckFailed:
                 if grader.failed:
@@ -57,7 +64,6 @@ def check_binary_conversion(student_fn: Callable, *, rng: Any = None) -> CheckRe
                 ("return the 0/1 indicator of A > k instead of -1/+1", (A > k).astype(float)),
             ]
             grader.compare(case, got, ref, variants)
-    return grader.finish(CheckResult("ex3 binary conversion", grader.n_cases))
 
 
 def check_centered_binary(student_fn: Callable, *, rng: Any = None) -> CheckResult:
@@ -75,6 +81,12 @@ def check_centered_binary(student_fn: Callable, *, rng: Any = None) -> CheckResu
             "the same constant for every entry, depending on s, K and k; check each factor, "
             "the denominator and the sign.")
     grader = _Grader(ex, hint)
+    with _student(ex, student_fn) as student:
+        _check_3b(ex, gen, grader, student, hint)
+    return grader.finish(CheckResult("ex3 centered binary", grader.n_cases))
+
+
+def _check_3b(ex: str, gen: Any, grader: _Grader, student: Any, hint: str) -> None:
     for _ in range(2):
         n, m, K = int(gen.integers(3, 9)), int(gen.integers(3, 9)), int(gen.integers(5, 8))
         s = float(np.round(gen.uniform(0.2, 0.9), 3))
@@ -87,7 +99,7 @@ def check_centered_binary(student_fn: Callable, *, rng: Any = None) -> CheckResu
             EA = rank_one + s * (K - 2 * k) / K                           # E[A^(k)]
             case = f"E[A^(k)] of a {n} x {m} model with K={K}, s={s}, k={k}"
             try:
-                got = _as_float_array(ex, case, _call(ex, student_fn, case, EA.copy(), k, s, K),
+                got = _as_float_array(ex, case, _call(ex, student, case, EA.copy(), k, s, K),
                                       EA.shape, hint)
             except ExerciseCheckFailed:
                 if grader.failed:
@@ -103,4 +115,3 @@ def check_centered_binary(student_fn: Callable, *, rng: Any = None) -> CheckResu
                 ("divide by 2 instead of K in the shift", EA - s * (K - 2 * k) / 2),
             ]
             grader.compare(case, got, rank_one, variants)
-    return grader.finish(CheckResult("ex3 centered binary", grader.n_cases))

@@ -7,13 +7,12 @@ estimator; the true reliabilities stay inside the check.
 
 from __future__ import annotations
 
-import os
 from typing import Any, Callable
 
 import numpy as np
 
 from .report import (CheckResult, ExerciseCheckFailed, _as_float_array, _call, _close,
-                     _Grader, _rng)
+                     _Grader, _rng, _student, _tolerance)
 
 __all__ = ["check_reliability_estimator", "check_unbiased_simulation"]
 
@@ -47,6 +46,12 @@ def check_reliability_estimator(student_fn: Callable, *, rng: Any = None) -> Che
     ex = "ex4 reliability estimator (eq. (5))"
     gen = _rng(rng)
     grader = _Grader(ex, _HINT_EQ5)
+    with _student(ex, student_fn) as student:
+        _check_4a(ex, gen, grader, student)
+    return grader.finish(CheckResult("ex4 reliability estimator", grader.n_cases))
+
+
+def _check_4a(ex: str, gen: np.random.Generator, grader: _Grader, student: Any) -> None:
     for i in range(8):
         K = int(gen.integers(4, 7)) if i % 2 == 0 else 3 + int(gen.integers(0, 2)) * 2
         n, m = int(gen.integers(4, 12)), int(gen.integers(20, 60))
@@ -55,8 +60,10 @@ def check_reliability_estimator(student_fn: Callable, *, rng: Any = None) -> Che
         A2 = _draw_dense(gen, gen.uniform(0, 1, n), gen.uniform(0.5, 1, m), top, K, rate)
         case = f"A2 of shape {A2.shape}, K={K}, rate=s(1-s_1)={rate}"
         try:
-            got = _as_float_array(ex, case, _call(ex, student_fn, case, A2.copy(), top.copy(),
-                                                  rate, K), (n,), _HINT_EQ5)
+            got = _as_float_array(ex, case, _call(ex, student, case, A2.copy(), top.copy(),
+                                                  rate, K), (n,), _HINT_EQ5, {
+                (m,): "compute one value per task (a column of A2) instead of per worker (a "
+                      "row of A2): sum each worker's hits over the tasks, axis 1"})
         except ExerciseCheckFailed:
             if grader.failed:
                 continue
@@ -91,7 +98,6 @@ def check_reliability_estimator(student_fn: Callable, *, rng: Any = None) -> Che
         grader.compare(case, got, ref, variants)
         if i >= 2 and grader.separated:
             break
-    return grader.finish(CheckResult("ex4 reliability estimator", grader.n_cases))
 
 
 def check_unbiased_simulation(student_fn: Callable, *, rng: Any = None) -> CheckResult:
@@ -113,9 +119,7 @@ def check_unbiased_simulation(student_fn: Callable, *, rng: Any = None) -> Check
     the stage-1 half A^1 or the unsplit matrix, not the true top two, and an average that
     is not the mean of the estimates.
     """
-    from .. import split_entries
     from ..model import TopTwoModel
-    from ..responses import Responses
     ex = "ex4 unbiasedness by simulation (Lemma 1)"
     gen = _rng(rng)
     n, m, K = int(gen.integers(5, 10)), int(gen.integers(150, 250)), int(gen.integers(3, 6))
@@ -130,27 +134,40 @@ def check_unbiased_simulation(student_fn: Callable, *, rng: Any = None) -> Check
             "toptwo.split_entries(A, s1, rng) into (A1, A2), apply estimate to the dense "
             "held-out half A2 with the true top two and rate s (1 - s_1), and average.")
     draws: list[int] = []
-    seen: dict[str, Any] = {"rates": set(), "fill": [], "top_ok": True}
+    seen: dict[str, Any] = {"rates": set(), "fill": [], "top_ok": True, "estimates": []}
+    draw_gen = np.random.default_rng(gen.integers(2 ** 32))
 
-    def draw(rng_: Any) -> Any:
+    # draw and estimate run here, in the check's process: the student's function (in its
+    # own process) calls them by name, and the hidden model never reaches it
+    def draw(*_rng: Any) -> Any:
         draws.append(1)
-        return model.sample(s, rng=rng_)
+        if len(draws) > 4 * R + 100:
+            raise RuntimeError("too many draws")
+        return model.sample(s, rng=draw_gen)
 
-    def estimate(A2: Any, top_two: Any, rate: float, K_: int) -> np.ndarray:
-        A2 = A2.toarray() if hasattr(A2, "toarray") else np.asarray(A2)
-        seen["rates"].add(round(float(rate), 12))
+    def estimate(A2: Any, top_two: Any, rate: Any, K_: Any) -> np.ndarray:
+        A2 = np.asarray(A2, dtype=float)
+        top_two = np.asarray(top_two)
+        rate, K_ = float(rate), int(K_)
+        if A2.ndim != 2 or A2.shape != (n, m):
+            raise ValueError(f"estimate expects the dense {n} x {m} matrix A2; got shape "
+                             f"{A2.shape}")
+        seen["rates"].add(round(rate, 12))
         seen["fill"].append(float((A2 > 0).mean()))
-        if not np.array_equal(np.asarray(top_two), top):
+        if top_two.shape != top.shape or not np.array_equal(top_two, top):
             seen["top_ok"] = False
+            top_two = top_two.reshape(top.shape) if top_two.size == top.size else top
         answered = A2 > 0
         hits = (((A2 == top_two[None, :, 0]) | (A2 == top_two[None, :, 1]))
                 & answered).sum(axis=1)
-        return K_ / (K_ - 2) * (hits / (A2.shape[1] * rate) - 2 / K_)        # eq. (5)
+        value = K_ / (K_ - 2) * (hits / (A2.shape[1] * rate) - 2 / K_)          # eq. (5)
+        seen["estimates"].append(value)
+        return value
 
-    responses_file = os.path.abspath(Responses.__init__.__code__.co_filename)
-    got = _call(ex, student_fn, case, draw, estimate, top.copy(), K, s, s1, R,
-                np.random.default_rng(gen.integers(2 ** 32)),
-                allow=(draw, estimate, split_entries, responses_file))
+    with _student(ex, student_fn, rpc={"draw": draw, "estimate": estimate},
+                  preload=("toptwo",)) as student:
+        got = _call(ex, student, case, ("toptwo-rpc", "draw"), ("toptwo-rpc", "estimate"),
+                    top.copy(), K, s, s1, R, np.random.default_rng(gen.integers(2 ** 32)))
 
     def fail(problem: str, diagnosis: str | None = None) -> None:
         raise ExerciseCheckFailed(ex, case, problem, got=got, hint=hint, diagnosis=diagnosis)
@@ -187,6 +204,18 @@ def check_unbiased_simulation(student_fn: Callable, *, rng: Any = None) -> Check
         fail(f"your function called estimate {len(seen['fill'])} times for R = {R} "
              "replicates.", "use another estimator than the `estimate` passed in (your 4a "
              "function, say), or not call it once per replicate")
+    tol = _tolerance(got, rtol=1e-9, atol=1e-9)
+    estimates = np.array(seen["estimates"])
+    if not _close(got, estimates.mean(axis=0), **tol):
+        diag = ("return the median of the R estimates instead of their mean (Lemma 1 is "
+                "about the expectation: average them)"
+                if _close(got, np.median(estimates, axis=0), **tol) else
+                "return the last estimate instead of the mean of the R estimates"
+                if _close(got, estimates[-1], **tol) else
+                "return something other than the mean of the R estimates returned by "
+                "estimate")
+        fail("your function does not return the average of the R estimates it got from "
+             "estimate.", diag)
     p = model.reliability
     sigma = rate2 * (p + 2 * (1 - p) / K)
     sd = K / (K - 2) * np.sqrt(sigma * (1 - sigma) / m) / rate2

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .report import CheckResult, ExerciseCheckFailed, _call, _join, _rng
+from .report import CheckResult, ExerciseCheckFailed, _call, _join, _rng, _student
 
 __all__ = ["check_plugin_mle", "check_mle_differs_from_majority"]
 
@@ -58,6 +58,11 @@ def check_plugin_mle(student_fn: Callable, *, rng: Any = None) -> CheckResult:
     """
     ex = "ex5 plug-in MLE (eq. (6))"
     gen = _rng(rng)
+    with _student(ex, student_fn) as student:
+        return _check_5a(ex, gen, student)
+
+
+def _check_5a(ex: str, gen: np.random.Generator, student: Any) -> CheckResult:  # noqa: C901
     failure: tuple | None = None
     mismatched: set[str] = set()
     matched: set[str] = set()
@@ -94,7 +99,7 @@ def check_plugin_mle(student_fn: Callable, *, rng: Any = None) -> CheckResult:
         case = f"answers={answers.tolist()}, p={p.tolist()}, q={q}, K={K}"
         n_cases += 1
         try:
-            got = _call(ex, student_fn, case, answers.copy(), p.copy(), q, K)
+            got = _call(ex, student, case, answers.copy(), p.copy(), q, K)
             got_pair = tuple(int(v) for v in np.asarray(got).ravel())
             if len(got_pair) != 2:
                 raise ValueError

@@ -10,7 +10,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .report import CheckResult, ExerciseCheckFailed, _call, _close, _Grader, _join, _rng
+from .report import (CheckResult, ExerciseCheckFailed, _as_float_scalar, _call, _close, _Grader,
+                     _join, _rng, _student, _tolerance)
 
 __all__ = ["check_fit_exponent", "check_ns_needed", "check_scaling_exponents",
            "MV_EXPONENT_RANGE", "TT2_EXPONENT_RANGE", "MIN_EXPONENT_GAP"]
@@ -29,6 +30,13 @@ def check_fit_exponent(student_fn: Callable, *, rng: Any = None) -> CheckResult:
     hint = ("a power law ns = c alpha^b is a straight line on log-log axes; b is the slope "
             "of that line, fitted by least squares.")
     grader = _Grader(ex, hint)
+    with _student(ex, student_fn) as student:
+        _check_6a(ex, gen, grader, student, hint)
+    return grader.finish(CheckResult("ex6 exponent fit", grader.n_cases))
+
+
+def _check_6a(ex: str, gen: np.random.Generator, grader: _Grader, student: Any,
+              hint: str) -> None:
     for _ in range(4):
         k = int(gen.integers(4, 8))
         a = np.sort(np.round(gen.uniform(0.05, 0.95, k), 3))
@@ -36,18 +44,12 @@ def check_fit_exponent(student_fn: Callable, *, rng: Any = None) -> CheckResult:
         ns = np.round(c * a ** b * np.exp(0.15 * gen.standard_normal(k)), 3)
         case = f"alphas={a.tolist()}, ns={ns.tolist()}"
         try:
-            got = _call(ex, student_fn, case, a.copy(), ns.copy())
+            got = _as_float_scalar(ex, case, _call(ex, student, case, a.copy(), ns.copy()),
+                                   "the exponent b", hint)
         except ExerciseCheckFailed:
             if grader.failed:
                 continue
             raise
-        try:
-            got = float(np.asarray(got, dtype=float).reshape(()))
-        except (TypeError, ValueError):
-            if grader.failed:
-                continue
-            raise ExerciseCheckFailed(ex, case, "return one number (the exponent b); got "
-                                      f"{got!r}.", hint=hint) from None
         la, ln = np.log(a), np.log(ns)
         slope = float(np.sum((la - la.mean()) * (ln - ln.mean())) / np.sum((la - la.mean()) ** 2))
         icpt = float(ln.mean() - slope * la.mean())
@@ -62,9 +64,12 @@ def check_fit_exponent(student_fn: Callable, *, rng: Any = None) -> CheckResult:
             ("fit log(ns) against alpha (without log)", fit(a, ln)),
             ("regress log(alpha) on log(ns) (the reversed regression)", fit(ln, la)),
             ("fit ns against 1/alpha; use logs on both axes", fit(1 / a, ns)),
+            ("take log10 of alpha but the natural log of ns (use the same log on both axes; "
+             "the slope does not depend on the base then)", fit(np.log10(a), ln)),
+            ("take the natural log of alpha but log10 of ns (use the same log on both "
+             "axes; the slope does not depend on the base then)", fit(la, np.log10(ns))),
         ]
         grader.compare(case, got, slope, variants, rtol=1e-6, atol=1e-6)
-    return grader.finish(CheckResult("ex6 exponent fit", grader.n_cases))
 
 
 def check_ns_needed(student_fn: Callable, *, rng: Any = None) -> CheckResult:  # noqa: C901
@@ -85,8 +90,7 @@ def check_ns_needed(student_fn: Callable, *, rng: Any = None) -> CheckResult:  #
     hint = ("scan NS_GRID in order, average REPS calls of pair_error at each point, stop at "
             "the first average <= TARGET and interpolate between that point and the one "
             "before it on a log scale of n s; return n s itself.")
-    g = getattr(student_fn, "__globals__", None)
-    if g is None:
+    if not isinstance(getattr(student_fn, "__globals__", None), dict):
         raise ExerciseCheckFailed(ex, "your ns_needed", "pass your Python function ns_needed "
                                   f"itself; got {type(student_fn).__name__} instead.")
     gen = _rng(rng)
@@ -111,17 +115,23 @@ def check_ns_needed(student_fn: Callable, *, rng: Any = None) -> CheckResult:  #
         ns0, beta = curve(method, alpha)
         return float(min(1.0, (ns0 / ns) ** beta) + offsets[rep % reps])
 
-    def fake_pair_error(method: str, alpha: float, ns: float, rng: Any = None) -> float:
+    def fake_pair_error(method: Any, alpha: Any, ns: Any, *_rng: Any) -> float:
+        if len(calls) > 10_000:
+            raise RuntimeError("too many calls")
+        method, alpha, ns = str(method), float(alpha), float(ns)
         key = (method, float(alpha), float(ns))
         rep = calls.get(key, 0)
         calls[key] = rep + 1
         return error(method, float(alpha), float(ns), rep)
 
     def scan(method: str, alpha: float, *, tgt: float = target, use: tuple | None = None,
-             interpolate: str = "log") -> float:
+             interpolate: str = "log", mean: str = "arithmetic") -> float:
         previous = None
         for ns in grid:
-            err = float(np.mean([error(method, alpha, ns, r) for r in (use or range(reps))]))
+            errs = np.array([error(method, alpha, ns, r) for r in (use or range(reps))])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                err = float(np.mean(errs) if mean == "arithmetic"
+                            else np.exp(np.mean(np.log(errs))))
             if err <= tgt:
                 if previous is None or interpolate == "none":
                     return float(ns)
@@ -135,33 +145,30 @@ def check_ns_needed(student_fn: Callable, *, rng: Any = None) -> CheckResult:  #
             previous = (ns, err)
         return float("nan")
 
-    patch = {"pair_error": fake_pair_error, "NS_GRID": grid.copy(), "TARGET": target,
-             "REPS": reps, "N_WORKERS": n_workers}
-    missing = object()
-    saved = {name: g.get(name, missing) for name in patch}
+    # the test curves stay here: pair_error runs in this process, called by name from the
+    # student's function (in its own process), whose globals NS_GRID, REPS, TARGET and
+    # N_WORKERS are replaced by the test values there
+    patch = {"NS_GRID": grid.copy(), "TARGET": target, "REPS": reps, "N_WORKERS": n_workers}
     failure: tuple | None = None
     mismatched: set[str] = set()
     cases = [("mv", float(np.round(gen.uniform(0.2, 0.4), 2))),
              ("tt2", float(np.round(gen.uniform(0.2, 0.4), 2))),
              ("mv", float(np.round(gen.uniform(0.5, 0.8), 2)))]
-    try:
-        g.update(patch)
+    with _student(ex, student_fn, rpc={"pair_error": fake_pair_error},
+                  patch_globals=patch) as student:
         for method, alpha in cases:
             case = (f"ns_needed({method!r}, {alpha}, rng) on a test error curve "
                     f"({len(grid)}-point grid, REPS={reps})")
             calls.clear()
-            got: Any = None
             try:
-                got = _call(ex, student_fn, case, method, alpha, np.random.default_rng(0),
-                            allow=(fake_pair_error,))
-                got = float(np.asarray(got, dtype=float).reshape(()))
-            except (ExerciseCheckFailed, TypeError, ValueError) as exc:
+                got = _as_float_scalar(ex, case, _call(ex, student, case, method, alpha,
+                                                       np.random.default_rng(0)),
+                                       "the n s needed", hint)
+            except ExerciseCheckFailed:
                 if failure is not None:
                     continue
-                if isinstance(exc, ExerciseCheckFailed):
-                    raise
-                raise ExerciseCheckFailed(ex, case, "return one number (the n s needed); "
-                                          f"got {got!r}.", hint=hint) from None
+                raise
+            tol = _tolerance(got, rtol=1e-6, atol=1e-9)
             ref = scan(method, alpha)
             variants = [
                 ("return a value without calling pair_error (hard-coded numbers cannot "
@@ -179,18 +186,14 @@ def check_ns_needed(student_fn: Callable, *, rng: Any = None) -> CheckResult:  #
                  scan(method, alpha, use=(0,))),
                 ("use two replicates instead of REPS", scan(method, alpha, use=(0, 1))
                  if reps != 2 else None),
+                ("average the REPS replicates with a geometric mean instead of the "
+                 "arithmetic mean", scan(method, alpha, mean="geometric")),
             ]
-            matches = [d for d, v in variants if v is not None and _close(got, v, rtol=1e-6)]
+            matches = [d for d, v in variants if v is not None and _close(got, v, **tol)]
             mismatched |= {d for d, v in variants
-                           if v is not None and not _close(got, v, rtol=1e-6)}
-            if failure is None and not _close(got, ref, rtol=1e-6):
+                           if v is not None and not _close(got, v, **tol)}
+            if failure is None and not _close(got, ref, **tol):
                 failure = (case, got, matches)
-    finally:
-        for name, value in saved.items():
-            if value is missing:
-                g.pop(name, None)
-            else:
-                g[name] = value
     if failure is not None:
         case, got, matches = failure
         consistent = [d for d in matches if d not in mismatched]

@@ -11,13 +11,12 @@ run), what came back, the typical mistake the answer matches and the equation to
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import sys
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 import numpy as np
+
+from ._sandbox import SandboxError, Student
 
 __all__ = ["CheckResult", "ExerciseCheckFailed"]
 
@@ -94,102 +93,77 @@ def _rng(rng: Any) -> np.random.Generator:
 
 
 # ------------------------------------------------------------------ process rules
-def _package_dirs() -> tuple[str, ...]:
-    dirs = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]       # toptwo/
-    spec = importlib.util.find_spec("theory_checks")
-    if spec is not None and spec.submodule_search_locations:
-        dirs.extend(os.path.abspath(p) for p in spec.submodule_search_locations)
-    return tuple(d + os.sep for d in dirs)
-
-
-_LIBRARY_DIRS = _package_dirs()
-_IN_LIBRARY: dict[str, bool] = {}
-
-
-def _in_library(filename: str) -> bool:
-    known = _IN_LIBRARY.get(filename)
-    if known is None:
-        known = os.path.abspath(filename).startswith(_LIBRARY_DIRS)
-        _IN_LIBRARY[filename] = known
-    return known
-
-
-def _call(exercise: str, fn: Callable, case: str, *args: Any,
-          allow: Iterable[Any] = ()) -> Any:
-    """Call the student's function; turn a crash into a report naming the input.
-
-    While the function runs, a profile hook (:func:`sys.setprofile`) records every call
-    made *from the student's code* into ``toptwo`` or ``theory_checks`` (the library, the
-    checks and their helpers alike, whatever name or alias it is reached by). Such a call
-    fails the check: the exercise asks for the computation itself. ``allow`` lists what
-    the exercise hands the student to call (functions, whose code objects are allowed, or
-    module file names, all of whose functions are allowed).
-    """
+def _student(exercise: str, fn: Any, **options: Any) -> Student:
+    """The student's function ``fn`` wrapped for running in a separate process (see
+    :mod:`toptwo.teaching._sandbox`); use it as a context manager."""
     if not callable(fn):
-        raise ExerciseCheckFailed(exercise, case, f"expected your function, got "
+        raise ExerciseCheckFailed(exercise, "your answer", f"expected your function, got "
                                   f"{type(fn).__name__} instead.")
-    allowed_codes = {getattr(a, "__code__", None) for a in allow} - {None}
-    allowed_files = {os.path.abspath(a) for a in allow if isinstance(a, str)}
-    called: list[str] = []
+    return Student(exercise, fn, **options)
 
-    def hook(frame: Any, event: str, arg: Any) -> None:
-        if event != "call" or len(called) >= 4:
-            return
-        code = frame.f_code
-        if not _in_library(code.co_filename):
-            return
-        caller = frame.f_back
-        if caller is not None and _in_library(caller.f_code.co_filename):
-            return                       # the library calling itself
-        if code in allowed_codes or os.path.abspath(code.co_filename) in allowed_files:
-            return
-        module = frame.f_globals.get("__name__", "?")
-        name = (f"import of {module}" if code.co_name == "<module>" else
-                f"{module}.{getattr(code, 'co_qualname', code.co_name)}")
-        if name not in called:
-            called.append(name)
 
-    own = getattr(fn, "__code__", None)
-    if own is not None and _in_library(own.co_filename) and own not in allowed_codes:
-        called.append(f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', '?')}")
-    previous = sys.getprofile()
-    sys.setprofile(hook)
+_RULES_HINT = ("the point of the exercise is to write this computation yourself with NumPy "
+               "(or SymPy), in your function, without threads, processes or the library; "
+               "compare with the library afterwards, outside your function.")
+
+
+def _call(exercise: str, student: Student, case: str, *args: Any) -> Any:
+    """Call the student's function in its separate process; turn anything but a returned
+    value into a report naming the input.
+
+    The child process refuses imports of ``toptwo`` and ``theory_checks`` (the library,
+    the checks and their helpers alike), threads, processes and copied library code; a
+    refusal fails the check as a process mistake, a crash names the exception, a call over
+    the time limit says so, and a process that dies says how.
+    """
     try:
-        result = fn(*args)
-    except NotImplementedError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - any student error becomes a report
-        if not called:
-            raise ExerciseCheckFailed(
-                exercise, case, f"your function raised {type(exc).__name__}: {exc}",
-                diagnosis=("look answers up in a table of known inputs (the check draws new "
-                           "inputs at every run)") if isinstance(exc, KeyError) else None
-            ) from exc
-        result = None
-    finally:
-        sys.setprofile(previous)
-    if called:
-        raise ExerciseCheckFailed(
-            exercise, case, f"your function calls {', '.join(called)} (in the toptwo / "
-            "theory_checks packages), which is not allowed here.",
-            diagnosis="let the library (or the checker) do the exercise's work",
-            hint="the point of the exercise is to write this computation yourself with "
-            "NumPy (or SymPy); compare with the library afterwards, outside your function.")
-    return result
+        return student.call(*args)
+    except SandboxError as err:
+        diagnosis = None
+        if err.kind == "refused":
+            diagnosis = ("let the library (or the checker) do the exercise's work, or reach "
+                         "around the grading rules")
+        elif err.key_error:
+            diagnosis = ("look answers up in a table of known inputs (the check draws new "
+                         "inputs at every run)")
+        raise ExerciseCheckFailed(exercise, case, err.message, diagnosis=diagnosis,
+                                  hint=_RULES_HINT if err.kind == "refused" else "") from None
 
 
 # ------------------------------------------------------------------ comparisons
+class _Got(np.ndarray):
+    """An answer as a float64 array that remembers the precision it was computed in
+    (``eps``: machine epsilon of its float type; float64's for integers and Python floats)."""
+
+    eps: float = float(np.finfo(float).eps)
+
+
+def _eps_of(value: Any) -> float:
+    """Machine epsilon of the float type of ``value`` (float64's unless it is a lower
+    precision float array, scalar or list of those)."""
+    try:
+        dtype = np.asarray(value).dtype
+    except (TypeError, ValueError):
+        return float(np.finfo(float).eps)
+    if dtype.kind in "fc":
+        return max(float(np.finfo(dtype).eps), float(np.finfo(float).eps))
+    return float(np.finfo(float).eps)
+
+
 def _as_float_array(exercise: str, case: str, got: Any, shape: tuple, hint: str,
                     shape_diagnoses: dict | None = None) -> np.ndarray:
-    """``got`` as a float array of ``shape``; sparse matrices, lists and tuples are
-    accepted, and for a vector ``shape`` = (K,) also a (K, 1) column or (1, K) row."""
+    """``got`` as a float array of ``shape``; sparse matrices, lists, tuples, pandas
+    objects (their values) and any float dtype are accepted (the comparison tolerance is
+    scaled to the dtype's precision), and for a vector ``shape`` = (K,) also a (K, 1)
+    column or (1, K) row."""
     if hasattr(got, "toarray"):
         got = got.toarray()
+    eps = _eps_of(got)
     try:
         arr = np.asarray(got, dtype=float)
     except (TypeError, ValueError):
         raise ExerciseCheckFailed(exercise, case, "your function must return an array of "
-                                  f"numbers; got {type(got).__name__} instead.",
+                                  f"numbers; got {type(got).__name__} {got!r:.80} instead.",
                                   hint=hint) from None
     if len(shape) == 1 and arr.ndim == 2 and 1 in arr.shape and arr.size == shape[0]:
         arr = arr.reshape(shape)
@@ -197,7 +171,29 @@ def _as_float_array(exercise: str, case: str, got: Any, shape: tuple, hint: str,
         diag = (shape_diagnoses or {}).get(arr.shape)
         raise ExerciseCheckFailed(exercise, case, f"wrong shape: expected {shape}, got "
                                   f"{arr.shape}.", hint=hint, diagnosis=diag)
-    return arr
+    out = arr.view(_Got)
+    out.eps = eps
+    return out
+
+
+def _as_float_scalar(exercise: str, case: str, got: Any, what: str, hint: str) -> np.ndarray:
+    """``got`` as one number (any float dtype, a 1-element array or list)."""
+    eps = _eps_of(got)
+    try:
+        arr = np.asarray(got, dtype=float).reshape(())
+    except (TypeError, ValueError):
+        raise ExerciseCheckFailed(exercise, case, f"return one number ({what}); got "
+                                  f"{got!r:.80}.", hint=hint) from None
+    out = arr.view(_Got)
+    out.eps = eps
+    return out
+
+
+def _tolerance(got: Any, rtol: float = 1e-9, atol: float = 1e-9) -> dict:
+    """Comparison tolerance for an answer computed in ``got``'s precision: 32 machine
+    epsilons of its float type, never tighter than the check's own ``rtol``/``atol``."""
+    eps = getattr(got, "eps", float(np.finfo(float).eps))
+    return {"rtol": max(rtol, 32 * eps), "atol": max(atol, 32 * eps)}
 
 
 def _close(a: Any, b: Any, rtol: float = 1e-9, atol: float = 1e-9) -> bool:
@@ -205,6 +201,10 @@ def _close(a: Any, b: Any, rtol: float = 1e-9, atol: float = 1e-9) -> bool:
     b = np.asarray(b, dtype=float)
     return a.shape == b.shape and bool(np.allclose(a, b, rtol=rtol, atol=atol,
                                                    equal_nan=True))
+
+
+IGNORES_INPUT = ("ignore the input (your function ignores its input: it returns the same "
+                 "value in every entry, or the same answer for every input)")
 
 
 def _join(found: list[str]) -> str | None:
@@ -232,6 +232,7 @@ class _Grader:
         self.mismatched: set[str] = set()
         self.variants: set[str] = set()
         self.unseparated: set[str] = set()
+        self.history: list[tuple[np.ndarray, np.ndarray]] = []
         self.n_cases = 0
 
     @property
@@ -247,13 +248,31 @@ class _Grader:
                 variants: Iterable[tuple[str | None, Any]], note: str = "",
                 **tol: float) -> None:
         self.n_cases += 1
+        tol = _tolerance(got, **tol)
         matches = []
+        variants = list(variants)
+        arr = np.asarray(got, dtype=float)
+        ref = np.asarray(expected, dtype=float)
+        # a constant answer: the same number everywhere (ignoring p, q, A, ...) or the
+        # same answer as on the previous inputs while the right answer moved
+        same_entries = arr.size > 1 and bool(np.all(arr == arr.ravel()[0])) and not bool(
+            np.all(ref == ref.ravel()[0]))
+        repeated = any(prev.shape == arr.shape and bool(np.array_equal(prev, arr))
+                       and not _close(pref, ref, **tol) for prev, pref in self.history)
+        changed = any(prev.shape == arr.shape and not bool(np.array_equal(prev, arr))
+                      for prev, _ in self.history)
+        self.history.append((arr.copy(), ref.copy()))
+        if same_entries or repeated:
+            variants.append((IGNORES_INPUT, arr))
+        elif changed:                     # the answer moved with the input
+            self.mismatched.add(IGNORES_INPUT)
         for description, value in variants:
             if description is None or value is None:
                 continue
             if description not in self.variants:
                 self.variants.add(description)
-                self.unseparated.add(description)
+                if description != IGNORES_INPUT:
+                    self.unseparated.add(description)
             try:
                 if not _close(value, expected, **tol):
                     self.unseparated.discard(description)
@@ -266,6 +285,9 @@ class _Grader:
                 self.mismatched.add(description)
         if self.failure is None and not _close(got, expected, **tol):
             self.failure = (case, got, matches, note)
+        elif self.failure is not None and repeated and IGNORES_INPUT not in self.failure[2]:
+            self.failure = (self.failure[0], self.failure[1],
+                            [*self.failure[2], IGNORES_INPUT], *self.failure[3:])
 
     def fail(self, case: str, problem: str, got: Any = None, diagnosis: str | None = None):
         """Record a failure that is not a wrong value (first one wins)."""

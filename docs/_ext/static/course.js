@@ -46,3 +46,22 @@ function toptwoPatchSearch() {
 }
 toptwoPatchSearch();
 document.addEventListener("DOMContentLoaded", toptwoPatchSearch);
+
+// On a phone a multi-panel figure is drawn at a fraction of its size: under every stored
+// figure shown reduced, a link to the PNG itself, which the browser shows at full resolution
+// (pinch to zoom). Shown on narrow screens only (course.css).
+function toptwoFullSizeLinks() {
+  document.querySelectorAll("article div.cell_output img").forEach((img) => {
+    if (img.dataset.toptwoLinked) return;
+    img.dataset.toptwoLinked = "1";
+    const a = document.createElement("a");
+    a.className = "toptwo-fullsize";
+    a.href = img.getAttribute("src");
+    a.target = "_blank";
+    a.rel = "noopener";
+    a.textContent = "Open the figure at full size";
+    img.insertAdjacentElement("afterend", a);
+  });
+}
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", toptwoFullSizeLinks);
+else toptwoFullSizeLinks();
