@@ -770,6 +770,12 @@ def test_search_titles_have_no_raw_latex(book):
     page_title = re.search(r"<title>([^<]*)", _page(book, ROOT / "notebooks" /
                                                    "07_robustness.ipynb").read_text())[1]
     assert "\\" not in page_title, page_title
+    # the sidebar (built from each page's table of contents) shows titles as plain text
+    for page in ("index.html", "notebooks/09_top_t.html"):
+        text = (book / page).read_text(encoding="utf-8")
+        tree = text[text.index('class="sidebar-tree"'):]
+        tree = tree[:tree.index('role="main"')]                # the sidebar only
+        assert "\\(" not in tree and "top-T model (T = 3)" in tree, page
 
 
 @needs_sphinx

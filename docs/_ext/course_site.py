@@ -92,6 +92,11 @@ def _clean_titles(app: Any, doctree: nodes.document) -> None:
     for store in (env.titles, env.longtitles):
         if env.docname in store:
             store[env.docname] = _plain_title(store[env.docname])
+    # the sidebar and the page's contents are built from env.tocs: plain text there too
+    toc = env.tocs.get(env.docname)
+    if toc is not None:
+        for math in list(toc.findall(nodes.math)):
+            math.parent.replace(math, nodes.Text(latex_to_text(math.astext())))
 
 
 def _clean_search_index(outdir: Path) -> None:
