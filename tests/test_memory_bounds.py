@@ -148,37 +148,31 @@ def test_many_components_at_k1000_in_bounded_memory(left_vector):
     assert peak < bound, (peak, bound)
 
 
-def test_the_confidence_column_is_computed_in_chunks(monkeypatch):
-    """``python -m toptwo infer``'s confidence column (``pair_confidence``) builds no float
-    array of the size of the data: with chunks of 4096 answers its peak is below 16 bytes
-    per answer (the task-major arrays and eq. (5)'s counts) plus 32 per (task or worker,
-    label); the whole-array version took 78 bytes per answer here, and raised ``infer``'s
-    peak RSS at 10^7 rows from 848 to 1272 MiB, above the CLI's 1 GiB target. The values
-    are the whole-array formula's, bit for bit, whatever the chunk size."""
-    from toptwo import _chunks
-    from toptwo.__main__ import pair_confidence
-    from toptwo.extensions.em import _task_scores, em_posteriors
-    from toptwo.mle import CONFUSION_CLIP, MAX_RELIABILITY, MIN_RELIABILITY
+def test_the_probability_columns_are_computed_in_chunks(monkeypatch):
+    """``p_g`` and ``p_pair`` (``toptwo.posterior``, the CLI's columns) build no float
+    array of the size of the data and no (task, a, b, node) array: with chunks of 2^12
+    (label, task, node) entries the peak is below 16 bytes per answer plus 32 per (task
+    or worker, label) plus 3 x 80 per task (the node likelihoods, the grid weights'
+    Newton work array and a copy); the values do not depend on the chunk size. (The
+    former whole-array confidence column raised ``infer``'s peak RSS at 10^7 rows from
+    848 to 1272 MiB, above the CLI's 1 GiB target.)"""
+    from toptwo import posterior
 
     R = toptwo.TopTwoModel.scenario("hard", 200, 40000, 5, rng=0).sample(0.05, rng=1)
     est = toptwo.TopTwo2().fit(R)
-    top = est.top_two_
-    p = toptwo.estimate_reliability(R, top, normalization="per_worker")
-    p = np.clip(np.nan_to_num(p, nan=MIN_RELIABILITY), MIN_RELIABILITY, MAX_RELIABILITY)
-    q = np.clip(np.nan_to_num(est.confusion_, nan=0.75), *CONFUSION_CLIP)
-    Sa, Sb, _, _, _ = _task_scores(R, p, q)                   # the whole-array formula
-    logZ = em_posteriors(Sa, Sb)[2]
-    rows = np.arange(R.n_tasks)
-    g, h = np.maximum(top[:, 0] - 1, 0), np.maximum(top[:, 1] - 1, 0)
-    want = np.where(top[:, 0] > 0, np.exp(Sa[rows, g] + Sb[rows, h] - logZ), np.nan)
-    assert pair_confidence(R, est, "toptwo2").tobytes() == want.tobytes()
-    monkeypatch.setattr(_chunks, "CHUNK_RESPONSES", 4096)
+    want = posterior.task_probabilities(est, R)
+    R.task_major()                                  # built by the fit in the CLI
+    monkeypatch.setattr(posterior, "_NODE_CHUNK", 4096)
+    est.__dict__.pop("_task_probabilities")
     tracemalloc.start()
     try:
-        chunked = pair_confidence(R, est, "toptwo2")
+        got = posterior.task_probabilities(est, R)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert chunked.tobytes() == want.tobytes()
-    bound = 16 * R.nnz + 32 * (R.n_workers + R.n_tasks) * R.n_labels
+    for key in ("p_g", "p_pair"):
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-12)
+    G = posterior._nodes().size
+    bound = (16 * R.nnz + 32 * (R.n_workers + R.n_tasks) * R.n_labels
+             + 3 * 8 * G * R.n_tasks)
     assert peak < bound, (peak, bound)

@@ -528,3 +528,30 @@ def test_a_pair_of_equal_labels_is_refused(row, shown):
         toptwo.estimate_reliability(R, top)
     top[2] = [1, 3]
     assert np.isfinite(toptwo.estimate_reliability(R, top)).all()
+
+
+def test_eq5_and_eq6_are_symmetric_in_the_labels():
+    # given stage 1's pairs, steps 3 and 4 of Algorithm 2 treat the labels alike: a
+    # renumbering sigma of the choices gives the same p_hat and the relabelled pairs
+    # (the numbering enters TopTwo2 only through Algorithm 1: docs/reproducibility.md)
+    model = toptwo.TopTwoModel.random(30, 120, 5, rng=3)
+    R = model.sample(0.4, rng=4)
+    gen = np.random.default_rng(5)
+    p = gen.uniform(0.1, 0.9, R.n_workers)
+    q = gen.uniform(0.55, 0.95, R.n_tasks)
+    top = toptwo.plugin_mle(R, p, q)
+    p5 = toptwo.estimate_reliability(R, model.top_two, normalization="per_worker")
+    for _ in range(3):
+        sigma = gen.permutation(5) + 1                       # label c -> sigma[c - 1]
+        Rs = toptwo.Responses.from_triples(R.workers, R.tasks, sigma[R.labels - 1],
+                                           n_workers=R.n_workers, n_tasks=R.n_tasks,
+                                           n_labels=5)
+        relabel = np.concatenate([[0], sigma])
+        np.testing.assert_array_equal(
+            toptwo.estimate_reliability(Rs, relabel[model.top_two], normalization="per_worker"),
+            p5)
+        # eq. (6): the same best pair wherever it is unique (continuous p, q: no exact
+        # tie between answered labels; an unanswered second label is a tie)
+        top_s = toptwo.plugin_mle(Rs, p, q)
+        answered_pair = (R.task_label_counts() > 0).sum(axis=1) >= 2
+        np.testing.assert_array_equal(top_s[answered_pair], relabel[top][answered_pair])

@@ -11,6 +11,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import toptwo
 from toptwo import MajorityVote, Responses, TopTwo1, TopTwo2, TopTwoModel
@@ -218,3 +220,54 @@ def test_a_real_three_task_matrix_is_still_a_matrix():
     assert toptwo.as_responses(A).shape == (4, 3)
     B = pd.DataFrame([[1, 2, 3], [2, 1, 3], [3, 3, 1]])
     assert toptwo.as_responses(B).shape == (3, 3)
+
+
+# ------------------------------------------ issue 39 item 9: DataFrame ids as the CSV reader
+@pytest.mark.parametrize("workers, msg", [
+    (["a", " a", "b"], r"has the id ' a', with spaces at an end in triple 1; .*strip them"),
+    (["a", "", "b"], r"has an empty id in triple 1; .*leave rows without an id out"),
+    ([True, 1, "x"], r"holds True \(bool, triple 0\) and 1 \(int, triple 1\), which Python "
+                     r"counts as one id; .*astype\(str\)"),
+    ([1.0, 1, "x"], r"holds 1\.0 \(float, triple 0\) and 1 \(int, triple 1\)"),
+])
+def test_frame_ids_that_the_csv_reader_would_keep_apart_are_refused(workers, msg):
+    # True and 1.0 merged with 1, " a" stayed apart from "a", "" was an id
+    df = pd.DataFrame({"worker": workers, "task": ["t", "u", "t"], "label": [1, 2, 3]})
+    with pytest.raises(ValueError, match=msg):
+        Responses.from_triples(df)
+
+
+def test_na_ids_from_read_csv_get_the_keep_default_na_advice(tmp_path):
+    import io
+    text = "worker,task,label\nNA,t,1\nb,t,2\nnull,u,3\n"
+    df = pd.read_csv(io.StringIO(text))
+    with pytest.raises(ValueError, match=r"missing id \(nan\) in triple 0.*keep_default_na="
+                                         r"False"):
+        TopTwo2().fit(df)
+    ok = pd.read_csv(io.StringIO(text), keep_default_na=False, dtype={"label": int})
+    R = Responses.from_triples(ok)
+    p = tmp_path / "a.csv"
+    p.write_text(text)
+    S = toptwo.io.read_triples_csv(p)
+    assert list(R.worker_ids) == list(S.worker_ids) == ["NA", "b", "null"]
+
+
+_id_values = st.one_of(st.integers(0, 3), st.sampled_from(["a", "b", "1", "x y"]),
+                       st.floats(0, 3).filter(lambda f: f == int(f)), st.booleans())
+
+
+@settings(max_examples=80, deadline=None)
+@given(ids=st.lists(_id_values, min_size=2, max_size=12))
+def test_frame_ids_merge_only_where_the_csv_reader_would(ids):
+    # property: a frame of ids either gives the ids the CSV reader gives for their text
+    # (same number of distinct ids) or is refused -- never a silent merge
+    df = pd.DataFrame({"worker": pd.Series(ids, dtype=object), "task": ["t"] * len(ids),
+                       "label": [1 + k % 3 for k in range(len(ids))]})
+    try:
+        R = Responses.from_triples(df, duplicates="first")
+    except ValueError as exc:
+        assert "counts as one id" in str(exc)
+        return
+    as_text = {(type(v).__name__ if not isinstance(v, (bool, np.bool_)) else "bool", str(v))
+               for v in ids}
+    assert R.n_workers == len(as_text)

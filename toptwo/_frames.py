@@ -88,20 +88,54 @@ def _ids_or_ints(x: Any, name: str, owner: str) -> tuple[np.ndarray, np.ndarray 
             v, (bool, np.bool_)) for v in arr):
         return as_int_array(arr, name, owner=owner, masked="refuse"), None
     index: dict[Any, int] = {}
+    first: list[Any] = []                 # each id as first given, and where
+    where: list[int] = []
     codes = np.empty(arr.shape[0], dtype=np.int64)
     for e, v in enumerate(arr.tolist() if arr.dtype.kind != "O" else arr):
         if _is_missing(v):
             raise ValueError(f"`{name}` passed to {owner} has a missing id ({v!r}) in triple "
                              f"{e}; every row is an answer by a known worker to a known "
-                             f"task: leave such rows out (e.g. df.dropna()).")
+                             f"task: leave such rows out (e.g. df.dropna()). If the ids "
+                             f"came from a file in which an id is written NA, N/A, null or "
+                             f"None, pd.read_csv turned it into a missing value: read the "
+                             f"file with pd.read_csv(..., keep_default_na=False, dtype=str) "
+                             f"or toptwo.io.read_triples_csv.")
         try:
-            codes[e] = index.setdefault(v, len(index))
+            k = index.get(v)
         except TypeError:
             raise TypeError(f"`{name}` passed to {owner} must hold hashable ids; got "
                             f"{type(v).__name__} {_show(v)} in triple {e}.") from None
-    ids = np.empty(len(index), dtype=object)
-    ids[:] = list(index)
+        if k is None:
+            if isinstance(v, str) and (not v or v != v.strip()):
+                what = "an empty id" if not v.strip() else f"the id {v!r}, with spaces at an end"
+                raise ValueError(f"`{name}` passed to {owner} has {what} in triple {e}; "
+                                 f"ids are compared as given, while the CSV reader strips "
+                                 f"spaces and refuses blank ids: strip them first "
+                                 f"(df[column].str.strip()) and leave rows without an id out.")
+            k = index[v] = len(first)
+            first.append(v)
+            where.append(e)
+        elif type(v) is not type(first[k]) and _id_kind(v) != _id_kind(first[k]):
+            raise ValueError(f"`{name}` passed to {owner} holds {_show_id(first[k])} "
+                             f"({type(first[k]).__name__}, triple {where[k]}) and "
+                             f"{_show_id(v)} ({type(v).__name__}, triple {e}), which Python "
+                             f"counts as one id; the CSV reader keeps them apart. Give the "
+                             f"ids one type (e.g. df[column].astype(str)).")
+        codes[e] = k
+    ids = np.empty(len(first), dtype=object)
+    ids[:] = first
     return codes, ids
+
+
+def _id_kind(v: Any) -> str:
+    """The kind of an id whose equal values would merge: bool, int, float or other."""
+    if isinstance(v, (bool, np.bool_)):
+        return "bool"
+    if isinstance(v, (int, np.integer)):
+        return "int"
+    if isinstance(v, (float, np.floating)):
+        return "float"
+    return type(v).__name__
 
 
 def _from_triples(cls: Any, workers: Any, tasks: Any, labels: Any, *,  # noqa: C901 - every accepted input form in one gate

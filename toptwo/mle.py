@@ -299,8 +299,7 @@ class TopTwo2(BaseEstimator):
     the paper's step (measurements: design notes, ``docs/design.md``, "Deviations").
 
     Through stage 1 the estimates depend on the numbering of the choices (eqs. (5) and
-    (6) do not): on the color data renumbering changes :math:`\hat g` of 2 of 1,000
-    tasks on average with the default, 26 with ``paper()`` (``docs/reproducibility.md``).
+    (6) given stage 1 do not), less than TopTwo1's (sizes: ``docs/reproducibility.md``).
 
     Parameters
     ----------

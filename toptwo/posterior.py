@@ -48,8 +48,10 @@ from .responses import Responses
 __all__ = ["grid_posterior", "fit_grid_weights", "task_probabilities", "plugin_reliability",
            "expected_gain", "relabel_order"]
 
-#: Entries of the (task, a, b, node) array built at once.
+#: Entries of the (task, a, b, node) array built at once (:func:`expected_gain`).
 _CHUNK = 1 << 20
+#: Entries of the (label, task, 2 nodes) score array built at once (p_g and p_pair).
+_NODE_CHUNK = 1 << 18
 
 
 def _nodes() -> np.ndarray:
@@ -110,7 +112,7 @@ def _node_terms(R: Responses, p: np.ndarray, q_nodes: np.ndarray):
     tb = np.log1p(cw[:, None] * (1.0 - q_nodes)[None, :])
     tab = np.concatenate([ta, tb], axis=1)                   # (n, 2 G)
     indptr, workers_tm, labels_tm = R.task_major()
-    step = max(1, _CHUNK // (2 * K * G))
+    step = max(1, _NODE_CHUNK // (2 * K * G))
     for lo in range(0, R.n_tasks, step):
         hi = min(R.n_tasks, lo + step)
         c = hi - lo
@@ -153,10 +155,32 @@ def fit_grid_weights(R: Responses, p: np.ndarray, q_nodes: np.ndarray | None = N
     Z = np.empty((R.n_tasks, q_nodes.size))
     for lo, hi, _, _, _, Zc, _ in _node_terms(R, p, q_nodes):
         Z[lo:hi] = Zc
-    Z = Z[answered]
+    if not answered.all():
+        Z = Z[answered]
     pi = np.full(q_nodes.size, 1.0 / q_nodes.size)
     pi, _ = _pi_newton(Z, pi, GRID_PSEUDO, max_steps=100)   # F rises; stops when flat
     return pi
+
+
+def _at_pairs(R: Responses, p: np.ndarray, pi: np.ndarray, q_nodes: np.ndarray,
+              pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """P(g_j = pairs[j, 0]) and P((g_j, h_j) = pairs[j]) per task, chunk by chunk (only
+    O(m) output: no (n_tasks, K) array); NaN where unanswered or a pair label is 0."""
+    G = q_nodes.size
+    m = R.n_tasks
+    pg, pp = np.empty(m), np.empty(m)
+    a_ix, b_ix = np.maximum(pairs[:, 0] - 1, 0), np.maximum(pairs[:, 1] - 1, 0)
+    for lo, hi, Sa, Sb, W, Z, M in _node_terms(R, p, q_nodes):
+        D = Z @ pi
+        rows = np.arange(hi - lo)
+        a, b = a_ix[lo:hi], b_ix[lo:hi]
+        pg[lo:hi] = (W[a, rows, :G] @ pi) / D
+        e = np.exp(Sa[a, rows] + Sb[b, rows] - M[:, None])
+        pp[lo:hi] = np.where(a != b, e @ pi, 0.0) / D
+    answered = R.task_counts() > 0
+    pg = np.where(answered & (pairs[:, 0] > 0), pg, np.nan)
+    pp = np.where(answered & (pairs[:, 0] > 0) & (pairs[:, 1] > 0), pp, np.nan)
+    return pg, pp
 
 
 def grid_posterior(R: Responses, p: np.ndarray, pi: np.ndarray,
@@ -276,10 +300,7 @@ def task_probabilities(est: Any, R: Responses | None = None) -> dict[str, np.nda
                "p_pair": np.where(answered, est.pair_proba_, np.nan)}
     else:
         p, pi, q_nodes = _model(est, R)
-        gm, pp = grid_posterior(R, p, pi, q_nodes, pairs=top)
-        rows = np.arange(R.n_tasks)
-        pg = gm[rows, np.maximum(top[:, 0] - 1, 0)]
-        assert pp is not None                       # pairs were given
+        pg, pp = _at_pairs(R, p, pi, q_nodes, top)
         out = {"p_g": np.where(answered, pg, np.nan), "p_pair": np.where(answered, pp, np.nan)}
     est.__dict__["_task_probabilities"] = (R, dict(out))
     return out

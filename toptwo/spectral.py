@@ -458,11 +458,10 @@ class TopTwo1(BaseEstimator):
     notes, ``docs/design.md``, "Deviations").
 
     The labels are treated as ordered: Proposition 1's conversion compares each answer
-    with the thresholds k, so renumbering the choices changes the estimates (on the
-    color data, :math:`\hat g` of 11 of 1,000 tasks on average with the default, 226
-    with ``paper()``; ``docs/reproducibility.md``, "The numbering of the answer
-    choices"). With ``sample_splitting=True`` the split follows the ids of the input
-    (:func:`split_entries`).
+    with the thresholds k, so renumbering the choices changes some estimates, far more
+    with ``paper()`` than with the default (sizes: ``docs/reproducibility.md``, "The
+    numbering of the answer choices"). With ``sample_splitting=True`` the split follows
+    the ids of the input (:func:`split_entries`).
 
     Parameters
     ----------

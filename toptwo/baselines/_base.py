@@ -11,7 +11,7 @@ scores (e.g. the same number of votes from workers of the same weight) can diffe
 round-off. Labels whose score is within ``TIE_RTOL * max(1, |best|)`` of the best are
 treated as tied; among tied labels the one with the most votes wins (so a model that
 cannot tell the labels apart -- a lone worker, one answer per task, all weights zero --
-still returns the answers given, issue 27), then the smallest label; likewise for the
+still returns the answers given), then the smallest label; likewise for the
 second label among the remaining ones.
 """
 

@@ -89,7 +89,7 @@ MAX_CONFUSION_ENTRIES = 2**28
 #: Posteriors, top two and confusion from the final log scores: the one tie rule of the
 #: score-based baselines (:func:`toptwo.baselines._base.top_two_with_ties`; ties within
 #: TIE_RTOL go to the most voted label, then the smaller). This module's own exact-tie
-#: version was merged into it (issue 23) after giving the same posteriors, top two and
+#: version was merged into it after giving the same posteriors, top two and
 #: confusion, bit for bit, on every DS fit checked: DawidSkene (each confusion mode) and
 #: OneCoinDawidSkene on the four Table 1 scenarios (s = 0.02-0.5, 8 draws each) and the
 #: seven real datasets; the smallest relative gap between the two best scores there was

@@ -34,7 +34,7 @@ the workers by index mod 3; here the workers are ranked by their agreement rate 
 share of the other answers to their tasks that equal theirs) and dealt round-robin into
 the three groups, ties by a hash of their content and a draw of ``rng``
 (:func:`toptwo.baselines._base.content_groups`): the result does not depend on the
-order of the workers, tasks or rows (issue 27), and every group gets a share of the
+order of the workers, tasks or rows, and every group gets a share of the
 reliable workers, which the three views need. For the same reason the moments are
 summed over the tasks in a canonical order (sorted by their views), the whitening keeps
 the singular values above ``1e-9`` of the largest (pseudo-inverses likewise), and the
