@@ -1042,3 +1042,9 @@ def test_the_book_publishes_no_solution(tmp_path):
     if full:
         assert Path(full).is_dir(), full
         assert _leaks(Path(full)) == []
+        # the instructors' pages (known limits, 5b's model answer) are not in the student book
+        assert not [p for p in Path(full).rglob("*") if p.stem in ("instructors", "rubric")
+                    and p.suffix in (".html", ".doctree", ".md")]
+        rubric = "draws the consequence: a spammer's answer"
+        assert not [p for p in Path(full).rglob("*.html")
+                    if rubric in p.read_text(encoding="utf-8", errors="replace")]

@@ -8,7 +8,9 @@ row per student and the columns
 total, max_total``
 
 (each assignment's score after the late penalty, then each graded part's score; a part
-not yet graded by hand is left empty; a missing submission scores 0)::
+not yet graded by hand is left empty, an autograded part that has no score, because its
+notebook never ran to it (a kernel killed by the student's code), reads "not autograded";
+a missing submission scores 0)::
 
     nbgrader export --exporter=toptwo.teaching.export.PartsExportPlugin --to grades.csv
 
@@ -67,6 +69,13 @@ class PartsExportPlugin(ExportPlugin):
                     row.append(score)
                     for nb_name, cell, _ in parts[a.name]:
                         grade = gradebook.find_grade(cell, nb_name, a.name, student.id)
-                        row.append("" if grade.score is None or grade.needs_manual_grade
-                                   else float(grade.score))
+                        if grade.score is not None and not grade.needs_manual_grade:
+                            row.append(float(grade.score))
+                        elif (getattr(grade.cell, "cell_type", "") == "code"
+                              and grade.auto_score is None and grade.manual_score is None):
+                            # an autograded part with no score: its notebook did not run to
+                            # it (e.g. the kernel died); open that submission by hand
+                            row.append("not autograded")
+                        else:
+                            row.append("")          # a hand-graded part not graded yet
                 out.writerow(row + [total, max_total])
