@@ -149,6 +149,7 @@ def answer_distribution(p, q, g, h, K):
     return namespace["label_distribution"](p, q, g, h, K)"""}, {"ex01-1a-check": CALLS}),
     A("ex01-copied-function", "process", {"cell:def answer_distribution": """
 import inspect
+from typing import Any
 exec(inspect.getsource(toptwo.model.label_distribution))     # defines label_distribution here
 
 
