@@ -566,10 +566,11 @@ def test_notebook_figures_use_no_font_below_the_floor():
 needs_chromium = pytest.mark.skipif(not CHROMIUM.is_file(), reason="needs /usr/bin/chromium")
 
 # the other pages of the book: checked for overflow like the lessons
+# (the instructors' pages are in the instructor book only: docs/conf.py)
 OTHER_PAGES = ["index", "library", "cli", "reproducibility", "reproduction", "theory_checks",
                "theory_status", "measurements", "speed", "robustness", "design",
-               "design_stage1", "api", "course/syllabus", "course/rubric",
-               "course/instructors", "lessons_checked", "calibration"]
+               "design_stage1", "api", "course/syllabus",
+               "lessons_checked", "calibration"]
 
 
 def _png(width: int, height: int, dpi: float | None) -> bytes:

@@ -413,3 +413,12 @@ def test_cli_refusals_name_file_line_and_fix(tmp_path, capsys, name, content, ms
     err = capsys.readouterr().err
     assert err.startswith("python -m toptwo infer: error: ") and err.count("\n") == 1
     assert re.search(msg, err), err
+
+
+def test_a_space_too_many_is_located(tmp_path):
+    p = tmp_path / "f.txt"
+    p.write_text("1 1 5\n1 2 5 \n")
+    with pytest.raises(ValueError, match=r"f\.txt, line 2: expected 3 fields separated by "
+                                         r"'space' .*got 4.*exactly one space, with none at "
+                                         r"either end"):
+        read_triples_csv(p, order=("task", "worker", "label"))

@@ -61,7 +61,7 @@ NEGATIVE_TWINS = {
     ),
     "lemma1_bernstein": dict(exponent_power=1),  # l. 1287's delta_2 for delta_2^2
     "theorem1_delta1_gap": dict(bound=None),  # "any delta_1 > 0"
-    "theorem2_constants": dict(bernstein_constant=sp.Integer(33)),  # the printed 33
+    "theorem2_constants": dict(rho_max=lambda K: sp.Rational(1, 2)),  # the proof's "rho <= 1/2": 33 < 104/3
     "minimax_optimality_gap": dict(condition_power=1),  # "delta^2 ||p||_2 >~ n Dbar"
     "footnote_spammers": dict(spammer_bound=lambda n, eta: sp.sqrt(n)),  # "o(n) spammers"
     "top_t_distribution": dict(other_prob=printed_other_prob),  # the model as printed
@@ -83,6 +83,12 @@ NEGATIVE_TWINS = {
     "mc_corollary2_log_K": dict(kappa=2.0),  # Theorem 2's log K^2 as if all K^2 pairs bound
     "mc_majority_vote_rate": dict(exponent=1.0),  # MV needs only Theta(1/mean p) (no necessity of the square)
     "lemma4_trimming_instances": dict(sin_const=0.5),
+    "mc_lemma2_noise_norm": dict(exponent=1.0),  # ||E|| ~ m: the sqrt(m) order
+    "mc_theorem4_corollary3_norm": dict(constant=1.0),  # 4 sqrt(nu) -> sqrt(nu)
+    "mc_lemma3_sin_theta": dict(exponent=-1.0),  # 1/(sn) for 1/sqrt(sn)
+    "mc_lemma5_delta1_scaling": dict(exponent=-1.0),  # a delta_1^-1 law
+    "mc_theorem1_q_hat": dict(exponent=-1.0),  # a delta_1^-1 law for q_hat
+    "mc_theorem2_perturbed_plugin": dict(dbar_power=0.5),  # s ~ 1/(n sqrt(Dbar)) would suffice
     "lemma6_second_moment": dict(constant=lambda rho: 2 / (1 - rho)),  # log(1/rho) dropped
     "textbook_concentration_exact": dict(hoeffding_const=4.0),
     "theorem5_wedin_instances": dict(constant=0.5),
@@ -136,6 +142,12 @@ def _code_twins():
         # Bernstein's 1/2 dropped: the bound squared
         "code_theory_bounds": [_wrap(toptwo.theory, "lemma1_bound", lambda f: lambda *a, **kw: f(*a, **kw) ** 2)],
         # step 3 divided by s' instead of 2 s': l and v doubled
+        # the automatic sign rule the wrong way round (the default stage 1)
+        "code_default_estimators": [_wrap(toptwo.spectral, "resolve_sign_rule",
+                                          lambda f: lambda rule, lv: {"paper": "sum", "sum": "paper"}[f(rule, lv)])],
+        # theorem1_decay's x axis with gap(q) for gap(q)^2 (the rates s doubled here)
+        "code_theorem1_decay_axis": [_wrap(toptwo.theory, "theorem1_decay", lambda f: lambda *a, **kw: [
+            {**r, "sampling_rate": 2 * r["sampling_rate"]} for r in f(*a, **kw)])],
         "code_algorithm1_sparse_path": [_wrap(toptwo, "spectral_estimate",
                                               lambda f: lambda *a, **kw: (lambda r: setattr(r, "norm_p", 2 * r.norm_p) or r)(f(*a, **kw)))],
     }
@@ -143,7 +155,8 @@ def _code_twins():
 
 CODE_TWINS = ("code_eq1_answer_distribution", "code_prop1_binary_and_r", "code_algorithm1_population",
               "code_eq5_reliability", "code_eq6_plugin_mle", "code_top_t_model", "code_kl_divergence",
-              "code_theory_bounds", "code_algorithm1_sparse_path")
+              "code_theory_bounds", "code_algorithm1_sparse_path", "code_default_estimators",
+              "code_theorem1_decay_axis")
 
 
 @pytest.mark.parametrize("name", CODE_TWINS)
@@ -289,6 +302,23 @@ def test_run_all_and_main(monkeypatch, capsys) -> None:
     assert cli.main() == 0
     out = capsys.readouterr().out
     assert "2/2 checks passed" in out and "| eq1_distribution" in out
+
+
+def test_long_checks_run_with_the_flag_only(monkeypatch, capsys) -> None:
+    """`python -m theory_checks` leaves the long Monte-Carlo checks to `--long` (CI runs both); `--all` runs all."""
+    from theory_checks import __main__ as cli
+
+    subset = {n: tc.CHECKS[n] for n in ("eq1_distribution", "theorem3b_arithmetic")}
+    monkeypatch.setattr(cli, "CHECKS", subset)
+    monkeypatch.setattr(tc, "LONG_CHECKS", ("theorem3b_arithmetic",))
+    assert cli.main([]) == 0 and "1/1 checks passed" in capsys.readouterr().out
+    assert cli.main(["--long"]) == 0
+    out = capsys.readouterr().out
+    assert "1/1 long checks passed" in out and "| theorem3b_arithmetic" in out and "| eq1_distribution" not in out
+    assert cli.main(["--all"]) == 0 and "2/2 checks passed" in capsys.readouterr().out
+    import theory_checks
+
+    assert set(theory_checks.LONG_CHECKS) <= set(subset)
 
 
 def test_main_exits_nonzero_on_failure(monkeypatch, capsys) -> None:

@@ -8,29 +8,52 @@ from pathlib import Path
 import pytest
 
 from theory_checks import CHECKS
-from theory_checks.status import STATEMENTS, readme_table, status_page
+from theory_checks.status import STATEMENTS, dependency_svg, readme_table, status_page
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_every_statement_has_a_registered_check_that_can_fail() -> None:
+def test_every_statement_check_is_registered_and_can_fail() -> None:
     from theory_checks.checks_code import CODE_CHECKS
     from theory_checks.mutants import MUTANTS
 
     assert len(STATEMENTS) == 18
     for st in STATEMENTS:
-        assert st.checks and set(st.checks) <= set(CHECKS), st.number
+        assert (st.checks or st.untestable) and set(st.checks) <= set(CHECKS), st.number
         # every check can fail: it has claim mutants, or (code checks) source mutants and a pytest twin
         assert all(c in MUTANTS or c in CODE_CHECKS for c in st.checks), st.number
 
 
 @pytest.mark.parametrize("path, make", [("docs/theory_status.md", status_page),
-                                        ("docs/_generated/theory_table.md", readme_table)])
+                                        ("docs/_generated/theory_graph.svg", lambda root: dependency_svg())])
 def test_committed_page_is_generated(path: str, make) -> None:
     fresh = make(ROOT)
     committed = (ROOT / path).read_text(encoding="utf-8")
     assert committed == fresh, (f"{path} is stale: regenerate with python -m theory_checks --status-page "
-                                "docs/theory_status.md --readme-table docs/_generated/theory_table.md")
+                                "docs/theory_status.md --readme-table README.md")
+
+
+def test_every_label_is_earned_by_a_passing_check() -> None:
+    """A statement's status is the strongest level among its passing checks; untouched ones say why."""
+    from theory_checks.status import LEVELS, check_record, statement_status
+
+    for st in STATEMENTS:
+        level, earned = statement_status(st)
+        if level == "untouched":
+            assert st.untestable, st.number
+            continue
+        assert earned and all(st.checks[c] == level for c in earned), st.number
+        stronger = [c for c, lv in st.checks.items() if LEVELS.index(lv) < LEVELS.index(level)]
+        assert all(not hasattr(check_record(c), "name") for c in stronger), st.number
+
+
+def test_a_failing_check_lowers_the_label(monkeypatch) -> None:
+    from theory_checks import status
+
+    st = next(s for s in STATEMENTS if s.number == "Theorem 5")
+    assert status.statement_status(st)[0] == "instances"
+    monkeypatch.setattr(status, "check_record", lambda name: "FAILED: twin")
+    assert status.statement_status(st) == ("untouched", [])
 
 
 def test_status_cli_writes_both(tmp_path, capsys) -> None:
@@ -39,7 +62,13 @@ def test_status_cli_writes_both(tmp_path, capsys) -> None:
     page, table = tmp_path / "s.md", tmp_path / "t.md"
     assert main(["--status-page", str(page), "--readme-table", str(table)]) == 0
     assert page.read_text(encoding="utf-8") == status_page(ROOT)
+    assert (tmp_path / "_generated" / "theory_graph.svg").read_text(encoding="utf-8") == dependency_svg()
     assert "| Lemma 1 |" in table.read_text(encoding="utf-8")
+    readme = tmp_path / "README.md"       # a file with the markers gets the table between them
+    readme.write_text("intro\n<!-- theory-table: x -->\nSTALE ROW\n<!-- /theory-table -->\nend\n", encoding="utf-8")
+    assert main(["--readme-table", str(readme)]) == 0
+    text = readme.read_text(encoding="utf-8")
+    assert "STALE ROW" not in text and "| Lemma 1 |" in text and text.endswith("<!-- /theory-table -->\nend\n")
 
 
 def test_source_mutants_are_found_once_and_survivors_have_reasons() -> None:
@@ -80,13 +109,11 @@ def test_mutate_applies_and_restores(tmp_path) -> None:
 def test_readme_shows_the_generated_table() -> None:
     """The README's theory table is the generated one, verbatim (it cannot go stale)."""
     root = Path(__file__).resolve().parent.parent
-    table = (root / "docs/_generated/theory_table.md").read_text(encoding="utf-8")
+    table = readme_table(root)
     body = "\n".join(l for l in table.strip().splitlines() if not l.startswith("<!--"))
     readme = (root / "README.md").read_text(encoding="utf-8")
     start = readme.index("<!-- theory-table")
     start = readme.index("\n", start) + 1
     end = readme.index("<!-- /theory-table -->")
     assert readme[start:end].strip() == body.strip(), (
-        "README's theory table differs from docs/_generated/theory_table.md: regenerate with "
-        "python -m theory_checks --status-page docs/theory_status.md --readme-table "
-        "docs/_generated/theory_table.md and copy it between the theory-table markers")
+        "README's theory table is stale: regenerate with python -m theory_checks --readme-table README.md")

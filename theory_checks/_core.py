@@ -21,6 +21,8 @@ __all__ = [
     "check",
     "require_zero",
     "require",
+    "pinned_blas",
+    "single_threaded",
 ]
 
 
@@ -116,6 +118,28 @@ def require(condition: bool, what: str) -> None:
     """Raise :class:`ClaimFailed` with message ``what`` unless ``condition``."""
     if not condition:
         raise ClaimFailed(what)
+
+
+def pinned_blas() -> Any:
+    """A context with one BLAS thread (threadpoolctl): the Monte-Carlo checks run their dense products on a
+    shared 2-core machine, where BLAS's own threads only oversubscribe it. A no-op without threadpoolctl."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn (the test extra)
+        import contextlib
+
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1)
+
+
+def single_threaded(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Run ``fn`` under :func:`pinned_blas`."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with pinned_blas():
+            return fn(*args, **kwargs)
+
+    return wrapper
 
 
 def pairs(K: int) -> Iterable[tuple[int, int]]:

@@ -557,5 +557,119 @@ def check_code_algorithm1_sparse_path(Ks: tuple[int, ...] = (3, 4, 5)):
                 _close(res.confusion_raw[j, 0], ref["q"][j], f"q_hat of task {j} at K={K}", SVD_TOL)
 
 
+
+
+def _reference_instances() -> list[tuple[str, np.ndarray, int, int]]:
+    """(name, A, K, seed): random instances of eq. (1) with every worker and task answered, a crowd where
+    trimming binds at eta = 1 (three hammers among weak workers) and a spammer-heavy crowd (90 % p = 0)."""
+    tt = _toptwo()
+    out: list[tuple[str, np.ndarray, int, int]] = []
+    seed = 0
+    while len(out) < 6:
+        g = np.random.default_rng(1000 + seed)
+        n, m, K = int(g.integers(6, 16)), int(g.integers(10, 40)), int(g.integers(3, 6))
+        model = tt.TopTwoModel.random(n, m, K, reliability_range=(0.2, 1.0), rng=g)
+        A = model.sample(float(g.uniform(0.5, 0.9)), rng=g).toarray()
+        if (A > 0).any(axis=0).all() and (A > 0).any(axis=1).all():
+            out.append((f"random {seed}", A, K, seed))
+        seed += 1
+    for name, pvec in (("trimming binds", np.r_[1.0, 1.0, 1.0, np.linspace(0.0, 0.2, 27)]),
+                    ("90% spammers", np.r_[np.ones(4), np.zeros(36)])):
+        g = np.random.default_rng(7)
+        K, m = 4, 60
+        top = np.array([g.choice(np.arange(1, K + 1), 2, replace=False) for _ in range(m)])
+        model = tt.TopTwoModel(pvec, np.full(m, 0.75), top, K)
+        A = model.sample(0.8, rng=g).toarray()
+        out.append((name, A, K, 11))
+    return out
+
+
+@check(
+    "code_default_estimators",
+    statement=(
+        "the package's default estimators equal their twins written from the paper in toptwo.reference: TopTwo1() "
+        "(stacked left vector, observed centring, sign_rule='auto' = the positive-sum rule for a pooled vector, the "
+        "paper's rule per k), TopTwo1(eta=1) where trimming binds, TopTwo2() (leave-one-out p_hat) and the "
+        "paper-exact TopTwo1/TopTwo2 (per-k vectors, sample splitting, eq. (5) as printed): the same labels, q_hat "
+        "and p_hat up to round-off"
+    ),
+    reference="Alg. 1 [alg:top_two], Alg. 2 [alg:plugin_MLE], eq. (3)-(6); toptwo.reference; design notes (defaults)",
+    method="labels exactly; q_hat to 1e-9 absolute; eq. (5) p_hat to 1e-12, the leave-one-out p_hat to 1e-7 relative "
+           "(the tolerances of tests/test_reference.py, derived there); resolve_sign_rule's documented mapping",
+    scope="6 random instances (6-15 workers, 10-39 tasks, K=3..5), a crowd at "
+          "eta = 1 (entries trimmed; 3 hammers, 27 workers p <= 0.2), a crowd of 4 hammers and 36 spammers",
+)
+def check_code_default_estimators():
+    """The defaults (and the paper-exact configurations) against toptwo.reference."""
+    tt = _toptwo()
+    from toptwo import reference as ref
+    from toptwo.spectral import resolve_sign_rule
+    from toptwo.theory.montecarlo import PAPER_ALGORITHM1, PAPER_ALGORITHM2
+
+    require(resolve_sign_rule("auto", "per_k") == "paper" and resolve_sign_rule("auto", "stacked") == "sum"
+            and resolve_sign_rule("auto", "averaged") == "sum",
+            "sign_rule='auto' must be the paper's rule for per-k vectors and the positive-sum rule for a pooled one")
+    pooled = {"sample_splitting": False, "centering": "observed", "left_vector": "stacked", "sign_rule": "sum"}
+    configs = [
+        ("TopTwo1()", lambda s: tt.TopTwo1(rng=s), lambda A, K, s: ref.algorithm1(A, K, rng=s, **pooled)),
+        ("TopTwo1(eta=1)", lambda s: tt.TopTwo1(eta=1.0, rng=s),
+         lambda A, K, s: ref.algorithm1(A, K, rng=s, eta=1.0, **pooled)),
+        ("TopTwo1(left_vector='per_k')", lambda s: tt.TopTwo1(left_vector="per_k", rng=s),
+         lambda A, K, s: ref.algorithm1(A, K, rng=s, sample_splitting=False, centering="observed")),
+        ("TopTwo1 as printed", lambda s: tt.TopTwo1(rng=s, **PAPER_ALGORITHM1), lambda A, K, s: ref.algorithm1(A, K, rng=s)),
+        ("TopTwo2()", lambda s: tt.TopTwo2(rng=s),
+         lambda A, K, s: ref.algorithm2(A, K, rng=s, reliability="leave_one_out", **pooled)),
+        ("TopTwo2 as printed", lambda s: tt.TopTwo2(rng=s, **PAPER_ALGORITHM2), lambda A, K, s: ref.algorithm2(A, K, rng=s)),
+    ]
+    trimmed_seen = False
+    for label, A, K, seed in _reference_instances():
+        for name, make, twin in configs:
+            est, out = make(seed).fit(A, K), twin(A, K, seed)
+            where = f"{name} on the instance '{label}'"
+            require(np.array_equal(est.top_two_, out.top_two), f"{where}: labels differ from toptwo.reference on "
+                    f"{int((est.top_two_ != out.top_two).any(axis=1).sum())} tasks")
+            q_pkg, q_ref = est.confusion_raw_, out.q_hat
+            require(np.array_equal(np.isnan(q_pkg), np.isnan(q_ref)), f"{where}: q_hat undefined on other tasks")
+            diff = float(np.nanmax(np.abs(q_pkg - q_ref), initial=0.0))
+            require(diff <= 1e-9, f"{where}: |q_hat - q_hat(reference)| = {diff:.2e} > 1e-9")
+            if name.startswith("TopTwo2"):
+                loo = est.reliability_estimator == "leave_one_out"
+                ok = np.allclose(out.p_hat, est.reliability_, rtol=1e-7 if loo else 0.0, atol=1e-12, equal_nan=True)
+                require(bool(ok), f"{where}: p_hat differs from the reference (max |diff| "
+                        f"{float(np.nanmax(np.abs(out.p_hat - est.reliability_))):.2e})")
+            if name == "TopTwo1(eta=1)" and label == "trimming binds":
+                res = est.result_
+                trimmed_seen = bool(((res.trimmed == 0) & (res.left_vectors != 0)).any())
+    require(trimmed_seen, "no entry was trimmed on the crowd meant to make trimming bind")
+
+
+@check(
+    "code_theorem1_decay_axis",
+    statement=(
+        "toptwo.theory.theorem1_decay (notebook 05's experiment for Theorem 1) runs Algorithm 1 at the sampling rate "
+        "s = x/(||p||^2 gap(q)^2), gap(q) = min(2q - 1, 1 - q): Theorem 1's rate variable, with the gap squared"
+    ),
+    reference="Thm. 1 [thm:main] (the rate s ||p||^2 gap(q)^2, check theorem1_delta1_gap); toptwo.theory.theorem1_decay",
+    method="the function's reported sampling rates and ||p||^2 against x/(||p||^2 gap^2) with gap from exact rationals "
+           "(rel. error <= 1e-12)",
+    scope="n=100 workers, m=20 tasks, K=3, p ~ U(0.5, 1), q in {3/5, 3/4} (both branches of gap), x in {1/2, 1}",
+)
+def check_code_theorem1_decay_axis():
+    """The x axis of ``toptwo.theory.theorem1_decay`` is Theorem 1's s ||p||^2 gap(q)^2."""
+    tt = _toptwo()
+    import toptwo.theory
+
+    qs = (sp.Rational(3, 5), sp.Rational(3, 4))
+    rows = toptwo.theory.theorem1_decay(n_workers=100, n_tasks=20, n_labels=3, reliability_ranges=((0.5, 1.0),),
+                                        confusions=tuple(_f(x) for x in qs), x_grid=(0.5, 1.0), n_reps=1, rng=0)
+    require(len(rows) == len(qs), f"theorem1_decay returned {len(rows)} rows for {len(qs)} confusions")
+    for row, qv in zip(rows, qs):
+        gap = sp.Min(2 * qv - 1, 1 - qv)
+        for x, s in zip(row["x"], row["sampling_rate"]):
+            exact = sp.nsimplify(x) / gap**2
+            _close(s * row["norm_p2"], exact, f"theorem1_decay at q={qv}, x={x}: s ||p||^2 (= x/gap^2)")
+    del tt
+
+
 #: The checks of this module (their mutants are source mutants: ``theory_checks.mutate``).
 CODE_CHECKS = tuple(name for name in CHECKS if name.startswith("code_"))

@@ -31,7 +31,7 @@ from typing import Callable
 
 import numpy as np
 
-from ._core import check, require
+from ._core import check, require, single_threaded
 
 __all__ = ["MC_ALPHA", "RESOLUTION", "every_task_block_data", "label_union_data", "label_union_exponent", "theorem1_gap_exponent_data", "mv_reliability_exponent_data", "fit_decay_rate"]
 
@@ -64,6 +64,7 @@ def _exponent(b_small: tuple[float, float], b_large: tuple[float, float], ratio:
 
 # ---------------------------------------------------------------- Theorem 1: gap(q)^2
 @functools.lru_cache(maxsize=8)
+@single_threaded
 def theorem1_gap_exponent_data(seed: int = 3, n: int = 800, m: int = 200, K: int = 4, reps: int = 6):
     """Algorithm 1 (``TopTwo1(sample_splitting=True, centering="paper", left_vector="per_k",
     sign_rule="paper")``) on one worker pool and one set of pairs, at q = 0.55 and q = 0.65.
@@ -148,6 +149,7 @@ def check_mc_theorem1_gap_exponent(exponent: float = 2.0, gap: Callable[[float],
 
 # ---------------------------------------------------------------- Sec. 5: majority vote, Theta((mean p)^-2)
 @functools.lru_cache(maxsize=8)
+@single_threaded
 def mv_reliability_exponent_data(seed: int = 5, n: int = 1500, m: int = 3000, K: int = 4, q: float = 0.75):
     """Majority vote (``toptwo.baselines.MajorityVote``) on a spammer-hammer pool (a fraction alpha of
     hammers p_i = 1, the rest spammers p_i = 0), alpha in {0.1, 0.3}, one replicate per s.
@@ -232,6 +234,7 @@ EVERY_TASK_RATES = {"alg1": 0.26, "alg2": 0.12}
 
 
 @functools.lru_cache(maxsize=8)
+@single_threaded
 def every_task_block_data(estimator: str, seed: int = 7, n: int = 800, M: int = 1000, K: int = 4, reps: int = 10,
                           blocks: tuple[int, ...] = (1, 10, 100)):
     """Failures of the every-task event on disjoint blocks of m tasks, m in ``blocks``.
@@ -361,6 +364,7 @@ LABEL_UNION_SETTINGS = {"alg1": {"information": 9.0, "n_reps": 8}, "alg2": {"inf
 
 
 @functools.lru_cache(maxsize=8)
+@single_threaded
 def label_union_data(estimator: str, seed: int = 11):
     """``toptwo.theory.label_union_failures`` for K = 3, 5, 9 (n = 400, m = 2000, q = 0.8, p_i ~ U(0.3, 0.9)),
     with Algorithm 1 or 2 as printed (``toptwo.theory.montecarlo.PAPER_ALGORITHM1`` / ``PAPER_ALGORITHM2``)."""

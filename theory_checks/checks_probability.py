@@ -171,17 +171,22 @@ def check_theorem1_delta1_gap(bound: Callable[[sp.Expr], sp.Expr] | None = paper
 @check(
     "theorem2_constants",
     statement=(
-        "Bernstein for sum l_i >= sD/2 with E l^2 <= 2L/(1-rho) s KL, |l - El| <= 2L, rho <= 1/2: exponent >= "
-        "sD/((104/3) L) (= at rho = 1/2), not sD/(33 L); l_i ranges over [-L, L] (L = log(1/rho)), not [0, L]; "
+        "Bernstein for sum l_i >= sD/2 with E l^2 <= 2L/(1-rho) s KL, |l - El| <= 2L: exponent sD/(c(rho) L) with "
+        "c(rho) = 8(2/(1-rho) + 1/3), increasing in rho; eq. (1) forces rho <= min_c mu_c <= 1/K <= 1/3 (K >= 3; "
+        "attained at p = 0), so c <= 80/3 < 33 and the printed 33 holds; 33 holds exactly for rho <= 43/91 (the "
+        "proof's 'rho <= 1/2' alone would need 104/3); l_i ranges over [-L, L] (L = log(1/rho)), not [0, L]; "
         "eqn:Aij_cont's exponent is 3ns/28; ns(D/2 - 3 d3/(rho - d3)) > 0 iff d3 < rho D/(6+D); "
         "|mu_hat - mu| <= 2 d + d^2 <= 4 d"
     ),
-    reference="Thm. 2 [thm:plugmin_mle], proof (App., l. 1340-1470: eqn:prob_E, eqn:Aij_cont, delta_3)",
-    method="exact rational/symbolic arithmetic; derivative signs by factorisation; an explicit K=3 example for l_i < 0",
-    scope="symbolic s, D, L, rho, n, delta_3; K=3 example p=1/2, q=3/4",
+    reference="Thm. 2 [thm:plugmin_mle], proof (App., l. 1340-1470: eqn:prob_E, eqn:Aij_cont, delta_3), eq. (1)",
+    method="exact rational/symbolic arithmetic; derivative signs by factorisation; rho <= 1/K from eq. (1)'s "
+           "probabilities summing to 1 (exhaustive K=3..8); an explicit K=3 example for l_i < 0",
+    scope="symbolic s, D, L, rho, n, delta_3; K=3..8 for rho <= 1/K; K=3 example p=1/2, q=3/4",
 )
 def check_theorem2_constants(
-    bernstein_constant: sp.Expr = sp.Rational(104, 3),
+    bernstein_constant: sp.Expr = sp.Integer(33),
+    rho_max: Callable[[int], sp.Expr] = lambda K: sp.Rational(1, K),
+    constant_threshold: sp.Expr = sp.Rational(43, 91),
     count_exponent: sp.Expr = sp.Rational(3, 28),
     delta3_boundary: Callable[[sp.Expr, sp.Expr], sp.Expr] = lambda rho, D: rho * D / (6 + D),
     l_lower: Callable[[sp.Expr], sp.Expr] = lambda L: -L,
@@ -193,6 +198,10 @@ def check_theorem2_constants(
     ----------
     bernstein_constant
         Claimed C in P[E] >= 1 − mK² exp(−n s D̄/(C log(1/ρ))) (the paper: 33).
+    rho_max
+        Claimed upper bound on ρ as a function of K (eq. (1) gives 1/K; the proof's step says 1/2).
+    constant_threshold
+        Claimed largest ρ at which C suffices (43/91 for C = 33).
     count_exponent
         Claimed exponent per n s in eqn:Aij_cont (3/28).
     delta3_boundary
@@ -202,20 +211,39 @@ def check_theorem2_constants(
     mu_error_factor
         Claimed F in |μ̂ − μ| <= F δ (the paper: 4).
     """
+    from .model import answer_probabilities
+
     sD, L, rho = sp.symbols("sD L rho", positive=True)
     tt = sD / 2
     expo = (tt**2 / 2) / (2 * L / (1 - rho) * sD + sp.Rational(1, 3) * 2 * L * tt)
-    ratio = sp.cancel(expo * L / sD)  # = (1/8)/(2/(1-rho) + 1/3), free of s, D, L
+    ratio = sp.cancel(expo * L / sD)  # = 1/c(rho), free of s, D, L
     require(not ratio.has(L) and not ratio.has(sD), f"exponent L/(sD) depends on s, D or L: {ratio}")
-    require_zero(ratio - sp.Rational(1, 8) / (2 / (1 - rho) + sp.Rational(1, 3)), "exponent L/(sD)")
-    # d/drho of the denominator 2/(1-rho) + 1/3 is 2/(1-rho)^2 > 0: the exponent decreases in rho, so over
-    # rho <= 1/2 its smallest value is at rho = 1/2.
-    require_zero(sp.diff(2 / (1 - rho) + sp.Rational(1, 3), rho) - 2 / (1 - rho) ** 2, "derivative in rho")
-    worst = ratio.subs(rho, sp.Rational(1, 2))
-    require(worst == sp.Rational(3, 104), f"exponent at rho = 1/2 is {worst} sD/L")
+    c_rho = 8 * (2 / (1 - rho) + sp.Rational(1, 3))
+    require_zero(ratio - 1 / c_rho, "exponent L/(sD) = 1/(8(2/(1-rho) + 1/3))")
+    # dc/drho = 16/(1-rho)^2 > 0: the constant grows with rho, so its worst case is the largest feasible rho.
+    require_zero(sp.diff(c_rho, rho) - 16 / (1 - rho) ** 2, "derivative in rho")
+    # eq. (1): the K answer probabilities (given an answer) sum to 1, so their minimum is <= 1/K; at p = 0 they
+    # all equal 1/K, so sup rho = 1/K exactly; over K >= 3 the largest is 1/3.
+    worst_rho = sp.Integer(0)
+    for K in range(3, 9):
+        mus = answer_probabilities(K, 1, 2, s=sp.Integer(1))
+        labels = [mus[c] for c in range(1, K + 1)]
+        require_zero(sum(labels) - 1, f"eq. (1) at K={K} sums to 1")
+        require_zero(labels[2] - (1 - p) / K, f"mu at a label outside (g, h), K={K}")
+        require(all(sp.simplify(mu.subs(p, 0) - sp.Rational(1, K)) == 0 for mu in labels), f"p = 0 at K={K}")
+        R = sp.nsimplify(rho_max(K))
+        require(R >= sp.Rational(1, K), f"claimed rho <= {R} at K={K}, but p = 0 gives rho = 1/K = 1/{K}")
+        worst_rho = max(worst_rho, R)
+    require(worst_rho < 1, f"claimed rho bound {worst_rho} >= 1")
     C = sp.nsimplify(bernstein_constant)
-    require(1 / C <= worst, f"exp(-sD/({C} L)) is not implied: at rho = 1/2 Bernstein gives exp(-3 sD/(104 L)), "
-            f"and 1/{C} > 3/104")
+    worst_c = c_rho.subs(rho, worst_rho)
+    require(C >= worst_c, f"exp(-sD/({C} L)) is not implied: at rho = {worst_rho} Bernstein gives "
+            f"exp(-sD/(({worst_c}) L)) and {C} < {worst_c}")
+    # C suffices iff c(rho) <= C iff rho <= 1 - 48/(3C - 8) (for 33: 43/91 ~ 0.4725 < 1/2).
+    rho_star = 1 - sp.Rational(48) / (3 * C - 8)
+    require_zero(c_rho.subs(rho, rho_star) - C, "c(rho*) = C")
+    require(sp.nsimplify(constant_threshold) == rho_star,
+            f"C = {C} holds exactly for rho <= {rho_star}, not {constant_threshold}")
     ns = sp.Symbol("ns", positive=True)
     count = ((ns / 2) ** 2 / 2) / (ns + ns / 6)
     require_zero(count - sp.nsimplify(count_exponent) * ns, f"eqn:Aij_cont exponent {sp.simplify(count)} vs {count_exponent} ns")
@@ -239,11 +267,13 @@ def check_theorem2_constants(
     require(F * sp.Rational(1, 10) >= example, f"|mu_hat - mu| = {example} > {F} d at p=1/2, q=3/4, K=3, dp=dq=d=1/10")
     require(F >= 2 + sp.Rational(1, 12), f"F = {F} < 2 + 1/12: not implied for delta <= 1/12")
     note = (
-        "Theorem 2's proof: with rho <= 1/2, Bernstein gives P[E] >= 1 - mK^2 exp(-n s Dbar/((104/3) log(1/rho))); "
-        "the printed 33 < 104/3 ~ 34.67 claims slightly more than the argument shows (harmless inside Omega). The "
-        "range of l_i (l. 1351) is [-log(1/rho), log(1/rho)], not [0, log(1/rho)] (e.g. K=3, p=1/2, q=3/4: "
-        "l = log(7/13) < 0); the Bernstein constant 2 log(1/rho) already accounts for it. 3ns/28, the delta_3 "
-        "boundary rho Dbar/(6+Dbar) and |mu_hat - mu| <= 4 delta check out."
+        "Theorem 2's constant 33 holds. Bernstein gives P[E] >= 1 - mK^2 exp(-n s Dbar/(c(rho) log(1/rho))) with "
+        "c(rho) = 8(2/(1-rho) + 1/3); eq. (1) forces rho <= 1/K <= 1/3, so c <= 80/3 < 33 (33 holds exactly for "
+        "rho <= 43/91; the proof's own step 'since rho <= 1/2' would only give 104/3, so the 1/K bound is the one "
+        "needed). An earlier version of this page said 33 should be 104/3: that finding is withdrawn. The range of "
+        "l_i (l. 1351) is [-log(1/rho), log(1/rho)], not [0, log(1/rho)] (e.g. K=3, p=1/2, q=3/4: l = log(7/13) < 0); "
+        "the Bernstein constant 2 log(1/rho) already accounts for it. 3ns/28, the delta_3 boundary "
+        "rho Dbar/(6+Dbar) and |mu_hat - mu| <= 4 delta check out."
     )
     return {"note": note}
 

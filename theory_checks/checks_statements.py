@@ -415,10 +415,11 @@ def check_theorem4_unspecified_constant(
     X = sp.Matrix(2, 3, lambda i, j: B)
     require(sp.simplify(sp.sqrt(sum(x**2 for x in X)) - B * sp.sqrt(6)) == 0, "Frobenius bound")
     return {"note": (
-        "Theorem 4, Corollary 3 and Lemmas 2-3, 5 bound quantities up to an unspecified universal constant (or "
-        "Theta(.), 'sufficiently large m'): for every finite instance a constant exists that makes them true, so "
-        "they are shown untestable as stated; the package measures their consequences (Theorem 1's decay, "
-        "toptwo.theory.theorem1_decay) instead."
+        "The tails of Theorem 4 and Corollary 3 and the c~ of Lemma 2 (and the Theta(.) of Lemmas 3 and 5) carry an "
+        "unspecified universal constant: for every finite instance a constant exists that makes them true, so that "
+        "part is untestable as stated. Their explicit parts are checked instead: the leading 4 sqrt(nu), "
+        "4 sqrt(s max(m, n)) and 5 sqrt(sm) on draws (mc_lemma2_noise_norm, mc_theorem4_corollary3_norm), the "
+        "rates 1/sqrt(sn) and delta_1^-2 as slopes (mc_lemma3_sin_theta, mc_lemma5_delta1_scaling)."
     )}
 
 

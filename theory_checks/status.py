@@ -1,29 +1,51 @@
 """The theory status page: every numbered statement of the paper, how it is checked, what was found.
 
 Generated from the checks themselves (``python -m theory_checks --status-page docs/theory_status.md
---readme-table docs/_generated/theory_table.md``): the statements' rows name registered checks (an
-unknown name is an error), each check is run, its notes are the findings, and the counts come
-from the same run, the claim mutants (:mod:`theory_checks.mutants`) and the stored source-mutant
-table (``docs/_generated/source_mutants.json``, written by ``python -m theory_checks.mutate
---write``). ``tests/test_theory_status.py`` regenerates both files and compares them with the
-committed ones, so the page cannot go stale.
+--readme-table README.md``). Each statement lists the registered checks that
+bear on it and, per check, what that check tests of the statement (:data:`LEVELS`): the
+statement's status is the strongest level among its checks *that pass in this run* ("untouched"
+when none does), so a label is earned by a check, never a default text; a statement left
+untouched or with proof steps only must say why (:attr:`Statement.untestable`). The dependency
+graph (``docs/_generated/theory_graph.svg``) is drawn from :attr:`Statement.uses` (read from the
+paper's proofs) and coloured by the same status. ``tests/test_theory_status.py`` regenerates the
+page, the graph and the README table and compares them with the committed ones.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ._core import CHECKS, CheckRecord, ClaimFailed
 
-__all__ = ["Statement", "STATEMENTS", "FALSE_ALARM", "SOURCE_MUTANTS_JSON", "status_page", "readme_table",
-           "check_record", "claim_mutant_killed", "counts"]
+__all__ = ["Statement", "STATEMENTS", "LEVELS", "FALSE_ALARM", "SOURCE_MUTANTS_JSON", "GRAPH_SVG", "status_page",
+           "readme_table", "dependency_svg", "statement_status", "check_record", "claim_mutant_killed", "counts",
+           "sync_readme"]
 
 #: Where ``python -m theory_checks.mutate --write`` stores the source-mutant table (relative to the repo).
 SOURCE_MUTANTS_JSON = "docs/_generated/source_mutants.json"
+#: The dependency graph written next to the status page (relative to the repo).
+GRAPH_SVG = "docs/_generated/theory_graph.svg"
+
+#: What a check can establish about a statement, strongest first; "untouched" is what is left.
+LEVELS = ("as stated", "restricted", "shape", "instances", "proof steps")
+LEVEL_MEANING = {
+    "as stated": "decided over the statement's whole scope, as printed or with a corrected constant "
+                 "(exact arithmetic, exhaustive enumeration or a certified counterexample)",
+    "restricted": "decided for a restricted or corrected form (a corrected model, a finite grid)",
+    "shape": "the rate's shape measured by Monte Carlo (an exponent, a log factor) against a wrong-law twin",
+    "instances": "the inequality holds on fixed seeded instances (the constant is explicit)",
+    "proof steps": "only steps of the proof are checked (arithmetic, a deterministic step)",
+    "untouched": "nothing checks it",
+}
+#: Fill colour per status (the graph and the page's badges).
+COLORS = {"as stated": "#1b7837", "restricted": "#7fbf7b", "shape": "#67a9cf", "instances": "#fee08b",
+          "proof steps": "#fdae61", "untouched": "#d9d9d9"}
+_DARK = {"as stated"}
 
 #: False-alarm rate of each randomised check (every other check is exact or runs on fixed seeded
 #: instances, so its verdict is deterministic).
@@ -34,6 +56,12 @@ FALSE_ALARM = {
     "mc_corollary2_log_m": "5e-4 (kappa outside 1 +- (1/2 + z_(1-5e-4) se), nominal: delta-method se); a slow test runs 8 more seeds",
     "mc_corollary1_log_K": "5e-4 (kappa outside 1 +- (1/2 + z_(1-5e-4) se), nominal: delta-method se); a slow test runs 6 more seeds",
     "mc_corollary2_log_K": "5e-4 (kappa outside 1 +- (1/2 + z_(1-5e-4) se), nominal: delta-method se); a slow test runs 6 more seeds",
+    "mc_lemma2_noise_norm": "1e-3 (slope outside 1/2 +- (Bai-Yin bias + z_(1-5e-4) se), nominal); the bounds < 1e-20",
+    "mc_theorem4_corollary3_norm": "1e-20 (an upper bound: ||E|| ~ 1.9 sqrt(nu) concentrates within O(1); the bound is 4 sqrt(nu))",
+    "mc_lemma3_sin_theta": "1e-3 (slope outside -1/2 +- (first-order bias + excess + z_(1-5e-4) se), nominal)",
+    "mc_lemma5_delta1_scaling": "2e-3 (two configurations, each slope outside -1/2 +- (first-order bias + excess + z se), nominal)",
+    "mc_theorem1_q_hat": "2e-3 (two configurations, each slope outside -1/2 +- (first-order bias + z se), nominal)",
+    "mc_theorem2_perturbed_plugin": "1e-3 (one-sided: power of Dbar above 1 + z_(1-1e-3) se, nominal)",
     "mc_majority_vote_rate": "5e-4 (exponent outside 2 +- (1/2 + z_(1-5e-4) se), nominal: delta-method se); a slow test runs 8 more seeds",
 }
 
@@ -44,106 +72,172 @@ class Statement:
 
     number: str            #: "Theorem 1"
     label: str             #: LaTeX label
-    claim: str             #: the statement in a few words
-    how: str               #: symbolic / exact / Monte Carlo / instances / shown untestable (combinations)
-    checks: tuple[str, ...]  #: registered check names
-    found: str             #: what the package found wrong or imprecise ("" if it holds as stated)
-    elsewhere: str = ""    #: Monte-Carlo shape checks outside theory_checks (no stated false-alarm rate)
+    claim: str             #: the statement in a few words (maintainers' form)
+    plain: str             #: the statement in plain words (readers' form)
+    checks: dict[str, str]  #: registered check -> what it tests of this statement (a level of LEVELS)
+    found: str = ""        #: what the package found wrong or imprecise ("" if nothing)
+    short: str = ""        #: the finding in a few words (README); "" if nothing was found
+    uses: tuple[str, ...] = ()  #: statements its proof uses (the dependency graph)
+    untestable: str = ""   #: what is not tested and why, and which consequence is checked instead
+    elsewhere: str = ""    #: Monte-Carlo illustrations outside theory_checks (no verdict)
+    extra: tuple[str, ...] = field(default=())  #: further checks named for context (no level)
 
+
+_U = "theorem4_unspecified_constant"
 
 STATEMENTS: tuple[Statement, ...] = (
-    Statement("Proposition 1", "prop:binary", "E[A^(k)] - s(K-2k)/K 1 = 2 s p (r^(k))^T, Cases I/II",
-              "symbolic (K, k symbolic; exhaustive K=3..8) + code at exact points",
-              ("eq1_distribution", "proposition1_exhaustive", "proposition1_symbolic_K", "rank1_population",
-               "eq2_delta_r_and_ordering", "code_eq1_answer_distribution", "code_prop1_binary_and_r"),
-              "holds as stated; at q_j = 1, h_j ties with every other label (eq. (2))"),
-    Statement("Remark 1", "(top-T, App. subsec:top_T)", "the rank-1 structure and Algorithm 1 extend to top-T",
-              "symbolic + code at exact points",
-              ("top_t_distribution", "top_t_delta_r_and_algorithm", "code_top_t_model"),
-              "eqn:topk_dist is not a distribution unless sum q = 1; Delta r = 1/K for non-top labels only then; "
-              "with leftover mass p is not identifiable"),
-    Statement("Theorem 1", "thm:main", "(g_hat, h_hat) = (g, h) and |q_hat - q| < d1 w.p. >= 1 - eps if "
-              "s s1 = Omega(log(K/eps)/(d1^2 ||p||^2))",
-              "symbolic (deterministic step, every K and pair) + code (population and sparse path) + Monte Carlo "
-              "through Algorithm 1 as printed: the rate's gap(q)^2 (exponent 2 accepted, 1 rejected) and the log K "
-              "(union over labels, K = 3, 5, 9); the probability statement has an unspecified Omega constant",
-              ("theorem1_delta1_gap", "theorem1_ordering_every_K", "algorithm1_population", "algorithm1_scaling",
-               "code_algorithm1_population", "code_algorithm1_sparse_path", "mc_theorem1_gap_exponent",
-               "mc_corollary1_log_K"),
-              "needs d1 < min(2q-1, 1-q)/4 (tight), so the rate hides 16/gap(q)^2; Sec. 4.1's E[X] lacks a factor 2 "
+    Statement(
+        "Proposition 1", "prop:binary", "E[A^(k)] - s(K-2k)/K 1 = 2 s p (r^(k))^T, Cases I/II",
+        "After the binary conversion, the centred answer matrix has expectation 2s·p·r⁽ᵏ⁾ᵀ: rank one, "
+        "workers times tasks.",
+        {"proposition1_exhaustive": "as stated", "proposition1_symbolic_K": "as stated",
+         "rank1_population": "as stated", "eq2_delta_r_and_ordering": "as stated", "eq1_distribution": "proof steps",
+         "code_eq1_answer_distribution": "proof steps", "code_prop1_binary_and_r": "proof steps"},
+        found="holds as stated; at q_j = 1, h_j ties with every other label (eq. (2))",
+        short="holds; at q = 1 h ties with the other labels"),
+    Statement(
+        "Remark 1", "(top-T, App. subsec:top_T)", "the rank-1 structure and Algorithm 1 extend to top-T",
+        "The method extends from top-two to top-T answers.",
+        {"top_t_distribution": "restricted", "top_t_delta_r_and_algorithm": "restricted",
+         "code_top_t_model": "proof steps"},
+        found="eqn:topk_dist is not a distribution unless sum q = 1; Delta r = 1/K for non-top labels only then; "
+              "with leftover mass p is not identifiable",
+        short="printed top-T model is not a distribution", uses=("Proposition 1",)),
+    Statement(
+        "Theorem 1", "thm:main", "(g_hat, h_hat) = (g, h) and |q_hat - q| < d1 w.p. >= 1 - eps if "
+        "s s1 = Omega(log(K/eps)/(d1^2 ||p||^2))",
+        "Algorithm 1 finds a task's top two answers, and its confusion q to within δ₁, once each task has about "
+        "log(K/ε)/(δ₁²‖p‖²) answers.",
+        {"theorem1_delta1_gap": "proof steps", "theorem1_ordering_every_K": "proof steps",
+         "algorithm1_population": "proof steps", "algorithm1_scaling": "proof steps",
+         "code_algorithm1_population": "proof steps", "code_algorithm1_sparse_path": "proof steps",
+         "code_default_estimators": "proof steps", "code_theorem1_decay_axis": "proof steps",
+         "mc_theorem1_gap_exponent": "shape", "mc_corollary1_log_K": "shape", "mc_theorem1_q_hat": "shape"},
+        found="needs d1 < min(2q-1, 1-q)/4 (tight), so the rate hides 16/gap(q)^2; Sec. 4.1's E[X] lacks a factor 2 "
               "(step 3 as printed estimates 2||p||)",
-              "toptwo.theory.theorem1_decay (notebook 05): exponential decay in s||p||^2 gap(q)^2, shape only"),
-    Statement("Corollary 1", "cor:exact_alg1", "all pairs and ||q_hat - q||_inf < d1 w.p. >= 1 - eps if "
-              "s s1 = Omega(log(mK/eps)/(d1^2 ||p||^2))",
-              "union bound over Theorem 1's deterministic step (symbolic); Omega constant: untestable as stated; "
-              "the log m and the log K of log(mK/eps) by Monte Carlo through Algorithm 1 as printed (per-k left "
-              "vectors; K = 3, 5, 9 at matched per-competitor information)",
-              ("theorem1_ordering_every_K", "theorem4_unspecified_constant", "mc_corollary1_log_m",
-               "mc_corollary1_log_K"),
-              "inherits Theorem 1's hidden 16/gap(q)^2; log m and log K both measured (kappa ~ 1 and ~ 0.7: the K - 2 "
+        short="needs δ₁ < gap(q)/4: the rate hides 16/gap(q)²", uses=("Lemma 5", "Proposition 1"),
+        untestable="the Omega constant is unspecified: the gap(q)^2, the log K and q_hat's delta_1^-2 are measured "
+                   "instead",
+        elsewhere="toptwo.theory.theorem1_decay (notebook 05): exponential decay in s||p||^2 gap(q)^2"),
+    Statement(
+        "Corollary 1", "cor:exact_alg1", "all pairs and ||q_hat - q||_inf < d1 w.p. >= 1 - eps if "
+        "s s1 = Omega(log(mK/eps)/(d1^2 ||p||^2))",
+        "Algorithm 1 gets every task right at once with log(mK/ε) in place of log(K/ε).",
+        {"theorem1_ordering_every_K": "proof steps", "mc_corollary1_log_m": "shape", "mc_corollary1_log_K": "shape"},
+        found="inherits Theorem 1's hidden 16/gap(q)^2; log m and log K both measured (kappa ~ 1 and ~ 0.7: the K - 2 "
               "label comparisons of a task are positively correlated, so the union bound over labels is approached "
               "from below)",
-              "toptwo.theory.every_task_recovery (notebook 05): log m shift, shape only"),
-    Statement("Lemma 1", "lem:rec_p", "||p_hat - p||_inf < d2 w.p. >= 1 - eps if s(1-s1) = Omega(log(n/eps)/(d2^2 m))",
-              "symbolic (proof arithmetic) + exact binomial probability + Monte Carlo through the sampler + code",
-              ("lemma1_bernstein", "lemma1_exact_tail", "mc_lemma1_sampler", "eq5_unbiased_and_variance",
-               "eq5_variance_symbolic_m", "code_eq5_reliability"),
-              "the proof's two-sided Bernstein step lacks the factor 2 and its exponent is Theta(d2^2), not Theta(d2) "
-              "(l. 1287); the bound is loose by more than 5x wherever it lies in [1e-3, 0.5]"),
-    Statement("Theorem 2", "thm:plugmin_mle", "plug-in MLE recovers all pairs given ||p_hat - p||, ||q_hat - q|| <= "
-              "delta if s = Omega((log(1/rho) log(mK^2/eps) + log(m/eps))/(n Dbar))",
-              "symbolic (proof constants, KL forms, eq. (6)) + exact counterexample + code; Omega: untestable as "
-              "stated; the K of log(mK^2/eps) by Monte Carlo through Algorithm 2 as printed (K = 3, 5, 9)",
-              ("theorem2_constants", "theorem2_aij_cont_factor2", "kl_divergences", "eq6_loglik_decomposition",
-               "code_eq6_plugin_mle", "code_kl_divergence", "lemma6_second_moment", "mc_corollary2_log_K"),
-              "eqn:Aij_cont (l. 1426) lacks the two-sided factor 2 (false as printed at n=2, s=1/10); the constant 33 "
-              "should be 104/3; l_i ranges over [-log(1/rho), log(1/rho)], not [0, log(1/rho)]; the K^2 of "
-              "log(mK^2/eps) is loose: only the K - 2 pairs (g, c) bind (log K measured, K^2 rejected)"),
-    Statement("Corollary 2", "cor:alg2", "Algorithm 2 recovers all pairs if s = Omega(log(m/eps)/(delta^2 ||p||^2) + "
-              "log(m/eps)/(n Dbar))",
-              "symbolic computed argument: the first term dominates at every feasible size; the log m and the log K "
-              "(Theorem 2's log(mK^2/eps)) of the every-task event by Monte Carlo through Algorithm 2 as printed",
-              ("minimax_optimality_gap", "theorem4_unspecified_constant", "mc_corollary2_log_m", "mc_corollary2_log_K"),
-              "delta = rho Dbar/(4(6+Dbar)) always; 'delta^2 ||p||_2 >~ n Dbar' lacks a square and can never hold; "
+        short="as Theorem 1; log m and log K measured", uses=("Lemma 5", "Proposition 1"),
+        untestable="the Omega constant is unspecified: the log m and log K are measured instead",
+        elsewhere="toptwo.theory.every_task_recovery (notebook 05): log m shift"),
+    Statement(
+        "Lemma 1", "lem:rec_p", "||p_hat - p||_inf < d2 w.p. >= 1 - eps if s(1-s1) = Omega(log(n/eps)/(d2^2 m))",
+        "Given the right top two answers, eq. (5) estimates every worker's reliability to within δ₂ from about "
+        "log(n/ε)/δ₂² answers per worker.",
+        {"lemma1_exact_tail": "as stated", "lemma1_bernstein": "proof steps", "mc_lemma1_sampler": "instances",
+         "eq5_unbiased_and_variance": "proof steps", "eq5_variance_symbolic_m": "proof steps",
+         "code_eq5_reliability": "proof steps"},
+        found="the proof's two-sided Bernstein step lacks the factor 2 and its exponent is Theta(d2^2), not Theta(d2) "
+              "(l. 1287); the bound is loose by more than 5x wherever it lies in [1e-3, 0.5]",
+        short="a missing factor 2; the bound is loose > 5x", uses=("Theorem 7",)),
+    Statement(
+        "Theorem 2", "thm:plugmin_mle", "plug-in MLE recovers all pairs given ||p_hat - p||, ||q_hat - q|| <= "
+        "delta if s = Omega((log(1/rho) log(mK^2/eps) + log(m/eps))/(n Dbar))",
+        "With reliabilities and confusions known to within δ, the plug-in MLE gets every task right from about "
+        "log(1/ρ)·log(mK²/ε)/(n D̄) answers per worker.",
+        {"theorem2_constants": "proof steps", "theorem2_aij_cont_factor2": "proof steps", "kl_divergences": "proof steps",
+         "eq6_loglik_decomposition": "proof steps", "eq6_kl_symbolic_K": "proof steps",
+         "code_eq6_plugin_mle": "proof steps", "code_kl_divergence": "proof steps", "mc_corollary2_log_K": "shape",
+         "mc_theorem2_perturbed_plugin": "shape"},
+        found="eqn:Aij_cont (l. 1426) lacks the two-sided factor 2 (false as printed at n=2, s=1/10); the constant 33 "
+              "holds (eq. (1) forces rho <= 1/K <= 1/3, where 80/3 suffices; 33 holds for rho <= 43/91); l_i ranges "
+              "over [-log(1/rho), log(1/rho)], not [0, log(1/rho)]; the K^2 of log(mK^2/eps) is loose: only the K - 2 "
+              "pairs (g, c) bind (log K measured, K^2 rejected)",
+        short="a missing factor 2; 33 holds (ρ ≤ 1/K); K² loose (log K measured)",
+        uses=("Lemma 6", "Theorem 7"),
+        untestable="the Omega constant is unspecified: the 1/(n Dbar) under the hypothesis (p_hat, q_hat within "
+                   "delta) and the log K of log(mK^2/eps) are measured instead"),
+    Statement(
+        "Corollary 2", "cor:alg2", "Algorithm 2 recovers all pairs if s = Omega(log(m/eps)/(delta^2 ||p||^2) + "
+        "log(m/eps)/(n Dbar))",
+        "Algorithm 2 (Algorithm 1, then eq. (5), then the plug-in MLE) gets every task right once both terms "
+        "are met.",
+        {"minimax_optimality_gap": "proof steps", "code_default_estimators": "proof steps",
+         "mc_corollary2_log_m": "shape", "mc_corollary2_log_K": "shape"},
+        found="delta = rho Dbar/(4(6+Dbar)) always; 'delta^2 ||p||_2 >~ n Dbar' lacks a square and can never hold; "
               "minimax optimality only for constant rho, Dbar",
-              "toptwo.theory.minimax_sample_complexity (notebook 05): shape only"),
-    Statement("Theorem 3", "thm:converse", "(a) minimax error of g >= ((K-1)/K) exp(-2 pbar n s); (b) average pair "
-              "error >= 3/8 if s <= 1/(4 n Dbar)",
-              "symbolic + exact enumeration + certified counterexample + code; Sec. 5's majority-vote "
-              "Theta((mean p)^-2) (both sides) by Monte Carlo through MajorityVote",
-              ("theorem3a_inequality", "theorem3a_spammer_hammer", "theorem3a_rate_threshold", "theorem3b_arithmetic",
-               "theorem3b_heterogeneous_q", "majority_vote_vs_spectral", "mc_majority_vote_rate", "code_theory_bounds",
-               "code_kl_divergence"),
-              "(a) the condition is s <= s* = 0.79681..., not pbar <= 2/3; (b) Pinsker gives 1/2 - sqrt(2)/8, not 3/8, "
-              "and (b) fails for heterogeneous q_j with Dbar = min_j"),
-    Statement("Lemma 2", "lem:spnorm", "||E|| <= 4 sqrt(s max(m,n)) + c~ sqrt(log(n+m)), <= 5 sqrt(sm) for large m",
-              "shown untestable as stated (unspecified c~, 'sufficiently large m')",
-              ("theorem4_unspecified_constant",), ""),
-    Statement("Lemma 3", "lem:sin_uk_p", "sin theta(u^(k), p*) <= Theta(1/sqrt(sn))",
-              "shown untestable as stated (Theta); its Wedin step checked on instances",
-              ("theorem4_unspecified_constant", "theorem5_wedin_instances"), ""),
-    Statement("Lemma 4", "lem:sin_uktilde_p", "||u~|| >= sqrt(1 - 50 sin^2), sin(u~, p*) <= 6 sqrt 2 sin(u, p*)",
-              "instances with trimming binding (deterministic inequality, seeded) + trimming in the code",
-              ("lemma4_trimming_instances", "code_algorithm1_population", "code_algorithm1_sparse_path"),
-              "holds on every instance; the constants are loose (largest sin ratio seen ~1)"),
-    Statement("Lemma 5", "lem:entrywisebd_new", "|<Y_j, u~>/s - ||p|| r_j| < d1 ||p|| w.p. > 1 - eps if "
-              "s >= Theta(log(1/eps)/(d1^2 ||p||^2))",
-              "shown untestable as stated (Theta, m -> oo)", ("theorem4_unspecified_constant", "algorithm1_scaling"),
-              "v = Y^T u~/s estimates 2||p|| r (the factor 2 of check algorithm1_scaling)"),
-    Statement("Lemma 6", "lem:second_si", "E[l_i^2] <= (2 log(1/rho)/(1-rho)) s KL",
-              "finite inequality on a grid of eq. (1)'s distributions and random pairs (40 digits)",
-              ("lemma6_second_moment",), ""),
-    Statement("Theorem 4", "lem:bd_spnorm", "P(||X|| >= 4 sqrt(nu) + t) <= (n+m) exp(-t^2/(c B^2))",
-              "shown untestable as stated (unspecified universal constant c)", ("theorem4_unspecified_constant",), ""),
-    Statement("Corollary 3", "cor:spect_norm", "||X|| <= 4 sigma sqrt(max(m,n)) + c~ B sqrt(log(n+m)) w.p. "
-              "1 - (n+m)^-8", "shown untestable as stated (unspecified c~)", ("theorem4_unspecified_constant",), ""),
-    Statement("Theorem 5", "thm:WedinSin", "dist <= sqrt(2) ||E||/(sigma_r* - sigma_{r+1}* - ||E||)",
-              "instances (rank 1 + noise, seeded)", ("theorem5_wedin_instances",), ""),
-    Statement("Theorem 6", "(Hoeffding)", "P(|S - ES| > t) <= 2 exp(-2t^2/sum (b-a)^2)",
-              "exact binomial instances; a wrong constant is rejected", ("textbook_concentration_exact",), ""),
-    Statement("Theorem 7", "thm:Bernstein", "P(|S - ES| > t) <= 2 exp(-(t^2/2)/(sigma^2 + Ct/3))",
-              "exact binomial instances; a wrong constant is rejected",
-              ("textbook_concentration_exact", "lemma1_bernstein"), ""),
+        short="the first term always dominates; minimax only for fixed ρ, D̄",
+        uses=("Corollary 1", "Lemma 1", "Theorem 2"),
+        untestable="the Omega constant is unspecified: the log m and log K are measured instead",
+        elsewhere="toptwo.theory.minimax_sample_complexity (notebook 05)"),
+    Statement(
+        "Theorem 3", "thm:converse", "(a) minimax error of g >= ((K-1)/K) exp(-2 pbar n s); (b) average pair "
+        "error >= 3/8 if s <= 1/(4 n Dbar)",
+        "No method can do much better: (a) below about 1/p̄ answers per task the top answer is a guess; (b) below "
+        "1/(4nD̄) the pairs are.",
+        {"theorem3a_inequality": "as stated", "theorem3a_spammer_hammer": "as stated",
+         "theorem3b_heterogeneous_q": "as stated", "theorem3a_rate_threshold": "proof steps",
+         "theorem3b_arithmetic": "proof steps", "code_theory_bounds": "proof steps",
+         "mc_majority_vote_rate": "shape"},
+        found="(a) the condition is s <= s* = 0.79681..., not pbar <= 2/3; (b) Pinsker gives 1/2 - sqrt(2)/8, not 3/8, "
+              "and (b) fails for heterogeneous q_j with Dbar = min_j",
+        short="(a) s ≤ s* = 0.7968; (b) 3/8 wrong, false for mixed q"),
+    Statement(
+        "Lemma 2", "lem:spnorm", "||E|| <= 4 sqrt(s max(m,n)) + c~ sqrt(log(n+m)), <= 5 sqrt(sm) for large m",
+        "The noise matrix E = A⁽ᵏ⁾ − E[A⁽ᵏ⁾] has spectral norm at most about 4√(s·max(m, n)).",
+        {"mc_lemma2_noise_norm": "instances"}, short="holds on every draw with c~ = 0; constants loose ~2x",
+        uses=("Corollary 3",), extra=(_U,),
+        untestable="c~ is unspecified (checked with c~ = 0, which implies every c~) and 5 sqrt(sm) needs "
+                   "'sufficiently large m' (checked at m = 64 n)"),
+    Statement(
+        "Lemma 3", "lem:sin_uk_p", "sin theta(u^(k), p*) <= Theta(1/sqrt(sn))",
+        "Algorithm 1's left singular vector is within an angle of order 1/√(sn) of the reliability direction.",
+        {"mc_lemma3_sin_theta": "shape", "theorem5_wedin_instances": "proof steps"},
+        short="1/√(sn) confirmed as a slope in s", uses=("Lemma 2", "Theorem 5"), extra=(_U,),
+        untestable="Theta(.) hides the constant: the s^(-1/2) law is measured instead"),
+    Statement(
+        "Lemma 4", "lem:sin_uktilde_p", "||u~|| >= sqrt(1 - 50 sin^2), sin(u~, p*) <= 6 sqrt 2 sin(u, p*)",
+        "Trimming the singular vector's large entries keeps it close to the reliability direction.",
+        {"lemma4_trimming_instances": "instances", "code_algorithm1_population": "proof steps",
+         "code_algorithm1_sparse_path": "proof steps"},
+        found="holds on every instance; the constants are loose (largest sin ratio seen ~1)",
+        short="holds on instances; loose constants"),
+    Statement(
+        "Lemma 5", "lem:entrywisebd_new", "|<Y_j, u~>/s - ||p|| r_j| < d1 ||p|| w.p. > 1 - eps if "
+        "s >= Theta(log(1/eps)/(d1^2 ||p||^2))",
+        "Each projected entry v_j⁽ᵏ⁾ is within δ₁‖p‖ of ‖p‖r_j⁽ᵏ⁾ once s ≳ log(1/ε)/(δ₁²‖p‖²).",
+        {"mc_lemma5_delta1_scaling": "shape", "algorithm1_scaling": "proof steps"},
+        found="v = Y^T u~/s estimates 2||p|| r (the factor 2 of check algorithm1_scaling); the delta_1^-2 law measured",
+        short="δ₁⁻² law confirmed; v estimates 2‖p‖r (a factor 2)", uses=("Lemma 3", "Lemma 4", "Theorem 7"),
+        extra=(_U,), untestable="Theta(.) hides the constant and the statement is for m -> oo: the s^(-1/2) law of "
+                                "the error is measured instead"),
+    Statement(
+        "Lemma 6", "lem:second_si", "E[l_i^2] <= (2 log(1/rho)/(1-rho)) s KL",
+        "The log-likelihood ratio's second moment is bounded by a multiple of the KL divergence.",
+        {"lemma6_second_moment": "restricted"}),
+    Statement(
+        "Theorem 4", "lem:bd_spnorm", "P(||X|| >= 4 sqrt(nu) + t) <= (n+m) exp(-t^2/(c B^2))",
+        "A random matrix with independent centred entries has spectral norm at most about 4√ν (Bandeira and "
+        "van Handel).", {"mc_theorem4_corollary3_norm": "instances"}, short="holds on every draw (4√ν; ~1.9 seen)",
+        extra=(_U,), untestable="the universal constant c of the tail is unspecified: the event ||X|| >= 4 sqrt(nu) "
+                                "is checked never to occur"),
+    Statement(
+        "Corollary 3", "cor:spect_norm", "||X|| <= 4 sigma sqrt(max(m,n)) + c~ B sqrt(log(n+m)) w.p. 1 - (n+m)^-8",
+        "The same bound with every entry's variance at most σ².", {"mc_theorem4_corollary3_norm": "instances"},
+        short="holds on every draw with c~ = 0", uses=("Theorem 4",), extra=(_U,),
+        untestable="c~ is unspecified (checked with c~ = 0, which implies every c~)"),
+    Statement(
+        "Theorem 5", "thm:WedinSin", "dist <= sqrt(2) ||E||/(sigma_r* - sigma_{r+1}* - ||E||)",
+        "Wedin's sin Θ theorem: a perturbed matrix's singular vectors move by at most √2‖E‖ over the gap.",
+        {"theorem5_wedin_instances": "instances"}),
+    Statement(
+        "Theorem 6", "(Hoeffding)", "P(|S - ES| > t) <= 2 exp(-2t^2/sum (b-a)^2)",
+        "Hoeffding's inequality (stated; no proof of the paper uses it).",
+        {"textbook_concentration_exact": "instances"}),
+    Statement(
+        "Theorem 7", "thm:Bernstein", "P(|S - ES| > t) <= 2 exp(-(t^2/2)/(sigma^2 + Ct/3))",
+        "Bernstein's inequality.",
+        {"textbook_concentration_exact": "instances", "lemma1_bernstein": "proof steps"}),
 )
 
 
@@ -185,14 +279,34 @@ def counts(root: Path) -> dict[str, int]:
     }
 
 
+def statement_status(st: Statement) -> tuple[str, list[str]]:
+    """The strongest level among ``st``'s checks that pass in this run, and the checks that earn it."""
+    passing = {c: lv for c, lv in st.checks.items() if isinstance(check_record(c), CheckRecord)}
+    for level in LEVELS:
+        earned = [c for c, lv in passing.items() if lv == level]
+        if earned:
+            return level, earned
+    return "untouched", []
+
+
 def _validate() -> None:
-    unknown = sorted({c for st in STATEMENTS for c in st.checks} - set(CHECKS))
+    named = {c for st in STATEMENTS for c in (*st.checks, *st.extra)}
+    unknown = sorted(named - set(CHECKS))
     if unknown:
         raise ValueError(f"the status table names unregistered checks: {unknown}")
-    if set(SHORT) != {st.number for st in STATEMENTS}:
-        raise ValueError("SHORT must have one entry per statement")
-    if len(STATEMENTS) != 18:
-        raise ValueError(f"the paper has 18 numbered statements; the table has {len(STATEMENTS)}")
+    bad = sorted({lv for st in STATEMENTS for lv in st.checks.values()} - set(LEVELS))
+    if bad:
+        raise ValueError(f"unknown levels {bad}; choose from {LEVELS}")
+    numbers = [st.number for st in STATEMENTS]
+    if len(STATEMENTS) != 18 or len(set(numbers)) != 18:
+        raise ValueError(f"the paper has 18 numbered statements; the table has {len(set(numbers))}")
+    missing = sorted({u for st in STATEMENTS for u in st.uses} - set(numbers))
+    if missing:
+        raise ValueError(f"dependencies on unknown statements: {missing}")
+    for st in STATEMENTS:
+        level, _ = statement_status(st)
+        if level in ("untouched", "proof steps") and not st.untestable:
+            raise ValueError(f"{st.number} is {level} but does not say why (Statement.untestable)")
 
 
 def _esc(text: str) -> str:
@@ -212,55 +326,175 @@ def _family_rate() -> float:
     return sum(float(v.split()[0]) for v in FALSE_ALARM.values())
 
 
+def _finding(st: Statement, level: str, earned: list[str]) -> str:
+    """The plain-words finding: the written one, else what the earning checks established."""
+    if st.short:
+        return st.short
+    if level == "untouched":
+        return f"not checked: {st.untestable}"
+    names = ", ".join(f"`{c}`" for c in earned)
+    return {"as stated": f"holds as stated ({names})", "restricted": f"holds in the form checked ({names})",
+            "shape": f"its rate's shape is confirmed ({names})", "instances": f"holds on every instance ({names})",
+            "proof steps": f"its proof steps check out ({names}); {st.untestable}"}[level]
+
+
+# ---------------------------------------------------------------- the dependency graph
+def _layers() -> dict[str, int]:
+    by = {st.number: st for st in STATEMENTS}
+
+    @functools.lru_cache(maxsize=None)
+    def depth(name: str) -> int:
+        return 1 + max((depth(u) for u in by[name].uses), default=-1)
+
+    return {st.number: depth(st.number) for st in STATEMENTS}
+
+
+def _layout() -> dict[str, tuple[float, float]]:
+    """Rows by proof depth (sources at the bottom), order within a row by barycentre of the uses."""
+    layer = _layers()
+    rows: dict[int, list[str]] = {}
+    for st in STATEMENTS:
+        rows.setdefault(layer[st.number], []).append(st.number)
+    users: dict[str, list[str]] = {st.number: [] for st in STATEMENTS}
+    for st in STATEMENTS:
+        for u in st.uses:
+            users[u].append(st.number)
+    uses = {st.number: st.uses for st in STATEMENTS}
+    pos = {name: float(i) for r in rows.values() for i, name in enumerate(r)}
+    top = max(rows)
+    for _ in range(4):  # alternate sweeps: up by the uses, down by the users
+        for r in range(1, top + 1):
+            rows[r].sort(key=lambda n: (sum(pos[u] for u in uses[n]) / max(len(uses[n]), 1), n))
+            pos.update({n: i + (len(rows[0]) - len(rows[r])) / 2 for i, n in enumerate(rows[r])})
+        for r in range(top - 1, -1, -1):
+            rows[r].sort(key=lambda n: (sum(pos[u] for u in users[n]) / len(users[n]) if users[n] else pos[n], n))
+            pos.update({n: i + (len(rows[0]) - len(rows[r])) / 2 for i, n in enumerate(rows[r])})
+    return {n: (pos[n], float(r)) for r, names in rows.items() for n in names}
+
+
+def dependency_svg() -> str:
+    """The statements' dependency graph as SVG: an arrow from each statement to the ones whose proofs use it,
+    each node filled by its status (:data:`COLORS`)."""
+    xy = _layout()
+    top = max(y for _, y in xy.values())
+    W, H, dx, dy, bw, bh = 118, 62, 130, 78, 112, 34
+    width = int(dx * (max(x for x, _ in xy.values()) + 1)) + 20
+    legend_h = 30
+    height = int(dy * (top + 1)) + 20 + legend_h
+
+    def centre(name: str) -> tuple[float, float]:
+        x, y = xy[name]
+        return 10 + dx * x + W / 2, 10 + legend_h + dy * (top - y) + H / 2
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
+           f'height="{height}" font-family="sans-serif" font-size="12" role="img" '
+           'aria-label="Dependency graph of the 18 numbered statements, coloured by how each is checked">',
+           '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
+           'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#555"/></marker></defs>']
+    lx = 10
+    for level in (*LEVELS, "untouched"):
+        out.append(f'<rect x="{lx}" y="6" width="14" height="14" fill="{COLORS[level]}" stroke="#333"/>'
+                   f'<text x="{lx + 18}" y="17">{level}</text>')
+        lx += 24 + 7 * len(level) + 14
+    for st in STATEMENTS:
+        x2, y2 = centre(st.number)
+        for u in st.uses:
+            x1, y1 = centre(u)
+            ang = math.atan2(y2 - y1, x2 - x1)
+            # leave and enter the boxes at their edges (clip the segment to the rectangles)
+            def clip(x: float, y: float, sign: int) -> tuple[float, float]:
+                tx = (bw / 2) / abs(math.cos(ang)) if math.cos(ang) else float("inf")
+                ty = (bh / 2) / abs(math.sin(ang)) if math.sin(ang) else float("inf")
+                t = min(tx, ty)
+                return x + sign * t * math.cos(ang), y + sign * t * math.sin(ang)
+            a, b = clip(x1, y1, 1), clip(x2, y2, -1)
+            out.append(f'<line x1="{a[0]:.1f}" y1="{a[1]:.1f}" x2="{b[0]:.1f}" y2="{b[1]:.1f}" stroke="#555" '
+                       'stroke-width="1.2" marker-end="url(#arrow)"/>')
+    for st in STATEMENTS:
+        level, _ = statement_status(st)
+        x, y = centre(st.number)
+        colour = "#ffffff" if level in _DARK else "#111111"
+        out.append(f'<g><title>{st.number}: {level}</title><rect x="{x - bw / 2:.1f}" y="{y - bh / 2:.1f}" '
+                   f'width="{bw}" height="{bh}" rx="6" fill="{COLORS[level]}" stroke="#333"/>'
+                   f'<text x="{x:.1f}" y="{y + 4:.1f}" text-anchor="middle" fill="{colour}">{st.number}</text></g>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------- the page
+def _anchor(number: str) -> str:
+    return number.lower().replace(" ", "-")
+
+
 def status_page(root: Path) -> str:
-    """The Markdown of ``docs/theory_status.md``."""
+    """The Markdown of ``docs/theory_status.md`` (the graph: :func:`dependency_svg`)."""
     _validate()
     c = counts(root)
+    status = {st.number: statement_status(st) for st in STATEMENTS}
+    tally = {lv: [n for n, (lv2, _) in status.items() if lv2 == lv] for lv in (*LEVELS, "untouched")}
     out = ["# Theory status", "",
-           "Every numbered statement of Jeong & Chung (ICML 2023), how the package checks it and what it found. "
-           "Generated by `python -m theory_checks --status-page docs/theory_status.md` from the registered checks "
-           "(`tests/test_theory_status.py` fails when this page differs from a fresh run). *Symbolic* checks are "
-           "exact SymPy identities; *code* checks (`code_*`) evaluate `toptwo`'s functions at exact rational points "
-           "against the same expressions; *instances* are deterministic inequalities on fixed seeded inputs; "
-           "*Monte Carlo* checks state their false-alarm rate; the family of Monte-Carlo checks run by "
-           "`python -m theory_checks` has a family-wise false-alarm rate <= "
-           f"{_family_rate():.0e} (Bonferroni: the sum of the rates below). A statement with an unspecified constant "
-           "(Omega, Theta, 'some universal c') is *shown untestable as stated* by check `theorem4_unspecified_constant`.",
-           "", "## Counts", "", _counts_block(c), "## The 18 numbered statements", "",
-           "| statement | claim | how it is checked | checks | false-alarm rate | what the package found |",
-           "|---|---|---|---|---|---|"]
+           "The paper states 18 numbered results. This page says, for each, how the package checks it and what it "
+           "found. Arrows run from a result to the results whose proofs use it; the colour says how strongly the "
+           "result is checked (a colour is earned by checks that pass, never assumed).", "",
+           "![Dependency graph of the 18 numbered statements, coloured by how each is checked]"
+           "(_generated/theory_graph.svg)", ""]
+    for lv in (*LEVELS, "untouched"):
+        if tally[lv]:
+            out.append(f"- **{lv}** ({len(tally[lv])}): {', '.join(tally[lv])}. *{LEVEL_MEANING[lv]}.*")
+    out += ["", "## The 18 statements in plain words", ""]
     for st in STATEMENTS:
-        names = []
-        for n in st.checks:
+        level, earned = status[st.number]
+        out.append(f"- **{st.number}** ({level}). {st.plain} *Found:* {_finding(st, level, earned)}.")
+    out += ["", "## For maintainers", "",
+            "Generated by `python -m theory_checks --status-page docs/theory_status.md --readme-table README.md` "
+            "from the registered checks (`tests/test_theory_status.py` fails when "
+            "this page, the graph or the README table differs from a fresh run). *Symbolic* checks are exact SymPy "
+            "identities; *code* checks (`code_*`) evaluate `toptwo`'s functions at exact rational points against the "
+            "same expressions; *instances* are deterministic inequalities on fixed seeded inputs; *Monte Carlo* "
+            "checks (`mc_*`) state their false-alarm rate. A statement's level is the strongest level among its "
+            "passing checks.", "", "### Counts", "", _counts_block(c),
+            f"Family-wise false-alarm rate of the Monte-Carlo checks run by `python -m theory_checks`: <= "
+            f"{_family_rate():.0e} (Bonferroni: the sum of the rates listed per check below).", "",
+            "### Each statement: checks, levels, findings", ""]
+    for st in STATEMENTS:
+        level, _ = status[st.number]
+        parts = []
+        for n, lv in st.checks.items():
             rec = check_record(n)
-            names.append(f"`{n}`" + ("" if isinstance(rec, CheckRecord) else " (FAILS)"))
-        rates = [f"`{n}`: {FALSE_ALARM[n]}" for n in st.checks if n in FALSE_ALARM]
-        rate = "; ".join(rates) if rates else "0 (deterministic)"
-        how = st.how + (f"; outside theory_checks: {st.elsewhere}" if st.elsewhere else "")
-        out.append(f"| {st.number} [`{st.label}`] | {_esc(st.claim)} | {_esc(how)} | {', '.join(names)} | "
-                   f"{_esc(rate)} | {_esc(st.found) or 'holds as checked'} |")
-    out += ["", "## Findings (the checks' notes)", ""]
+            ok = "" if isinstance(rec, CheckRecord) else " **FAILS**"
+            rate = f", false-alarm rate {FALSE_ALARM[n]}" if n in FALSE_ALARM else ""
+            parts.append(f"`{n}` ({lv}{rate}){ok}")
+        out.append(f"- **{st.number}** [`{st.label}`], {level}: {_esc(st.claim)}.")
+        out.append(f"  Checks: {'; '.join(parts) if parts else 'none'}.")
+        if st.found:
+            out.append(f"  Found: {_esc(st.found)}.")
+        if st.untestable:
+            out.append(f"  Not tested as stated: {_esc(st.untestable)}"
+                       + (f" (`{', '.join(st.extra)}`)." if st.extra else "."))
+        if st.uses:
+            out.append(f"  Its proof uses: {', '.join(st.uses)}.")
+        if st.elsewhere:
+            out.append(f"  Illustrated outside theory_checks (no verdict): {_esc(st.elsewhere)}.")
+    out += ["", "### Findings (the checks' notes)", ""]
     for n in CHECKS:
         rec = check_record(n)
         if isinstance(rec, CheckRecord) and rec.note:
             out.append(f"- **`{n}`** ({_esc(rec.reference)}): {rec.note}")
-    out += ["", "## Every check", "", "| check | reference | method | scope |", "|---|---|---|---|"]
+    out += ["", "### Every check", ""]
     for n in CHECKS:
         rec = check_record(n)
         if isinstance(rec, CheckRecord):
-            out.append(f"| `{n}` | {_esc(rec.reference)} | {_esc(rec.method)} | {_esc(rec.scope)} |")
+            out.append(f"- `{n}` ({_esc(rec.reference)}): {_esc(rec.method)}. Scope: {_esc(rec.scope)}.")
         else:
-            out.append(f"| `{n}` | {_esc(rec)} | | |")
+            out.append(f"- `{n}`: {_esc(rec)}")
     src = _source_mutants(root)
-    out += ["", "## Source mutants", "",
+    out += ["", "### Source mutants", "",
             "`python -m theory_checks.mutate` changes one formula of `toptwo`'s source in a temporary copy and runs "
             "the layers in order: the code checks of `theory_checks` (*symbolic*), a fast test subset (*tests*) and, "
             "with `--notebooks`, the lessons that call the changed code; a mutant stops at the first layer that "
             "kills it. CI runs `--fast` (a subset, symbolic layer). Survivors carry a written reason. The stored "
             "table comes from `python -m theory_checks.mutate --notebooks --write docs/_generated/source_mutants.json` "
-            "(every mutant, first killing layer), with the tests layer then run on a subset of mutants that the "
-            "symbolic layer kills (`--layers tests --all-layers --merge docs/_generated/source_mutants.json --only ...`); "
-            "`-` marks a layer that was not run for that mutant.", ""]
+            "(every mutant, first killing layer); `-` marks a layer that was not run for that mutant.", ""]
     if src:
         from .mutate import format_table
 
@@ -270,36 +504,40 @@ def status_page(root: Path) -> str:
     return "\n".join(out) + "\n"
 
 
-#: The README's short columns (how checked, main finding) per statement.
-SHORT = {
-    "Proposition 1": ("symbolic, code", "holds"),
-    "Remark 1": ("symbolic, code", "printed top-T model is not a distribution"),
-    "Theorem 1": ("symbolic step (every K), code", "needs d1 < gap(q)/4: rate hides 16/gap(q)^2"),
-    "Corollary 1": ("symbolic step; Omega untestable", "as Theorem 1"),
-    "Lemma 1": ("symbolic, exact, Monte Carlo, code", "missing factor 2; bound loose > 5x"),
-    "Theorem 2": ("symbolic, exact, code", "eqn:Aij_cont missing factor 2; 33 -> 104/3"),
-    "Corollary 2": ("symbolic argument", "first term dominates; minimax only for fixed rho, Dbar"),
-    "Theorem 3": ("symbolic, exact, certified counterexample, code", "(a) s <= s* = 0.7968; (b) 3/8 wrong, fails for mixed q"),
-    "Lemma 2": ("shown untestable", "-"),
-    "Lemma 3": ("shown untestable; Wedin step on instances", "-"),
-    "Lemma 4": ("instances (trimming binding)", "holds; loose constants"),
-    "Lemma 5": ("shown untestable", "v estimates 2||p|| r"),
-    "Lemma 6": ("finite inequality (grid)", "holds"),
-    "Theorem 4": ("shown untestable", "-"),
-    "Corollary 3": ("shown untestable", "-"),
-    "Theorem 5": ("instances", "holds"),
-    "Theorem 6": ("exact instances", "holds"),
-    "Theorem 7": ("exact instances", "holds"),
-}
+def _checked_by(st: Statement) -> str:
+    kinds = []
+    names = list(st.checks)
+    if any(not n.startswith(("code_", "mc_")) for n in names):
+        kinds.append("symbolic/exact")
+    if any(n.startswith("code_") for n in names):
+        kinds.append("code")
+    mc = [n for n in names if n.startswith("mc_")]
+    if mc:
+        kinds.append("MC " + ", ".join(f"`{n}`" for n in mc))
+    return "; ".join(kinds) or "-"
 
 
 def readme_table(root: Path) -> str:
     """The short Markdown table for the README (same source as the status page)."""
     _validate()
     c = counts(root)
-    lines = ["| statement | how checked | finding |", "|---|---|---|"]
+    lines = ["| statement | status | checked by | finding |", "|---|---|---|---|"]
     for st in STATEMENTS:
-        how, found = SHORT[st.number]
-        lines.append(f"| {st.number} | {_esc(how)} | {_esc(found)} |")
+        level, earned = statement_status(st)
+        lines.append(f"| {st.number} | {level} | {_esc(_checked_by(st))} | {_esc(_finding(st, level, earned))} |")
     return ("<!-- generated by python -m theory_checks --readme-table; do not edit -->\n" + "\n".join(lines)
             + "\n\n" + _counts_block(c))
+
+
+def sync_readme(path: Path, table: str) -> bool:
+    """Put ``table`` (without its comment line) between the theory-table markers of ``path`` (the README);
+    True if it changed."""
+    readme = path.read_text(encoding="utf-8")
+    start = readme.index("<!-- theory-table")
+    start = readme.index("\n", start) + 1
+    end = readme.index("<!-- /theory-table -->")
+    body = "\n".join(ln for ln in table.strip().splitlines() if not ln.startswith("<!--")) + "\n"
+    new = readme[:start] + body + readme[end:]
+    if new != readme:
+        path.write_text(new, encoding="utf-8")
+    return new != readme

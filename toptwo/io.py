@@ -459,7 +459,8 @@ def _width_hint(row: list[str], sep: str, n_fields: int) -> str:
         return (f" The row holds {_sep_name(others[0])!r}: if that is the separator, pass "
                 f"sep= (CLI: --sep {_sep_name(others[0])}).")
     if sep == " " and "" in row:
-        return " Fields are separated by exactly one space; the row has two in a row."
+        return (" With sep=' ' fields are separated by exactly one space, with none at "
+                "either end of the line; this row has an empty field.")
     return ""
 
 

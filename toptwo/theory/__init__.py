@@ -28,12 +28,12 @@ from .bounds import (LE_CAM_PINSKER_CONSTANT, THEOREM3A_MAX_SAMPLING_RATE, le_ca
                      lemma1_bound, minimax_lower_bound_g, sign_flip_probability,
                      spammer_hammer_error_g, theorem3a_max_sampling_rate,
                      theorem3b_corrected_bound)
-from .montecarlo import (PAPER_ALGORITHM1, PAPER_ALGORITHM2, binary_sample_mean, binomial_ci,
+from .montecarlo import (PAPER_ALGORITHM1, PAPER_ALGORITHM2, binomial_ci,
                          competitor_information, every_task_recovery, label_union_exponent,
-                         label_union_failures,
-                         first_order_sin_theta, lemma1_tail, minimax_gap_curves,
-                         minimax_sample_complexity, sign_rule_flips, singular_vector_errors,
-                         theorem1_decay, theorem3b_counterexample)
+                         label_union_failures, lemma1_tail, minimax_gap_curves,
+                         minimax_sample_complexity, sign_rule_flips, theorem1_decay,
+                         theorem3b_counterexample)
+from .perturbation import binary_sample_mean, first_order_sin_theta, singular_vector_errors
 from .scaling import (first_crossing, fit_loglog_slope, loglog_slope, scaling_checks,
                       scaling_report, scaling_summary)
 

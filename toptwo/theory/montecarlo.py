@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_int, check_rng
-from ..metrics import sin_theta, top_two_errors
+from ..metrics import top_two_errors
 from ..model import TopTwoModel
 from .bounds import LE_CAM_PINSKER_CONSTANT, lemma1_bound, le_cam_queries, theorem3b_corrected_bound
 
@@ -639,91 +639,3 @@ def minimax_sample_complexity(n_workers: int = 800, n_tasks: int = 150, n_labels
             "queries": queries,
         })
     return {"x": xs, "target": float(target), "rows": rows, "n_workers": n, "n_tasks": m, "n_labels": K}
-
-
-# ---------------------------------------------------------- the lessons' experiments
-# Notebooks 02 and 03 call these, and tests/test_notebook_claims.py runs the same calls
-# over many seeds (one source for the computation a claim rests on).
-
-def binary_sample_mean(model: TopTwoModel, sampling_rate: float, n_samples: int,
-                       rng: Any = None) -> np.ndarray:
-    """The average of A^(k) over ``n_samples`` independent draws of A (Proposition 1).
-
-    Returns an array of shape (K - 1, n_workers, n_tasks) (dense: for teaching-sized
-    models); its expectation is ``model.expected_binary(k, sampling_rate)`` for each k.
-    """
-    from ..binary import to_binary
-
-    owner = "binary_sample_mean"
-    T = check_int(n_samples, "n_samples", owner=owner, minimum=1)
-    gen = check_rng(rng, owner=owner)
-    K = model.n_labels
-    mean = np.zeros((K - 1, model.n_workers, model.n_tasks))
-    for _ in range(T):
-        A = model.sample(sampling_rate, rng=gen)
-        for k in range(1, K):
-            mean[k - 1] += to_binary(A, k).toarray() / T
-    return mean
-
-
-def _spectral_norm(M: np.ndarray) -> float:
-    """||M||_2 = sqrt(largest eigenvalue of M M^T) (cheaper than an SVD for n << m)."""
-    return float(np.sqrt(np.linalg.eigvalsh(M @ M.T)[-1]))
-
-
-def singular_vector_errors(model: TopTwoModel, sampling_rates: Any, n_reps: int,
-                           rng: Any = None) -> np.ndarray:
-    """Noise, angle and Wedin bound of Algorithm 1's u^(k) over sampling rates.
-
-    For every rate s, ``n_reps`` draws of A and every k, one row
-    ``(s, k, ||E||, sin theta, wedin)``: E = A^(k) - E[A^(k)] (the noise of Proposition
-    1), sin theta the angle between TopTwo1's per-k u^(k) (``centering="paper"``,
-    ``left_vector="per_k"``) and
-    p/||p||_2, and Wedin's bound sqrt(2) ||X_hat - E[X]|| / (sigma_1 - ||X_hat - E[X]||)
-    on it, with sigma_1 = 2 s ||p|| ||r^(k)|| (Prop. 1). Dense: teaching-sized models.
-    """
-    from ..binary import to_binary
-    from ..spectral import TopTwo1
-
-    owner = "singular_vector_errors"
-    R = check_int(n_reps, "n_reps", owner=owner, minimum=1)
-    gen = check_rng(rng, owner=owner)
-    K = model.n_labels
-    p_star = model.reliability / model.norm_p
-    rows = []
-    for s_val in np.asarray(sampling_rates, dtype=float):
-        for _ in range(R):
-            A_s = model.sample(s_val, rng=gen)
-            est = TopTwo1(centering="paper", left_vector="per_k").fit(A_s)
-            for k in range(1, K):
-                Ak = to_binary(A_s, k).toarray()
-                EX_k = model.expected_binary(k, s_val) - s_val * (K - 2 * k) / K
-                X_hat = Ak - est.result_.s_prime_x * (K - 2 * k) / K      # what TopTwo1 decomposes
-                noise = _spectral_norm(Ak - model.expected_binary(k, s_val))
-                noise_hat = _spectral_norm(X_hat - EX_k)
-                sigma1 = 2 * s_val * model.norm_p * np.linalg.norm(model.r(k))
-                wedin = np.sqrt(2) * noise_hat / (sigma1 - noise_hat)
-                rows.append((s_val, k, noise, sin_theta(est.result_.left_vectors[k - 1], p_star),
-                             wedin))
-    return np.array(rows)
-
-
-def first_order_sin_theta(model: TopTwoModel, sampling_rates: Any) -> np.ndarray:
-    """First-order prediction of sin theta(u^(k), p/||p||), averaged over k, per rate.
-
-    sqrt(sum_ij (1 - p*_i^2) Var(A^(k)_ij) w_j^2) / sigma_1 with w = r^(k)/||r^(k)|| (the
-    right singular vector of E[X^(k)]), Var(A^(k)_ij) = s - E[A^(k)_ij]^2 and
-    sigma_1 = 2 s ||p|| ||r^(k)||.
-    """
-    K = model.n_labels
-    p_star = model.reliability / model.norm_p
-    out = []
-    for s_val in np.asarray(sampling_rates, dtype=float):
-        vals = []
-        for k in range(1, K):
-            var = s_val - model.expected_binary(k, s_val) ** 2       # E[(A^(k))^2] = s
-            w = model.r(k) / np.linalg.norm(model.r(k))
-            sigma1 = 2 * s_val * model.norm_p * np.linalg.norm(model.r(k))
-            vals.append(np.sqrt(((1 - p_star ** 2)[:, None] * var * w ** 2).sum()) / sigma1)
-        out.append(np.mean(vals))
-    return np.array(out)
