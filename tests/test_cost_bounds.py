@@ -65,3 +65,25 @@ def test_cli_names_the_file_and_the_option(tmp_path, capsys):
     assert len(err.strip().splitlines()) == 1 and "big.csv" in err
     assert "30,000 tasks x K = 1,000 labels" in err and "--n-labels" in err
     assert "Unable to allocate" not in err
+
+
+# ------------------------------------------------------------ time: refused up front
+def test_multispa_kl_on_a_crowded_task_is_refused_up_front():
+    n, k = 420, 5                    # one task, 420 workers: 87,990 pairs, 4.4e9 > MAX_WORK
+    R = toptwo.Responses.from_triples(np.arange(n), np.zeros(n, dtype=int),
+                                      1 + np.arange(n) % k, n_tasks=1, n_labels=k)
+    with pytest.raises(ValueError, match=r"MultiSPA\.fit would need about 4\.4.e\+09 "
+                                         r"multiply-adds for the KL refinement over 87,990 "
+                                         r"worker pairs.*Use refine='none' or refine='em'"):
+        toptwo.baselines.MultiSPA().fit(R)
+
+
+def test_opt_dawid_skene_at_large_k_is_refused_up_front():
+    m, k = 100, 40                   # ran over 5 minutes; 3e4 K^4 = 7.7e10 > MAX_WORK
+    t = np.repeat(np.arange(m), 3)
+    w = np.tile(np.arange(3), m)
+    lab = 1 + (t * 7 + w) % k
+    R = toptwo.Responses.from_triples(w, t, lab, n_tasks=m, n_labels=k)
+    with pytest.raises(ValueError, match=r"OptDawidSkene\.fit would need about 7\.68e\+10 "
+                                         r"multiply-adds .*tensor power method.*Use TopTwo2"):
+        toptwo.baselines.OptDawidSkene(rng=0).fit(R)

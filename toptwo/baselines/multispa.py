@@ -225,6 +225,11 @@ class MultiSPA(ScoreOutputMixin):
         :class:`toptwo.baselines.DawidSkene`.
     max_iter : int, default=100
         L-BFGS iterations of the KL refinement, or EM iterations.
+
+        Cost of ``refine="kl"``: each L-BFGS evaluation takes about ``4 p K^3``
+        multiply-adds over the ``p`` worker pairs that share a task; ``fit`` refuses up
+        front, naming the size and the alternatives, when ``4 max_iter p K^3`` exceeds
+        ``toptwo.baselines.MAX_WORK`` (about a minute of NumPy work on one core).
     rng : None, int or numpy.random.Generator
         Unused (MultiSPA is deterministic); accepted, and checked like every ``rng``, for a
         uniform factory signature.
@@ -283,6 +288,18 @@ class MultiSPA(ScoreOutputMixin):
         # renumbered back: the result does not depend on the numbering of the choices
         Rc, rank = canonical_labels(R)
         N, common = cooccurrences(Rc)
+        if refine == "kl":
+            # KL refinement: each L-BFGS evaluation runs 4 einsums of p K^3 multiply-adds
+            # over the p worker pairs that share a task, up to max_iter (+ line search)
+            # evaluations: refused up front above MAX_WORK (issue 39: one task answered by
+            # 1,000 workers, p = 499,500, ran 128 s)
+            pairs = int(np.count_nonzero(np.triu(common > 0, k=1)))
+            check_dense_size(f"{self._name}.fit", f"the KL refinement over {pairs:,} worker "
+                             f"pairs sharing a task (K = {K}, max_iter = {max_iter})",
+                             pairs * K * K, work=4 * max_iter * pairs * K ** 3,
+                             hint="Use refine='none' or refine='em' (O(nnz K^2) per step), "
+                                  "or TopTwo2, DawidSkene or OneCoinDawidSkene for data "
+                                  "this size.")
         A0c = _multispa_matrices(N, common, K)
         A0 = A0c[:, rank][:, :, rank]
         self.spa_confusion_ = A0.transpose(0, 2, 1).copy()

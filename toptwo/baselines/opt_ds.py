@@ -207,6 +207,15 @@ class OptDawidSkene(DawidSkene):
         The split of the workers into three groups (by content) and the random starts of
         the robust tensor power method.
 
+    Notes
+    -----
+    Cost model: the moments take ``m K^3`` multiply-adds and the robust tensor power
+    method ``3 x K x 100 x 100 x K^3`` (three view groups, K components, 100 iterations
+    of 100 starts of a ``K^3`` contraction), i.e. ``3e4 K^4``. ``fit`` refuses up front
+    when the sum exceeds ``toptwo.baselines.MAX_WORK`` (about a minute of NumPy work on
+    one core): K above 19 for any data. The message names DawidSkene and the sparse
+    estimators instead.
+
     Attributes
     ----------
     spectral_confusion_ : ndarray (n_workers, K, K)
@@ -235,8 +244,12 @@ class OptDawidSkene(DawidSkene):
     def _initial_posteriors(self, R: Responses, params: dict[str, Any]) -> np.ndarray:
         K, m = R.n_labels, R.n_tasks
         check_dense_size(f"{self._name}.fit", f"the K x K x K third-order moment tensors "
-                         f"({K} x {K} x {K}, from {m} tasks)", K ** 3, copies=4,
-                         work=m * K ** 3, hint="Use TopTwo2, MajorityVote or OneCoinDawidSkene (sparse, O(nnz) per step) for data this size.")
+                         f"({K} x {K} x {K}, from {m} tasks) and their tensor power method",
+                         K ** 3, copies=4,
+                         # the moments (m K^3) and the robust tensor power method: 3 view
+                         # groups x K components x 100 iterations x 100 starts of a K^3
+                         # contraction (issue 39: K = 200 ran past 150 s; K = 40, 5 min)
+                         work=m * K ** 3 + 3 * K * 100 * 100 * K ** 3, hint="Use TopTwo2, MajorityVote or OneCoinDawidSkene (sparse, O(nnz) per step) for data this size.")
         C = spectral_confusion(R, params["rng"])
         self.spectral_confusion_ = C
         K = R.n_labels
