@@ -189,8 +189,10 @@ def test_checksum_mismatch_is_detected(copy_dir):
     text = path.read_text().replace("0 0 9", "0 0 8", 1)
     path.write_text(text)
     with pytest.raises(ChecksumError, match=r"Dataset 'flag': .*flag.txt does not match its "
-                                            r"pinned SHA-256 sum \(expected c6ec6284"):
+                                            r"pinned SHA-256 sum \(expected c6ec6284.*"
+                                            r"Replace it with the published file") as info:
         load_dataset("flag", copy_dir, duplicates="last")
+    assert "verify=False" not in str(info.value)       # no advice to load damaged data
     ds = load_dataset("flag", copy_dir, duplicates="last", verify=False)
     assert ds.triples[0, 2] == 9                       # the edited line, label 8 -> 9
 
@@ -353,3 +355,51 @@ def test_offline_message_says_what_to_do(tmp_path, monkeypatch):
         load_dataset("dog")
     with pytest.raises(FileNotFoundError, match="No dataset folder"):
         load_dataset("dog", download=False)
+
+
+def _corrupt(path):
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n", 1))
+
+
+def test_a_damaged_cached_file_is_downloaded_again_once(data_dir, tmp_path, monkeypatch):
+    _offline_default(monkeypatch, tmp_path)
+    monkeypatch.setenv("TOPTWO_DATA_URL", data_dir.as_uri())     # a file:// mirror
+    ref = load_dataset("dog")
+    cache = tmp_path / "cache"
+    _corrupt(cache / "dog.txt")
+    fetched = []
+    real = toptwo.datasets._urlopen
+    monkeypatch.setattr(toptwo.datasets, "_urlopen", lambda url: fetched.append(url) or real(url))
+    ds = load_dataset("dog", verify=False)           # the cache is repaired whatever verify says
+    assert [u.rsplit("/", 1)[1] for u in fetched] == ["dog.txt"]
+    np.testing.assert_array_equal(ds.triples, ref.triples)
+    assert (cache / "dog.txt").read_bytes() == (data_dir / "dog.txt").read_bytes()
+    # the source serves a damaged file too: refused once, naming the cached path
+    _corrupt(cache / "dog_truth.txt")
+    fetched.clear()
+    monkeypatch.setattr(toptwo.datasets, "_urlopen", lambda url: fetched.append(url) or b"1 1\n")
+    with pytest.raises(ChecksumError, match=r"dog_truth.txt downloaded from file://.* does not "
+                                            r"match.*The cached copy .*cache/dog_truth.txt is "
+                                            r"damaged too.*delete it") as info:
+        load_dataset("dog")
+    assert len(fetched) == 1 and "verify=False" not in str(info.value)
+    # offline: the message says the cached copy is damaged
+    monkeypatch.setattr(toptwo.datasets, "_urlopen",
+                        lambda url: (_ for _ in ()).throw(OSError("offline")))
+    with pytest.raises(toptwo.datasets.DownloadError,
+                       match=r"could not download dog_truth.txt .*The cached copy "
+                             r".*cache/dog_truth.txt does not match"):
+        load_dataset("dog")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
+def test_cached_files_get_the_umask_mode(data_dir, tmp_path, monkeypatch):
+    _offline_default(monkeypatch, tmp_path)
+    monkeypatch.setenv("TOPTWO_DATA_URL", data_dir.as_uri())
+    old = os.umask(0o022)
+    try:
+        load_dataset("food", duplicates="last")
+    finally:
+        os.umask(old)
+    modes = {p.name: p.stat().st_mode & 0o777 for p in (tmp_path / "cache").iterdir()}
+    assert modes == {"food.txt": 0o644, "food_truth.txt": 0o644}

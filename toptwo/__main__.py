@@ -117,13 +117,15 @@ def build_parser() -> argparse.ArgumentParser:
     infer.add_argument("--seed", type=_seed, default=0,
                        help="seed of the random sample splits and tie-breaking (default: 0)")
     infer.add_argument("--output", "-o", metavar="OUT.csv", default=None,
-                       help="write the per-task CSV here instead of standard output (the "
-                            "folder must exist; an existing file needs --force)")
+                       help="write the per-task CSV here instead of standard output ('-': "
+                            "standard output; the folder must exist; an existing file needs "
+                            "--force)")
     infer.add_argument("--workers-output", metavar="W.csv", default=None,
                        help="also write per-worker reliabilities (worker,reliability; "
                             "toptwo2: eq. (5) with each answer left out of its task's "
                             "pair, in [-2/(K-2), 1], not clipped for eq. (6)) to this file; "
-                            "needs --method toptwo2, em or onecoin")
+                            "needs --method toptwo2, em or onecoin; '-': standard output, "
+                            "when --output names a file")
     infer.add_argument("--uncertain", type=_positive_int, default=None, metavar="N",
                        help="also print to standard error the N tasks whose re-labelling "
                             "is expected to lower the g error most (task,expected_gain,p_g; "
@@ -229,6 +231,19 @@ def _check_output(out: _Output, force: bool, others: dict[str, str]) -> None:  #
     folder = os.path.dirname(real) or "."
     shown_folder = _show(os.path.dirname(path) or ".")
     if not os.path.isdir(folder):
+        try:
+            os.stat(folder)
+        except PermissionError:
+            raise _UsageError(f"{out.name()}: the folder {shown_folder} is not accessible "
+                              f"(permission denied on it or on a folder above it); write "
+                              f"somewhere you can enter.") from None
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise _UsageError(f"{out.name()}: the folder {shown_folder} cannot be used: "
+                              f"{exc.strerror or exc}.") from None
+        else:
+            raise _UsageError(f"{out.name()}: {shown_folder} is not a folder.")
         raise _UsageError(f"{out.name()}: the folder {shown_folder} does not exist (it is not "
                           f"created).")
     try:
@@ -431,6 +446,38 @@ def _utf8_stdout() -> Iterator[IO[str]]:
             pass
 
 
+def _to_stdout(write: Callable[[IO[str]], None], what: str, fix: str) -> None:
+    """Write ``what`` to standard output with ``write``; an OS error (a full disk, an I/O
+    error; not a closed pipe) becomes a message naming standard output and ``fix``."""
+    try:
+        with _utf8_stdout() as stdout:
+            write(stdout)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        _silence_stdout()                 # the unflushed rest must not fail again at exit
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        code = f" (errno {exc.errno})" if exc.errno else ""
+        raise _UsageError(f"standard output could not be written ({what}): {reason}{code}; "
+                          f"what it received is incomplete. {fix}") from None
+
+
+def _silence_stdout() -> None:
+    """Point file descriptor 1 at the null device (nothing more can be written there)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+_STDOUT_FIX = ("Free space where standard output goes, or write to a file with --output "
+               "FILE (written completely or not at all).")
+_STDOUT_FIX_NO_OPTION = ("Free space where standard output goes, or redirect it to another "
+                         "device.")
+
+
 #: Inputs with more answers than this report their progress on standard error (when it
 #: is a terminal): reading, fitting and writing each take seconds from here on.
 PROGRESS_ROWS = 10**6
@@ -449,14 +496,18 @@ def _run_infer(args: argparse.Namespace) -> None:  # noqa: C901 - the command's 
     # Every output is checked before the (possibly long) run and before any is written.
     others = {"FILE": args.file} if args.file != "-" else {}
     outputs: list[_Output] = []
+    results_to_stdout = args.output in (None, "-")
+    if args.workers_output == "-" and results_to_stdout:
+        raise _UsageError("--workers-output - and the per-task results cannot both go to "
+                          "standard output; give --output FILE or --workers-output FILE.")
     for path, flag in ((args.output, "--output"), (args.workers_output, "--workers-output")):
-        if path is None:
+        if path is None or path == "-":           # '-': standard output
             continue
         out = _Output(path, flag)
         _check_output(out, args.force, others)
         others[flag] = path
         outputs.append(out)
-    if args.output is None:
+    if results_to_stdout or args.workers_output == "-":
         _check_stdout()
     R = read_input(args)
     if args.uncertain is not None and args.uncertain > R.n_tasks:
@@ -493,9 +544,11 @@ def _run_infer(args: argparse.Namespace) -> None:  # noqa: C901 - the command's 
     _progress(R.nnz, "writing the results...")
     writers = {"--output": results, "--workers-output": reliabilities}
     _write_atomically([(out, writers[out.flag]) for out in outputs], args.force)
-    if args.output is None:
-        with _utf8_stdout() as stdout:
-            results(stdout)
+    if results_to_stdout:
+        _to_stdout(results, "the per-task results", _STDOUT_FIX)
+    elif args.workers_output == "-":
+        _to_stdout(reliabilities, "the per-worker reliabilities",
+                   _STDOUT_FIX.replace("--output", "--workers-output"))
     if relabel is not None:
         print("\n".join(relabel), file=sys.stderr)
 
@@ -549,23 +602,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "demo":
             _check_stdout()
             _, text = run_demo(args.scenario, args.queries_per_task, args.seed)
-            with _utf8_stdout() as stdout:
-                stdout.write(text + "\n")
+            _to_stdout(lambda fh: fh.write(text + "\n"), "the demo's table",
+                       _STDOUT_FIX_NO_OPTION)
         elif args.command == "diagnose":
             _check_stdout()
             text = run_diagnose(args, read_input, lambda _: input_name(args))
-            with _utf8_stdout() as stdout:
-                stdout.write(text + "\n")
+            _to_stdout(lambda fh: fh.write(text + "\n"), "the diagnosis",
+                       _STDOUT_FIX_NO_OPTION)
         else:
             _run_infer(args)
     except BrokenPipeError:
         # The reader of standard output went away (e.g. `| head -1`): normal in a shell
         # pipeline. Point stdout at devnull so that the final flush does not complain.
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError, AttributeError):
-            pass
+        _silence_stdout()
         return 0
     except KeyboardInterrupt:
         _error(f"{parser.prog} {args.command}: interrupted")

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
+import secrets
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
@@ -314,12 +314,15 @@ def _urlopen(url: str) -> bytes:
 
 
 def download_dataset(name: str, data_home_dir: str | os.PathLike | None = None) -> Path:
-    """Download the files of dataset ``name`` into the cache, unless they are there already.
+    """Download the files of dataset ``name`` into the cache, unless they are there intact.
 
     Each file is fetched from ``$TOPTWO_DATA_URL`` (default :data:`DATA_URL`), checked
     against its pinned SHA-256 sum and only then moved into place, so the cache never
-    holds a partial or altered file; a file already cached is checked again when it is
-    read.
+    holds a partial or altered file. A file already cached is checked against its sum
+    too: a damaged one (a disk error, an edit) is downloaded again, once, and replaced;
+    if the new copy does not match either, :class:`ChecksumError` names the cached path
+    and the address. New files get the mode 0666 minus the umask, as any file the user
+    creates.
 
     Parameters
     ----------
@@ -347,15 +350,21 @@ def download_dataset(name: str, data_home_dir: str | os.PathLike | None = None) 
         base += "/"
     for fname in _files_of(name):
         target = folder / fname
+        damaged = None                      # the sum of a damaged cached file
         if target.is_file():
-            continue
+            got = hashlib.sha256(target.read_bytes()).hexdigest()
+            if got == SHA256[fname]:
+                continue
+            damaged = got
+        was = (f" The cached copy {target} does not match its pinned SHA-256 sum (got "
+               f"{damaged}) and was to be replaced by a fresh download." if damaged else "")
         url = base + fname
         try:
             raw = _urlopen(url)
         except (urllib.error.URLError, OSError, ValueError) as exc:
             reason = getattr(exc, "reason", exc)
             raise DownloadError(
-                f"Dataset {name!r}: could not download {fname} from {url} ({reason}). "
+                f"Dataset {name!r}: could not download {fname} from {url} ({reason}).{was} "
                 f"Without a network connection, copy the folder Datasets/ of "
                 f"github.com/Hyeonsu-Jeong/TopTwo to this machine and point toptwo at it: "
                 f"load_dataset({name!r}, data_dir='/path/to/Datasets') or the environment "
@@ -365,9 +374,11 @@ def download_dataset(name: str, data_home_dir: str | os.PathLike | None = None) 
             raise ChecksumError(
                 f"Dataset {name!r}: {fname} downloaded from {url} does not match its pinned "
                 f"SHA-256 sum (expected {SHA256[fname]}, got {got}); it was not kept. The "
-                f"address serves a different version of the file.")
+                f"address serves a different version of the file."
+                + (f" The cached copy {target} is damaged too (got {damaged}); delete it, "
+                   f"or put the published file there by hand." if damaged else ""))
         folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{fname}.")
+        fd, tmp = _new_file(folder, fname)
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(raw)
@@ -378,7 +389,19 @@ def download_dataset(name: str, data_home_dir: str | os.PathLike | None = None) 
     return folder
 
 
-def _read(path: Path, *, verify: bool, dataset: str) -> bytes:
+def _new_file(folder: Path, fname: str) -> tuple[int, str]:
+    """A new hidden file in ``folder`` with the mode 0666 minus the umask (not 0600)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = str(folder / f".{fname}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary file name in {folder}")
+
+
+def _read(path: Path, *, verify: bool, dataset: str, cached: bool = False) -> bytes:
     if not path.is_file():
         raise FileNotFoundError(f"Dataset {dataset!r}: file {path.name} is missing from "
                                 f"{path.parent}.")
@@ -387,10 +410,13 @@ def _read(path: Path, *, verify: bool, dataset: str) -> bytes:
         got = hashlib.sha256(raw).hexdigest()
         want = SHA256[path.name]
         if got != want:
+            fix = ("it changed after it was checked; run load_dataset again to download "
+                   "it afresh" if cached else
+                   f"the file is damaged or a different version. Replace it with the "
+                   f"published file ({DATA_URL}{path.name})")
             raise ChecksumError(
                 f"Dataset {dataset!r}: {path} does not match its pinned SHA-256 sum "
-                f"(expected {want}, got {got}); the file is corrupted or a different "
-                f"version. Pass verify=False to load it anyway.")
+                f"(expected {want}, got {got}); {fix}.")
     return raw
 
 
@@ -461,7 +487,10 @@ def load_dataset(name: str, data_dir: str | os.PathLike | None = None, *,  # noq
         MATLAB loaders keep the last.
     verify : bool, default=True
         Check every file read against its pinned SHA-256 sum (:data:`SHA256`) and raise
-        :class:`ChecksumError` on a mismatch.
+        :class:`ChecksumError` naming the file on a mismatch. A damaged file in the
+        download cache is downloaded again once (:func:`download_dataset`), whatever
+        ``verify`` says. ``verify=False`` is for a copy of the data edited on purpose: it
+        loads whatever the files hold, and is no remedy for a damaged file.
     download : bool, default=True
         When no folder is named (neither ``data_dir`` nor ``$TOPTWO_DATA``) and there is
         none beside the checkout, download the files into the cache
@@ -483,15 +512,16 @@ def load_dataset(name: str, data_dir: str | os.PathLike | None = None, *,  # noq
     check_choice(duplicates, "duplicates", DUPLICATE_POLICIES, owner=owner)
     check_bool(verify, "verify", owner=owner)
     check_bool(download, "download", owner=owner)
-    if data_dir is None and not os.environ.get(ENV_VAR) and not _default_dir().is_dir() \
-            and download:
+    cached = (data_dir is None and not os.environ.get(ENV_VAR)
+              and not _default_dir().is_dir() and download)
+    if cached:
         folder = download_dataset(name)
     else:
         folder = resolve_data_dir(data_dir)
     resp_file, truth_file, (cw, ct, cl), base, K, repeated = _SPECS[name]
 
     path = folder / resp_file
-    arr = _parse(_read(path, verify=verify, dataset=name), path, 3, name)
+    arr = _parse(_read(path, verify=verify, dataset=name, cached=cached), path, 3, name)
     w, t, lab = arr[:, cw] - base, arr[:, ct] - base, arr[:, cl] - base + 1
     for what, a in (("worker", w), ("task", t)):
         if a.min() < 0:
@@ -516,13 +546,14 @@ def load_dataset(name: str, data_dir: str | os.PathLike | None = None, *,  # noq
                                        duplicates=duplicates)  # type: ignore[arg-type]
 
     tpath = folder / truth_file
-    tarr = _parse(_read(tpath, verify=verify, dataset=name), tpath, 2, name)
+    tarr = _parse(_read(tpath, verify=verify, dataset=name, cached=cached), tpath, 2, name)
     truth = _truth_vector(tarr, n_tasks, K, base, repeated=repeated, dataset=name,
                           fname=truth_file)
     confusing = None
     if name == "color":
         cpath = folder / "color_conf.txt"
-        carr = _parse(_read(cpath, verify=verify, dataset=name), cpath, 2, name)
+        carr = _parse(_read(cpath, verify=verify, dataset=name, cached=cached), cpath, 2,
+                      name)
         confusing = _truth_vector(carr, n_tasks, K, 0, repeated=False, dataset=name,
                                   fname="color_conf.txt")
     triples = np.column_stack([w, t, lab])

@@ -37,6 +37,8 @@ scipy's sparse product, without BLAS, so the result does not depend on the input
 
 from __future__ import annotations
 
+import csv
+import io
 from typing import Any
 
 import numpy as np
@@ -449,5 +451,7 @@ def relabel_rows(est: Any, R: Responses, task_ids: Any, n: int, decimals: int) -
     for j in order:
         g = f"{round(float(gain[j]), decimals)}"
         p = "" if np.isnan(pg[j]) else f"{round(float(pg[j]), decimals)}"
-        rows.append(f"{task_ids[j]},{g},{p}")
+        line = io.StringIO()              # CSV-quoted as the output file (an id with a comma)
+        csv.writer(line, lineterminator="").writerow([task_ids[j], g, p])
+        rows.append(line.getvalue())
     return rows

@@ -88,9 +88,10 @@ def _digest(item):
 
 
 def _code_key(code):
-    """What identifies a function's code across files: bytecode, names and constants."""
+    """What identifies a function's code across files and compilations: its names,
+    variables, constants (the docstring among them) and arguments."""
     consts = tuple(c for c in code.co_consts if not hasattr(c, "co_code"))
-    return _digest((code.co_code, code.co_names, code.co_varnames, consts))
+    return _digest((code.co_names, code.co_varnames, consts, code.co_argcount))
 
 
 _LIB_CODES = set(_setup["library_codes"])      # from the parent: toptwo / theory_checks

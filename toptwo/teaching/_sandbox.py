@@ -165,8 +165,10 @@ def library_fingerprints() -> tuple[list, list]:
             # whole functions only (not comprehensions or lambdas, which a student may
             # well write identically), and not the trivial ones
             if c is not code and len(c.co_code) >= 40 and not c.co_name.startswith("<"):
+                # names, variables, constants (the docstring among them) and arguments:
+                # not the bytecode, which depends on how and where the source was compiled
                 consts = tuple(k for k in c.co_consts if not hasattr(k, "co_code"))
-                codes.add(_digest((c.co_code, c.co_names, c.co_varnames, consts)))
+                codes.add(_digest((c.co_names, c.co_varnames, consts, c.co_argcount)))
             stack.extend(k for k in c.co_consts if hasattr(k, "co_code"))
     _FINGERPRINTS.clear()
     _FINGERPRINTS[key] = (sorted(codes), sorted(lines))
