@@ -671,5 +671,41 @@ def check_code_theorem1_decay_axis():
     del tt
 
 
+@check(
+    "code_eq6_near_tie",
+    statement=(
+        "eq. (6)'s tie rule treats as tied only scores within its floating-point error bound: on a task whose pair "
+        "scores differ by about 1e-12 (20 times that bound), the package's plug-in MLE returns the exact maximiser, "
+        "not the smaller label"
+    ),
+    reference="eq. (6) [eqn:plug-in-mle] and its tie rule; toptwo.mle.plugin_mle",
+    method="one task, two workers answering labels 1 and 2, p = (1/2, 1/2 + 1e-12) as doubles, q = 3/4, K = 3; the "
+           "exact maximiser over the 6 ordered pairs by SymPy at the doubles' exact rational values (40 digits)",
+    scope="K=3, n=2, m=1",
+)
+def check_code_eq6_near_tie():
+    """A near tie of eq. (6) is decided by the exact scores, not by the tie rule."""
+    tt = _toptwo()
+    K = 3
+    pv = np.array([0.5, 0.5 + 1e-12])
+    qv = np.array([0.75])
+    A = tt.as_responses(np.array([[1], [2]]), n_labels=K)
+    got = tuple(int(x) for x in tt.plugin_mle(A, pv, qv)[0])
+    P = [sp.Rational(float(x)) for x in pv]
+    Q = sp.Rational(float(qv[0]))
+    w = [K * x / (1 - x) for x in P]
+    answers = (1, 2)
+
+    def score(a: int, b: int) -> sp.Expr:
+        return sp.Add(*[sp.log(1 + wi * Q) * int(ans == a) + sp.log(1 + wi * (1 - Q)) * int(ans == b)
+                        for wi, ans in zip(w, answers)])
+
+    scores = {(a, b): sp.N(score(a, b), 40) for a in range(1, K + 1) for b in range(1, K + 1) if a != b}
+    best = max(scores, key=lambda ab: scores[ab])
+    gap = float(scores[best] - sorted(scores.values())[-2])
+    require(gap > 1e-13, f"test instance: the best pair leads by {gap:.2e} only")
+    require(got == best, f"plugin_mle on a near tie (lead {gap:.2e}): {got}, the exact maximiser {best}")
+
+
 #: The checks of this module (their mutants are source mutants: ``theory_checks.mutate``).
 CODE_CHECKS = tuple(name for name in CHECKS if name.startswith("code_"))

@@ -384,14 +384,17 @@ def label_union_exponent(data: dict) -> tuple[float, float, dict]:
         raise
 
 
-def _label_union_check(estimator: str, kappa: float, seed: int, label: str):
+def _label_union_check(estimator: str, kappa_range: tuple[float, float], seed: int, label: str):
+    """Reject the claim lower < kappa <= upper when kappa_hat + z se <= lower or kappa_hat - z se > upper."""
     data = label_union_data(estimator, seed)
-    est, se, rates = label_union_exponent(data)
-    tol = RESOLUTION + _Z * se
+    est, se = label_union_exponent(data)[:2]
+    rates = label_union_exponent(data)[2]
+    lo, hi = kappa_range
     fr = {K: f"F={F:.3f}, f={f:.3f}" for K, (F, f) in rates.items()}
-    require(abs(est - kappa) <= tol, f"{label}: label-union exponent {est:.2f} +- {se:.2f} (task failure F and "
-            f"per-competitor failure f per K: {fr}); claimed {kappa}: |difference| {abs(est - kappa):.2f} > "
-            f"{RESOLUTION} + {_Z:.2f} se = {tol:.2f} (alpha = {MC_ALPHA})")
+    require(est + _Z * se > lo and est - _Z * se <= hi,
+            f"{label}: label-union exponent {est:.2f} +- {se:.2f} (task failure F and per-competitor failure f per "
+            f"K: {fr}); claimed {lo} < kappa <= {hi}: the interval kappa_hat +- z se = [{est - _Z * se:.2f}, "
+            f"{est + _Z * se:.2f}] (z = {_Z:.2f}) lies outside it")
     return est, se, rates, {K: data[K]["sampling_rate"] for K in data["n_labels_list"]}
 
 
@@ -399,17 +402,22 @@ _LABEL_UNION_METHOD = (
     "Monte Carlo through toptwo.theory.label_union_failures, seeded: one worker pool, K = 3, 5, 9, the sampling rate "
     "set per K so that the per-competitor information (toptwo.theory.montecarlo.competitor_information) is the same; "
     "counted: failed tasks F_K and failed competitor comparisons f_K ('c out-scores h', c not in {g, h}); "
-    "kappa_hat = weighted slope of log(log(1 - F_K)/log(1 - f_K)) on log(K - 2); reject when |kappa_hat - 1| > 1/2 + "
-    "z se, alpha = 1e-3, delta-method se (the K - 2 comparisons of a task share h's count, so they are positively "
-    "correlated and the union bound is approached from below: kappa_hat ~ 0.7 at f ~ 0.03, covered by the "
-    "resolution 1/2): false-alarm rate 5e-4"
+    "kappa_hat = weighted slope of log(log(1 - F_K)/log(1 - f_K)) on log(K - 2), delta-method se. The claim is "
+    "0 < kappa <= 1, derived, not tuned: kappa <= 1 is the union bound over the K - 2 competitors (-log(1 - F_K) <= "
+    "(K - 2)(-log(1 - f_K)) up to O(f^2)), kappa > 0 is the log K (a task fails when any competitor wins, so F_K "
+    "grows with K); the comparisons share h's count, so they are positively correlated and kappa < 1 is expected. "
+    "Rejected when kappa_hat + z se <= 0 or kappa_hat - z se > 1, z = z_(1-5e-4) (one side each): false-alarm rate "
+    "<= 1e-3 whenever kappa lies in (0, 1] (nominal, delta-method se; the bias of the log-log estimator is O(1/N), "
+    "below se/10 at these counts). The twins kappa <= 0 (no log K) and kappa in (1, 2] (log K^2 tight) are "
+    "rejected when the interval kappa_hat +- z se lies inside (0, 1): power ~1 at kappa_hat ~ 0.7, se ~ 0.03"
 )
 
 
 def _kappa_note(label: str, est: float, se: float, rates: dict, rates_s: dict) -> str:
     per_k = "; ".join(f"K = {K}: s = {rates_s[K]:.3f}, F = {F:.3f}, f = {f:.3f}" for K, (F, f) in rates.items())
     return (f"{label}: at matched per-competitor information ({per_k}) the task failure grows like "
-            f"(K - 2)^kappa competitor failures, kappa = {est:.2f} +- {se:.2f} (1 accepted, 0 and 2 rejected): the "
+            f"(K - 2)^kappa competitor failures, kappa = {est:.2f} +- {se:.2f} (0 < kappa <= 1 accepted; kappa <= 0 and "
+            f"kappa > 1 rejected, the interval [{est - _Z * se:.2f}, {est + _Z * se:.2f}] lying inside (0, 1)): the "
             "every-label event needs log K more information, as the union bound says; below 1 at this size because "
             "the K - 2 comparisons of a task share h's count.")
 
@@ -427,17 +435,18 @@ def _kappa_note(label: str, est: float, se: float, rates: dict, rates_s: dict) -
     scope="Algorithm 1 as printed (TopTwo1: sample splitting, paper centering, per-k left vectors, paper sign rule), "
           "n=400, m=2000, q=0.8, p_i ~ U(0.3, 0.9), K in {3, 5, 9}, s ||p||^4 (1-q)^2/sum p^2(..) = 9, 8 draws per K",
 )
-def check_mc_corollary1_log_K(kappa: float = 1.0, seed: int = 11):
+def check_mc_corollary1_log_K(kappa_range: tuple[float, float] = (0.0, 1.0), seed: int = 11):
     """Monte-Carlo check of the log K in Corollary 1's log(mK/eps), through Algorithm 1 as printed.
 
     Parameters
     ----------
-    kappa
-        Claimed power of K - 2 in the every-label failure (1: the union bound's log K; 0: no log K).
+    kappa_range
+        Claimed (lower, upper] of the power of K - 2 in the every-label failure ((0, 1]: a log K, at most the union
+        bound's; (-inf, 0]: no log K).
     seed
-        Seed (the check holds for other seeds with probability >= 1 - 5e-4, nominal).
+        Seed (the check holds for other seeds with probability >= 1 - 1e-3, nominal).
     """
-    est, se, rates, ss = _label_union_check("alg1", kappa, seed, "Corollary 1 (Algorithm 1)")
+    est, se, rates, ss = _label_union_check("alg1", kappa_range, seed, "Corollary 1 (Algorithm 1)")
     return {"note": _kappa_note("Corollary 1's log K measured through Algorithm 1 as printed", est, se, rates, ss)
             + " The corollary is about the paper's algorithm, so the per-k left vectors are used (the package's "
             "default stage 1 pools them, left_vector='stacked').",
@@ -458,17 +467,18 @@ def check_mc_corollary1_log_K(kappa: float = 1.0, seed: int = 11):
     scope="Algorithm 2 as printed (TopTwo2: stage 1 as Algorithm 1 as printed, eq. (5) paper normalisation), "
           "n=400, m=2000, q=0.8, p_i ~ U(0.3, 0.9), K in {3, 5, 9}, s sum_i (sqrt a_i - sqrt b_i)^2 = 2, 6 draws per K",
 )
-def check_mc_corollary2_log_K(kappa: float = 1.0, seed: int = 11):
+def check_mc_corollary2_log_K(kappa_range: tuple[float, float] = (0.0, 1.0), seed: int = 11):
     """Monte-Carlo check of the log K in Theorem 2 / Corollary 2's log(mK^2/eps), through Algorithm 2 as printed.
 
     Parameters
     ----------
-    kappa
-        Claimed power of K - 2 in the every-pair failure (1: log K; 2: the union bound over all K^2 pairs tight).
+    kappa_range
+        Claimed (lower, upper] of the power of K - 2 in the every-pair failure ((0, 1]: log K; (1, 2]: the union bound
+        over all K^2 pairs tight).
     seed
-        Seed (the check holds for other seeds with probability >= 1 - 5e-4, nominal).
+        Seed (the check holds for other seeds with probability >= 1 - 1e-3, nominal).
     """
-    est, se, rates, ss = _label_union_check("alg2", kappa, seed, "Corollary 2 (Algorithm 2)")
+    est, se, rates, ss = _label_union_check("alg2", kappa_range, seed, "Corollary 2 (Algorithm 2)")
     return {"note": _kappa_note("Theorem 2 / Corollary 2's log K measured through Algorithm 2 as printed", est, se,
                                 rates, ss)
             + " Theorem 2's log(mK^2/eps) unions over all K(K-1) pairs; only the K - 2 pairs (g, c) bind (kappa = 2 "

@@ -129,6 +129,25 @@ SOURCE_MUTANTS: tuple[SourceMutant, ...] = (
     _M("eq. (4): 1/K + dv/l", "wrong sign",
        "np.subtract(1.0 / n_labels, mass[:, t] / l_task, out=q[:, t])",
        "np.add(1.0 / n_labels, mass[:, t] / l_task, out=q[:, t])", "eq. (4)", ("04",)),
+    # ---- the package's defaults (stacked left vector, automatic sign rule, leave-one-out p_hat) and ties
+    _M("default sign rule: auto picks paper/sum the wrong way round", "changed default",
+       'return "paper" if left_vector == "per_k" else "sum"', 'return "sum" if left_vector == "per_k" else "paper"',
+       "Alg. 1 step 2 (sign rule, package default)", ("04",)),
+    _M("stacked vector: projection onto u >= 0 dropped", "removed step",
+       '[0.6, 0.0, 0.8]\n    """\n    return np.maximum(u, 0.0)\n', '[0.6, 0.0, 0.8]\n    """\n    return u\n', "Alg. 1 step 2 (pooled vector, package default)",
+       ("04",)),
+    _M("leave-one-out p_hat: c_ij not clipped to [2/K, 1]", "removed step",
+       "np.clip(cij, T / K, 1.0, out=cij)", "np.clip(cij, -np.inf, np.inf, out=cij)",
+       "eq. (5), leave-one-out (package default)", ("04",)),
+    _M("leave-one-out p_hat: hits against 1/K", "wrong constant",
+       "p_hat = (hits - T / K * n_used)", "p_hat = (hits - 1 / K * n_used)", "eq. (5), leave-one-out (package default)",
+       ("04",)),
+    _M("eq. (6) tie tolerance x1000", "changed tie rule",
+       "return 2.0 * 8.0 * _EPS * (d + 2.0) * total", "return 1000.0 * 2.0 * 8.0 * _EPS * (d + 2.0) * total",
+       "eq. (6) tie rule", ("04",)),
+    _M("eq. (3) tie tolerance x1000", "changed tie rule",
+       "return d * (U_ABS_TOL + d * _EPS) / s_prime + extra", "return 1000.0 * d * (U_ABS_TOL + d * _EPS) / s_prime + extra",
+       "eq. (3) tie rule", ("04",)),
     _M("eq. (3): ties to the larger label", "changed tie rule",
        "else (cols[k] <= floor) & avail[k] for k in range(K)])\n",
        "else (cols[k] <= floor) & avail[k] for k in range(K)][::-1])\n        pick = K - 1 - pick\n",
@@ -189,7 +208,8 @@ SOURCE_MUTANTS: tuple[SourceMutant, ...] = (
 #: Mutants the CI runs through the symbolic layer (one per part of the package).
 FAST_SUBSET = ("eq1: q <-> 1-q in mu", "binary conversion: A > k -> A >= k", "trimming threshold 2/(eta sqrt n) -> 1/(eta sqrt n)",
                "step 3: 2s' -> s' (sparse path)", "eq. (5): 2/K -> 1/K", "eq. (6): ties to the larger label",
-               "Lemma 1: Bernstein's 1/2 dropped", "Thm. 3(a): exponent 2 pbar ns -> pbar ns")
+               "Lemma 1: Bernstein's 1/2 dropped", "Thm. 3(a): exponent 2 pbar ns -> pbar ns",
+               "default sign rule: auto picks paper/sum the wrong way round", "leave-one-out p_hat: hits against 1/K")
 
 
 def _repo_root() -> Path:

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from ._cost import check_dense_cost
 from ._validation import (Interval, RealArray, StrOptions, check_length,
                           check_probability_vector)
 from ._base import BaseEstimator
@@ -452,6 +453,7 @@ class TopTwo2(BaseEstimator):
         check_toptwo2_combinations(params, owner)
         T = params["n_top"]
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
+        check_dense_cost(R, f"{owner}.fit")              # before any (m, K) array
         check_spectral_labels(R.n_labels, T, owner)               # n_top < K: needs the data
         check_enough_labels(R, f"{owner}.fit")
         if params["sample_splitting"]:
@@ -611,6 +613,7 @@ class OracleMLE(BaseEstimator):
         params = self._validate_params()
         p, q = params["reliability"], params["confusion"]
         R = as_responses(A, n_labels, owner="OracleMLE.fit")
+        check_dense_cost(R, "OracleMLE.fit")              # before any (m, K) array
         # shapes against the data; q's range depends on its shape (q_j or top-T weights)
         check_length(p, "reliability", owner="OracleMLE", length=R.n_workers)
         if q.ndim == 1:

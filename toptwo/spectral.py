@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from ._cost import check_dense_cost
 from ._validation import Interval, StrOptions
 from ._base import BaseEstimator
 from ._chunks import _steps_4_5_chunked
@@ -579,6 +580,7 @@ class TopTwo1(BaseEstimator):
         params = self._validate_params()
         eta, T = params["eta"], params["n_top"]
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
+        check_dense_cost(R, f"{owner}.fit")              # before any (m, K) array
         check_spectral_labels(R.n_labels, T, owner)               # n_top < K: needs the data
         check_enough_labels(R, f"{owner}.fit")
         if params["sample_splitting"]:

@@ -67,6 +67,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._cost import check_dense_cost
 from .._base import BaseEstimator
 from .._validation import Interval, StrOptions
 from ..responses import Responses, as_responses
@@ -136,6 +137,7 @@ class _DSBase(BaseEstimator):
         """Fit by EM from the majority-vote initialisation."""
         params = self._validate_params()
         R = as_responses(A, n_labels, owner=f"{self._name}.fit")
+        check_dense_cost(R, f"{self._name}.fit")              # before any (m, K) array
         return self._fit_em(R, params)
 
     def _fit_em(self, R: Responses, params: dict[str, Any]):

@@ -46,6 +46,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import digamma, logsumexp
 
+from .._cost import check_dense_cost
 from ._base import (ScoreOutputMixin, canonical_labels, check_dense_size, fit_doc,
                     key_uniforms, task_keys)
 from .._validation import Interval
@@ -126,6 +127,7 @@ class EBCC(ScoreOutputMixin):
         a_v, b_v, tol = params["a_v"], params["b_v"], params["tol"]
         max_iter, gen = params["max_iter"], params["rng"]
         R = as_responses(A, n_labels, owner=f"{self._name}.fit")
+        check_dense_cost(R, f"{self._name}.fit")              # before any (m, K) array
         n, m, K = R.n_workers, R.n_tasks, R.n_labels
         check_dense_size(f"{self._name}.fit", f"the n_tasks x K x n_subtypes posteriors "
                          f"({m} x {K} x {M})", m * K * M, copies=6,

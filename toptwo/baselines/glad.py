@@ -53,6 +53,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
+from .._cost import check_dense_cost
 from ._base import EM_TOL, ScoreOutputMixin, em_converged, fit_doc
 from .._validation import Interval
 from ..responses import Responses, as_responses
@@ -128,6 +129,7 @@ class GLAD(ScoreOutputMixin):
         params = self._validate_params()
         tol, max_iter, inner = params["tol"], params["max_iter"], params["m_step_max_iter"]
         R = as_responses(A, n_labels, owner=f"{self._name}.fit")
+        check_dense_cost(R, f"{self._name}.fit")              # before any (m, K) array
         n, m, K = R.n_workers, R.n_tasks, R.n_labels
         w, t = R.workers, R.tasks
         lab = R.labels.astype(np.int64) - 1

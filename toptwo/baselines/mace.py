@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from .._cost import check_dense_cost
 from ._base import (EM_TOL, ScoreOutputMixin, canonical_labels, em_converged, fit_doc,
                     key_uniforms, worker_keys, logsumexp_rows as _logsumexp_rows)
 from .._validation import Interval
@@ -123,6 +124,7 @@ class MACE(ScoreOutputMixin):
         restarts, tol, max_iter = params["n_restarts"], params["tol"], params["max_iter"]
         gen = params["rng"]
         R = as_responses(A, n_labels, owner=f"{self._name}.fit")
+        check_dense_cost(R, f"{self._name}.fit")              # before any (m, K) array
         K = R.n_labels
         delta = 0.01 / K if params["smoothing"] is None else params["smoothing"]
         # starts drawn for the labels in a canonical order, then renumbered: they do not

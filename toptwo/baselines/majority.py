@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .._cost import check_dense_cost
 from .._base import BaseEstimator
 from .._validation import Interval, StrOptions, check_n_top_bound
 from ..responses import as_responses
@@ -94,6 +95,7 @@ class MajorityVote(BaseEstimator):
         params = self._validate_params()
         T, gen = params["n_top"], params["rng"]
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
+        check_dense_cost(R, f"{owner}.fit")              # before any (m, K) array
         check_n_top_bound(T, R.n_labels, owner=owner)          # T <= K: needs the data
         counts = R.task_label_counts()
         if params["tie_break"] == "content":

@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._cost import check_dense_cost
 from ._base import (ScoreOutputMixin, canonical_labels, check_dense_size, fit_doc,
                     key_uniforms, one_coin_scores, worker_keys)
 from .._validation import Interval
@@ -166,6 +167,7 @@ class MMSR(ScoreOutputMixin):
         params = self._validate_params()
         tol, max_iter, gen = params["tol"], params["max_iter"], params["rng"]
         R = as_responses(A, n_labels, owner=f"{self._name}.fit")
+        check_dense_cost(R, f"{self._name}.fit")              # before any (m, K) array
         n, K = R.n_workers, R.n_labels
         check_dense_size(f"{self._name}.fit", f"the n_workers x n_workers worker covariance "
                          f"({n} x {n})", n * n, copies=8,

@@ -65,6 +65,7 @@ import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment, minimize
 from scipy.special import softmax
 
+from .._cost import check_dense_cost
 from ._base import ScoreOutputMixin, canonical_labels, check_dense_size, fit_doc, worker_keys
 from .._validation import Interval, StrOptions
 from .dawid_skene import CONFUSION_MODES, DawidSkene
@@ -271,6 +272,7 @@ class MultiSPA(ScoreOutputMixin):
         params = self._validate_params()
         refine, max_iter = params["refine"], params["max_iter"]
         R = as_responses(A, n_labels, owner=f"{self._name}.fit")
+        check_dense_cost(R, f"{self._name}.fit")              # before any (m, K) array
         K = R.n_labels
         n = R.n_workers
         check_dense_size(f"{self._name}.fit", f"the (n_workers K) x (n_workers K) "

@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from .._cost import check_dense_cost
 from ._base import ScoreOutputMixin, one_coin_scores, check_dense_size, fit_doc
 from .._validation import Interval
 from .mmsr import worker_covariance
@@ -136,6 +137,7 @@ class PGD(ScoreOutputMixin):
         params = self._validate_params()
         step, tol, max_iter = params["step"], params["tol"], params["max_iter"]
         R = as_responses(A, n_labels, owner=f"{self._name}.fit")
+        check_dense_cost(R, f"{self._name}.fit")              # before any (m, K) array
         K = R.n_labels
         n = R.n_workers
         check_dense_size(f"{self._name}.fit", f"the n_workers x n_workers worker covariance "

@@ -176,6 +176,7 @@ from typing import Any
 
 import numpy as np
 
+from .._cost import check_dense_cost
 from .._base import BaseEstimator
 from .._validation import InstanceOf, Interval, StrOptions, check_int
 from ..mle import TopTwo2, best_pairs
@@ -430,6 +431,7 @@ class TopTwoEM(BaseEstimator):
         max_iter, tol, post_tol = params["max_iter"], params["tol"], params["posterior_tol"]
         nu_q, nu_p = params["confusion_prior_strength"], params["reliability_prior_strength"]
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
+        check_dense_cost(R, f"{owner}.fit")              # before any (m, K) array
         check_spectral_labels(R.n_labels, 2, owner)
         # a copy: fitting must not change the user's parameter object
         init = (TopTwo2(reliability_estimator="moment", rng=self.rng) if self.init is None
