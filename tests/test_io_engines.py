@@ -154,9 +154,9 @@ def test_fuzzed_files_same_for_every_engine(tmp_path_factory, rows, seps, header
 
 @pytest.mark.parametrize("block", [None, 4096])
 def test_large_file_fast_path_matches_strict(tmp_path, monkeypatch, block):
-    import toptwo.io
+    import toptwo._csv_parse
     if block is not None:            # many blocks, one dictionary each: merged in file order
-        monkeypatch.setattr(toptwo.io, "_BLOCK_SIZE", block)
+        monkeypatch.setattr(toptwo._csv_parse, "_BLOCK_SIZE", block)
     rng = np.random.default_rng(0)
     n = 20_000
     w = rng.integers(0, 300, n)
