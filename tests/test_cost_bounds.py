@@ -87,3 +87,22 @@ def test_opt_dawid_skene_at_large_k_is_refused_up_front():
     with pytest.raises(ValueError, match=r"OptDawidSkene\.fit would need about 7\.68e\+10 "
                                          r"multiply-adds .*tensor power method.*Use TopTwo2"):
         toptwo.baselines.OptDawidSkene(rng=0).fit(R)
+
+
+def test_em_at_k1000_on_few_answers_is_refused_up_front(tmp_path, capsys):
+    m, k = 600, 1000                 # 6,000 answers: 6e8 pair cells per E-step (111 s CPU)
+    t = np.repeat(np.arange(m), 10)
+    w = np.tile(np.arange(10), m)
+    lab = 1 + (t * 7 + w * 3) % k
+    R = toptwo.Responses.from_triples(w, t, lab, n_tasks=m, n_labels=k)
+    with pytest.raises(ValueError, match=r"TopTwoEM\.fit: the E-step's pair posterior covers "
+                                         r"600 answered tasks x K\(K-1\) = 999,000 ordered "
+                                         r"pairs = 599,400,000 cells.*Use TopTwo2"):
+        TopTwoEM(rng=0).fit(R)
+    path = tmp_path / "k1000.csv"
+    path.write_text("worker,task,label\n" + "".join(f"w{a},t{b},{c}\n"
+                                                    for a, b, c in zip(w, t, lab)))
+    assert main(["infer", str(path), "--method", "em", "--n-labels", "1000"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "k1000.csv" in err
+    assert "--method toptwo2" in err

@@ -73,3 +73,44 @@ def check_dense_cost(R: Any, owner: str) -> None:
         f"{top:,}: pass the true K (n_labels=, --n-labels on the command line), or "
         f"renumber the labels actually used 1..{used.size:,}, or fit groups of tasks "
         f"separately.")
+
+
+#: Pair-posterior cells (answered tasks x K(K-1) ordered pairs) TopTwoEM may use per
+#: E-step whatever the data, and per answer and label beyond that.
+PAIR_CELLS_FREE = 2**24
+PAIR_CELLS_PER_ANSWER_LABEL = 8
+
+
+def check_pair_cost(R: Any, owner: str, max_iter: int) -> None:
+    """Refuse (ValueError) an EM whose pair posteriors the answers do not pay for.
+
+    Cost model: each E-step of :class:`toptwo.TopTwoEM` evaluates the posterior of every
+    ordered pair (g, h) of every answered task, ``m_a K (K - 1)`` cells, while the rest
+    of an iteration costs ``O(nnz K)`` (the per-answer label scores). The fit is refused
+    up front when ``m_a K (K - 1) > max(PAIR_CELLS_FREE, PAIR_CELLS_PER_ANSWER_LABEL *
+    nnz * K)``: below ``2**24`` cells (a few seconds for 100 iterations) anything runs;
+    above, the pair part may be at most 8 times the part that reads the answers, so the
+    time stays proportional to the data (issue 39: K = 1,000 on 6,000 answers took
+    111 s of CPU; 6e8 cells per E-step against 4.8e7 allowed).
+
+    Examples
+    --------
+    >>> import toptwo
+    >>> from toptwo._cost import check_pair_cost
+    >>> R = toptwo.Responses.from_triples([0], [0], [1], n_tasks=3, n_labels=4)
+    >>> check_pair_cost(R, "demo", 100)      # 12 pair cells: nothing to refuse
+    """
+    K, nnz = int(R.n_labels), int(R.nnz)
+    m_a = int(np.count_nonzero(np.asarray(R.task_counts()) > 0))
+    cells = m_a * K * (K - 1)
+    allowed = max(PAIR_CELLS_FREE, PAIR_CELLS_PER_ANSWER_LABEL * nnz * K)
+    if cells <= allowed:
+        return
+    raise ValueError(
+        f"{owner}: the E-step's pair posterior covers {m_a:,} answered tasks x K(K-1) = "
+        f"{K * (K - 1):,} ordered pairs = {cells:,} cells per iteration (up to max_iter = "
+        f"{max_iter} iterations, about {cells * max_iter:.1e} cell updates) for only "
+        f"{nnz:,} answers; refused before fitting (the limit is max("
+        f"{PAIR_CELLS_FREE:,}, {PAIR_CELLS_PER_ANSWER_LABEL} x answers x K) = {allowed:,} "
+        f"cells). Use TopTwo2 (--method toptwo2; O(nnz K) per step), or pass the true K "
+        f"(n_labels=, --n-labels) if fewer labels are possible.")

@@ -176,7 +176,7 @@ from typing import Any
 
 import numpy as np
 
-from .._cost import check_dense_cost
+from .._cost import check_dense_cost, check_pair_cost
 from .._base import BaseEstimator
 from .._validation import InstanceOf, Interval, StrOptions, check_int
 from ..mle import TopTwo2, best_pairs
@@ -322,7 +322,9 @@ class TopTwoEM(BaseEstimator):
     ----------
     max_iter : int, default=100
         Largest number of EM iterations (with ``confusion="grid"``: of E-steps after the
-        first, counting rejected extrapolations).
+        first, counting rejected extrapolations). Each E-step scores the K(K-1) ordered
+        pairs of every answered task; ``fit`` refuses up front when that exceeds
+        ``max(2**24, 8 nnz K)`` cells (:func:`toptwo._cost.check_pair_cost`).
     tol : float, default=1e-6
         Stop when the largest change of any :math:`p_i` (of a worker with answers) or
         :math:`q_j` (of an answered task; of a grid weight with ``confusion="grid"``) in
@@ -433,6 +435,7 @@ class TopTwoEM(BaseEstimator):
         R = as_responses(A, n_labels, owner=f"{owner}.fit")
         check_dense_cost(R, f"{owner}.fit")              # before any (m, K) array
         check_spectral_labels(R.n_labels, 2, owner)
+        check_pair_cost(R, f"{owner}.fit", max_iter)     # m K^2 per E-step, paid by data
         # a copy: fitting must not change the user's parameter object
         init = (TopTwo2(reliability_estimator="moment", rng=self.rng) if self.init is None
                 else copy.deepcopy(self.init))
