@@ -170,7 +170,7 @@ def _population_matrices(tt: Any, K: int, pv: list[sp.Expr], prs: list[tuple[int
         "and q_hat = q; top_from_projections(v = ||p|| r) returns (g,h), l_j = ||p||, q_hat = q for every pair, and at "
         "q = 1 (h ties with every other label) the smallest label other than g"
     ),
-    reference="Alg. 1 [alg:top_two] steps 1-6, eq. (3), eq. (4) [eqn:est_q]; toptwo.spectral",
+    reference="Alg. 1 [alg:top_two] steps 1-6; eq. (3), eq. (4) [eqn:est_q]; toptwo.spectral",
     method="code on exact population inputs vs exact labels and SymPy values (rel. error <= 1e-9 after the SVD)",
     scope=(
         "K=3..6, every (g,h) with q in {11/20, 3/4, 9/10}; population n=16 with three reliability levels, "

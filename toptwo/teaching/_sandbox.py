@@ -45,7 +45,8 @@ CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_child.py")
 DEFAULT_CALL_LIMIT = 5.0
 DEFAULT_CHECK_LIMIT = 20.0
 WALL_FACTOR = 4.0            # wall-clock allowance of a call, in multiples of its CPU limit
-_START_LIMIT = 60.0          # starting the child and importing numpy/SymPy (not the student's)
+_START_CPU = 60.0
+_START_LIMIT = 600.0         # starting the child and importing numpy/SymPy (not the student's)
 
 #: Names in the student's code that only serve to reach around the grading rules.
 SUSPICIOUS = {
@@ -396,7 +397,19 @@ class Student:
                      "library_codes": codes, "library_lines": lines, "suspicious": SUSPICIOUS,
                      "preload": self.preload, "function": payload, "patch": values,
                      "rpc": sorted(self.rpc)})
-        ready = self._read(time.monotonic() + _START_LIMIT, starting=True)
+        # loading (imports of NumPy/SymPy, unpickling) is not the student's time, but an
+        # endless load must end: START_CPU seconds of the child's CPU time (a loaded machine
+        # does not cut it short), _START_LIMIT of wall-clock time at most
+        cpu0 = self._cpu()
+        self._cpu_deadline = None if cpu0 is None else cpu0 + _START_CPU
+        try:
+            ready = self._read(time.monotonic() + _START_LIMIT)
+        except TimeoutError:
+            proc, self.proc = self.proc, None
+            if proc is not None:
+                self._kill(proc)
+            raise SandboxError("load", "your function took too long to load in the grading "
+                               "process (its globals?)") from None
         if ready.get("refused"):
             self.load_problem = SandboxError("refused", self._refusal(ready["refused"]))
         elif ready.get("load_error"):

@@ -241,9 +241,12 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-def configure(c: Any) -> None:
-    """Put the two preprocessors around nbgrader's ``Execute`` in ``c.Autograde``
-    (call it from ``nbgrader_config.py``: ``configure(c)``)."""
+def configure(c: Any, *, cell_timeout: float = 120) -> None:
+    """Put the two preprocessors around nbgrader's ``Execute`` in ``c.Autograde`` (call
+    it from ``nbgrader_config.py``: ``configure(c)``), and give each cell ``cell_timeout``
+    seconds of wall-clock time (nbgrader's default, 30 s, is tight for ex02's SymPy
+    checks on a busy machine; the checks' own limits count CPU time)."""
+    c.Execute.timeout = cell_timeout
     from nbgrader.converters.autograde import Autograde
     from nbgrader.preprocessors import Execute
     export = __getattr__("ExportAnswers")
