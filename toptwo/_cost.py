@@ -70,9 +70,10 @@ def check_dense_cost(R: Any, owner: str) -> None:
         f"each, 4 to 17 of them at once) for only {nnz:,} answers; refused before "
         f"allocating (the limit is max({DENSE_CELLS_FREE:,}, {DENSE_CELLS_PER_ANSWER} x "
         f"answers) cells). The answers use {used.size:,} distinct labels, the largest "
-        f"{top:,}: pass the true K (n_labels=, --n-labels on the command line), or "
-        f"renumber the labels actually used 1..{used.size:,}, or fit groups of tasks "
-        f"separately.")
+        f"{top:,}: pass the true K (n_labels=, --n-labels on the command line), "
+        + (f"or renumber the labels actually used 1..{used.size:,}, " if used.size < K
+           else "")
+        + "or fit groups of tasks separately (fewer tasks per fit).")
 
 
 #: Pair-posterior cells (answered tasks x K(K-1) ordered pairs) TopTwoEM may use per
