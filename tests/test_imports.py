@@ -20,7 +20,7 @@ import toptwo
 
 #: The modules ``import toptwo`` loads. A new core module goes here; anything else must
 #: load on first use (``toptwo.__getattr__``).
-CORE = {"toptwo", "toptwo._base", "toptwo._batched", "toptwo._chunks", "toptwo._components",
+CORE = {"toptwo", "toptwo._base", "toptwo._batched", "toptwo._chunks", "toptwo._cost", "toptwo._components",
         "toptwo._frames", "toptwo._gate", "toptwo._linalg", "toptwo._pooled",
         "toptwo._result", "toptwo._split", "toptwo._startup", "toptwo._step2", "toptwo._ties",
         "toptwo._validation", "toptwo.binary", "toptwo.metrics", "toptwo.mle",
