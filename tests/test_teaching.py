@@ -1048,3 +1048,16 @@ def test_the_book_publishes_no_solution(tmp_path):
         rubric = "draws the consequence: a spammer's answer"
         assert not [p for p in Path(full).rglob("*.html")
                     if rubric in p.read_text(encoding="utf-8", errors="replace")]
+
+
+def test_hand_over_survives_a_line_split_across_stream_messages():
+    """ipykernel may flush one printed line in two stream outputs: the re-run must still
+    find what the kernel handed over (a split line once read as 'did not hand over')."""
+    import base64
+
+    from toptwo.teaching.verify import MARKER, _read_hand_over
+    payload = base64.b64encode(b"x" * 300).decode()
+    line = f"{MARKER} ex03-3a-check 0 function {payload}\n"
+    cell = {"outputs": [{"output_type": "stream", "name": "stdout", "text": line[:40]},
+                        {"output_type": "stream", "name": "stdout", "text": line[40:]}]}
+    assert _read_hand_over(cell) == {("ex03-3a-check", 0): ("function", b"x" * 300)}

@@ -446,7 +446,7 @@ def _utf8_stdout() -> Iterator[IO[str]]:
             pass
 
 
-def _to_stdout(write: Callable[[IO[str]], None], what: str, fix: str) -> None:
+def _to_stdout(write: Callable[[IO[str]], object], what: str, fix: str) -> None:
     """Write ``what`` to standard output with ``write``; an OS error (a full disk, an I/O
     error; not a closed pipe) becomes a message naming standard output and ``fix``."""
     try:

@@ -96,7 +96,8 @@ def _toptwo_hand_over(spec):
                 else:
                     data = json.dumps(numpy.asarray(value).tolist()).encode()
                     kind = "json"
-                print("{marker}", grade_id, index, kind, base64.b64encode(data).decode())
+                print(" ".join(["{marker}", grade_id, str(index), kind,
+                                base64.b64encode(data).decode()]), flush=True)
             except Exception as exc:
                 print("{marker} error", grade_id, type(exc).__name__)
 _toptwo_hand_over({spec!r})
@@ -132,6 +133,23 @@ def _export_cell(nb: Any) -> Any:
     return cell
 
 
+def _read_hand_over(cell: Any) -> dict[tuple[str, int], tuple[str, bytes]]:
+    """{(grade_id, argument index): (kind, bytes)} from the export cell's stdout. The kernel
+    may flush one printed line in several stream messages, so the texts are joined first."""
+    text = "".join(str(out.get("text", "")) for out in cell.get("outputs", [])
+                   if out.get("output_type") == "stream" and out.get("name") == "stdout")
+    handed = {}
+    for line in text.split("\n"):
+        parts = line.split()
+        if len(parts) == 5 and parts[0] == MARKER and parts[2].isdigit():
+            try:
+                handed[(parts[1], int(parts[2]))] = (
+                    parts[3], base64.b64decode(parts[4], validate=True))
+            except (binascii.Error, ValueError):
+                pass
+    return handed
+
+
 def _verify(nb: Any, cwd: str | None) -> list[str]:  # noqa: C901
     """Re-run the passed checks of ``nb`` (executed, with the export cell last); return a
     line per part whose verdict changed. Removes the export cell."""
@@ -144,17 +162,7 @@ def _verify(nb: Any, cwd: str | None) -> list[str]:  # noqa: C901
     keep = []
     for cell in nb.cells:
         if _EXPORT_TAG in cell.get("metadata", {}).get("tags", []):
-            for out in cell.get("outputs", []):
-                if out.get("output_type") != "stream" or out.get("name") != "stdout":
-                    continue
-                for line in str(out.get("text", "")).split("\n"):
-                    parts = line.split()
-                    if len(parts) == 5 and parts[0] == MARKER and parts[2].isdigit():
-                        try:
-                            handed[(parts[1], int(parts[2]))] = (
-                                parts[3], base64.b64decode(parts[4], validate=True))
-                        except (binascii.Error, ValueError):
-                            pass
+            handed.update(_read_hand_over(cell))
         else:
             keep.append(cell)
     nb.cells = keep
