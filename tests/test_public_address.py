@@ -28,7 +28,7 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 REPO = install_cell.repository()
 PLACEHOLDER = "toptwo-project/toptwo"
 #: files that name the placeholder only to refuse it
-REFUSERS = {"notebooks/install_cell.py", "tests/test_public_address.py",
+REFUSERS = {"tests/test_public_address.py",
             "tests/test_install_cell.py", "tests/test_book.py"}
 
 
