@@ -1061,3 +1061,16 @@ def test_hand_over_survives_a_line_split_across_stream_messages():
     cell = {"outputs": [{"output_type": "stream", "name": "stdout", "text": line[:40]},
                         {"output_type": "stream", "name": "stdout", "text": line[40:]}]}
     assert _read_hand_over(cell) == {("ex03-3a-check", 0): ("function", b"x" * 300)}
+
+
+def test_a_library_copy_reached_through_a_helper_is_refused():
+    """The reachable-code walk follows globals: a copy of a library function's code behind
+    a student's helper is found (toptwo.teaching._child._reachable_code)."""
+    import types
+    helper = types.FunctionType(toptwo.model.label_distribution.__code__,
+                                toptwo.model.label_distribution.__globals__)
+
+    def student(p, q, g, h, K):
+        return helper(p, q, g, h, K)
+    with pytest.raises(ExerciseCheckFailed, match="library"):
+        teaching.check_answer_distribution(student, rng=0)

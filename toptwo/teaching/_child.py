@@ -276,9 +276,9 @@ def _rpc_stub(name):
     return call
 
 
-def _ships_library_code(fn):
-    """Whether the student's function, or a function it reaches through its globals or
-    closure, is a copy of a library function (its code shipped by value)."""
+def _reachable_code(fn):
+    """The code objects of the student's function and of every function it reaches
+    through its globals and closure (all sent by value), each once."""
     seen, todo = set(), [fn]
     while todo:
         f = todo.pop()
@@ -286,8 +286,7 @@ def _ships_library_code(fn):
         if code is None or id(code) in seen:
             continue
         seen.add(id(code))
-        if _code_is_library(code):
-            return True
+        yield code
         for value in (getattr(f, "__globals__", None) or {}).values():
             if callable(value) and hasattr(value, "__code__"):
                 todo.append(value)
@@ -296,19 +295,19 @@ def _ships_library_code(fn):
                 todo.append(cell.cell_contents)
             except ValueError:
                 pass
-    return False
+
+
+def _ships_library_code(fn):
+    """Whether the student's function, or a function it reaches through its globals or
+    closure, is a copy of a library function (its code shipped by value)."""
+    return any(_code_is_library(code) for code in _reachable_code(fn))
 
 
 def _code_names(fn):
     """Every name the student's code mentions: the function, the functions it reaches
     through its globals and closure (all sent by value), their nested code."""
-    seen, names, todo = set(), set(), [fn]
-    while todo:
-        f = todo.pop()
-        code = getattr(f, "__code__", None)
-        if code is None or id(code) in seen:
-            continue
-        seen.add(id(code))
+    names = set()
+    for code in _reachable_code(fn):
         stack = [code]
         while stack:
             c = stack.pop()
@@ -320,14 +319,6 @@ def _code_names(fn):
                     stack.append(k)
                 elif isinstance(k, str) and k.isidentifier():
                     names.add(k)
-        for value in (getattr(f, "__globals__", None) or {}).values():
-            if callable(value) and hasattr(value, "__code__"):
-                todo.append(value)
-        for cell in getattr(f, "__closure__", None) or ():
-            try:
-                todo.append(cell.cell_contents)
-            except ValueError:
-                pass
     return names
 
 
