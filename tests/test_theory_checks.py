@@ -169,7 +169,10 @@ def test_code_check_rejects_wrong_code(name: str, monkeypatch) -> None:
         tc.CHECKS[name]()
 
 
-@pytest.mark.parametrize("name", list(NEGATIVE_TWINS))
+# the twins of the long Monte-Carlo checks (`python -m theory_checks --long`, CI's slow
+# stage) run with them: ~13 s of CPU, more than the other twins together
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow)
+                                  if n in tc.LONG_CHECKS else n for n in NEGATIVE_TWINS])
 def test_negative_twin_rejected(name: str) -> None:
     with pytest.raises(ClaimFailed):
         tc.CHECKS[name](**NEGATIVE_TWINS[name])
@@ -266,7 +269,9 @@ def test_every_check_has_mutants_of_several_kinds() -> None:
     assert kinds == set(KINDS)
 
 
-@pytest.mark.parametrize("mutant", _M, ids=[f"{m.check}/{m.name}" for m in _M])
+@pytest.mark.parametrize("mutant", [pytest.param(m, marks=pytest.mark.slow)
+                                    if m.check in tc.LONG_CHECKS else m for m in _M],
+                         ids=[f"{m.check}/{m.name}" for m in _M])    # long checks: slow
 def test_every_mutant_is_killed(mutant) -> None:
     from theory_checks.status import claim_mutant_killed
 

@@ -24,6 +24,9 @@ def test_every_statement_check_is_registered_and_can_fail() -> None:
         assert all(c in MUTANTS or c in CODE_CHECKS for c in st.checks), st.number
 
 
+# both run every check and claim mutant (~35-60 s of CPU, what `python -m theory_checks`
+# proves in the README's quick start): CI's slow stage regenerates them
+@pytest.mark.slow
 @pytest.mark.parametrize("path, make", [("docs/theory_status.md", status_page),
                                         ("docs/_generated/theory_graph.svg", lambda root: dependency_svg())])
 def test_committed_page_is_generated(path: str, make) -> None:
@@ -33,6 +36,7 @@ def test_committed_page_is_generated(path: str, make) -> None:
                                 "docs/theory_status.md --readme-table README.md")
 
 
+@pytest.mark.slow                  # runs every check (as the page above): CI's slow stage
 def test_every_label_is_earned_by_a_passing_check() -> None:
     """A statement's status is the strongest level among its passing checks; untouched ones say why."""
     from theory_checks.status import LEVELS, check_record, statement_status
@@ -56,6 +60,7 @@ def test_a_failing_check_lowers_the_label(monkeypatch) -> None:
     assert status.statement_status(st) == ("untouched", [])
 
 
+@pytest.mark.slow                  # runs every check (as the page above): CI's slow stage
 def test_status_cli_writes_both(tmp_path, capsys) -> None:
     from theory_checks.__main__ import main
 
