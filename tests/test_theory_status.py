@@ -117,3 +117,38 @@ def test_readme_shows_the_generated_table() -> None:
     end = readme.index("<!-- /theory-table -->")
     assert readme[start:end].strip() == body.strip(), (
         "README's theory table is stale: regenerate with python -m theory_checks --readme-table README.md")
+
+
+def _segment_hits_box(a: tuple[float, float], b: tuple[float, float], box: tuple[float, float, float, float]) -> bool:
+    """Does the closed segment a-b meet the closed rectangle box (Liang-Barsky clipping)?"""
+    (x0, y0, x1, y1), t0, t1 = box, 0.0, 1.0
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    for p, q in ((-dx, a[0] - x0), (dx, x1 - a[0]), (-dy, a[1] - y0), (dy, y1 - a[1])):
+        if p == 0:
+            if q < 0:
+                return False
+        elif p < 0:
+            t0 = max(t0, q / p)
+        else:
+            t1 = min(t1, q / p)
+    return t0 <= t1
+
+
+def test_graph_edges_go_around_the_boxes() -> None:
+    """No edge of the dependency graph passes through a box other than its two ends; each edge leaves the top of
+    the used statement's box and enters the bottom of the user's box; one edge per proof dependency."""
+    from theory_checks.status import graph_geometry
+
+    rects, edges, (width, height) = graph_geometry()
+    assert len(rects) == 18 and len(edges) == sum(len(st.uses) for st in STATEMENTS)
+    for u, v, pts in edges:
+        assert pts[0][1] == rects[u][1] and rects[u][0] < pts[0][0] < rects[u][2], (u, v)
+        assert pts[-1][1] == rects[v][3] and rects[v][0] < pts[-1][0] < rects[v][2], (u, v)
+        for a, b in zip(pts, pts[1:]):
+            assert 0 <= min(a[0], b[0]) and max(a[0], b[0]) <= width and max(a[1], b[1]) <= height
+            hit = [n for n, box in rects.items() if n not in (u, v) and _segment_hits_box(a, b, box)]
+            assert not hit, f"the edge {u} -> {v} passes through {hit} ({a} -> {b})"
+    # the twin: the straight line from Proposition 1 to Corollary 1 (the old drawing) crosses the boxes between
+    centre = {n: ((x0 + x1) / 2, (y0 + y1) / 2) for n, (x0, y0, x1, y1) in rects.items()}
+    a, b = centre["Proposition 1"], centre["Corollary 1"]
+    assert any(_segment_hits_box(a, b, box) for n, box in rects.items() if n not in ("Proposition 1", "Corollary 1"))

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from typing import Any
 from ._core import CHECKS, CheckRecord, ClaimFailed
 
 __all__ = ["Statement", "STATEMENTS", "LEVELS", "FALSE_ALARM", "SOURCE_MUTANTS_JSON", "GRAPH_SVG", "status_page",
-           "readme_table", "dependency_svg", "statement_status", "check_record", "claim_mutant_killed", "counts",
+           "readme_table", "dependency_svg", "graph_geometry", "statement_status", "check_record", "claim_mutant_killed", "counts",
            "sync_readme"]
 
 #: Where ``python -m theory_checks.mutate --write`` stores the source-mutant table (relative to the repo).
@@ -349,43 +348,151 @@ def _layers() -> dict[str, int]:
     return {st.number: depth(st.number) for st in STATEMENTS}
 
 
-def _layout() -> dict[str, tuple[float, float]]:
-    """Rows by proof depth (sources at the bottom), order within a row by barycentre of the uses."""
+#: Box width and height, slot width (a box or a long edge's lane), the vertical margin of a gap, legend height.
+_BW, _BH, _SLOT, _GAP_MIN, _LEGEND = 112, 34, 130, 44, 30
+
+
+def _layout() -> tuple[dict[str, tuple[float, int]], list[tuple[str, str, list[tuple[float, int]]]]]:
+    """A layered layout: rows by proof depth (sources at the bottom); an edge spanning several rows gets a lane
+    (a dummy node) in every row it crosses, so it never passes through a box; order within a row by barycentre
+    sweeps over boxes and lanes. Returns the boxes' (slot, row) and, per edge (used, user), its lanes' (slot, row)."""
     layer = _layers()
     rows: dict[int, list[str]] = {}
     for st in STATEMENTS:
         rows.setdefault(layer[st.number], []).append(st.number)
-    users: dict[str, list[str]] = {st.number: [] for st in STATEMENTS}
+    below: dict[str, list[str]] = {n: [] for r in rows.values() for n in r}   # neighbours one row down / up
+    above: dict[str, list[str]] = {n: [] for r in rows.values() for n in r}
+    edges: list[tuple[str, str, list[str]]] = []
     for st in STATEMENTS:
         for u in st.uses:
-            users[u].append(st.number)
-    uses = {st.number: st.uses for st in STATEMENTS}
-    pos = {name: float(i) for r in rows.values() for i, name in enumerate(r)}
+            chain = [u]
+            for r in range(layer[u] + 1, layer[st.number]):
+                lane = f"~{u}>{st.number}@{r}"
+                rows[r].append(lane)
+                below[lane], above[lane] = [], []
+                chain.append(lane)
+            chain.append(st.number)
+            for a, b in zip(chain, chain[1:]):
+                above[a].append(b)
+                below[b].append(a)
+            edges.append((u, st.number, chain[1:-1]))
+    width = max(len(r) for r in rows.values())
+    pos = {n: float(i) for r in rows.values() for i, n in enumerate(r)}
+
+    def place(r: int, key: dict[str, list[str]]) -> None:
+        rows[r].sort(key=lambda n: (sum(pos[v] for v in key[n]) / len(key[n]) if key[n] else pos[n], n))
+        pos.update({n: i + (width - len(rows[r])) / 2 for i, n in enumerate(rows[r])})
+
     top = max(rows)
-    for _ in range(4):  # alternate sweeps: up by the uses, down by the users
+    for _ in range(6):  # alternate sweeps: up by the rows below, down by the rows above
         for r in range(1, top + 1):
-            rows[r].sort(key=lambda n: (sum(pos[u] for u in uses[n]) / max(len(uses[n]), 1), n))
-            pos.update({n: i + (len(rows[0]) - len(rows[r])) / 2 for i, n in enumerate(rows[r])})
+            place(r, below)
         for r in range(top - 1, -1, -1):
-            rows[r].sort(key=lambda n: (sum(pos[u] for u in users[n]) / len(users[n]) if users[n] else pos[n], n))
-            pos.update({n: i + (len(rows[0]) - len(rows[r])) / 2 for i, n in enumerate(rows[r])})
-    return {n: (pos[n], float(r)) for r, names in rows.items() for n in names}
+            place(r, above)
+    # coordinates: keep each row's order, pull every node towards the mean of its neighbours (lanes weigh more,
+    # so long edges run straight), with a least separation of a slot between boxes, 0.55 between a box and a lane
+    # (a lane clears a box's half-width 0.43) and 0.15 between lanes
+    def sep(a: str, b: str) -> float:
+        return {0: 1.0, 1: 0.55, 2: 0.15}[a.startswith("~") + b.startswith("~")]
+
+    def weight(n: str) -> float:
+        return 4.0 if n.startswith("~") else 1.0
+
+    for r in rows:  # a statement no proof uses and that uses none goes to the right end of its row
+        rows[r].sort(key=lambda n: not (below[n] or above[n]))
+    for _ in range(12):
+        for r in (*range(top + 1), *range(top, -1, -1)):
+            names = [n for n in rows[r] if below[n] or above[n]]
+            want = [sum(weight(v) * pos[v] for v in below[n] + above[n]) / sum(weight(v) for v in below[n] + above[n])
+                    for n in names]
+            x = list(want)
+            for i in range(1, len(x)):
+                x[i] = max(x[i], x[i - 1] + sep(names[i - 1], names[i]))
+            shift = sum(w - xi for w, xi in zip(want, x)) / max(len(x), 1)
+            pos.update({n: xi + shift for n, xi in zip(names, x)})
+            for i, n in enumerate(rows[r]):
+                if not (below[n] or above[n]):
+                    pos[n] = pos[rows[r][i - 1]] + 1.0 if i else 0.0
+    for _u, _v, lanes in edges:  # straighten a long edge's lanes where the separations allow it
+        if lanes:
+            x = sum(pos[n] for n in lanes) / len(lanes)
+            rank = {n: r for r in rows for n in rows[r]}
+
+            def fits(n: str) -> bool:
+                row = rows[rank[n]]
+                i = row.index(n)
+                return ((i == 0 or x - pos[row[i - 1]] >= sep(row[i - 1], n) - 1e-9)
+                        and (i == len(row) - 1 or pos[row[i + 1]] - x >= sep(n, row[i + 1]) - 1e-9))
+
+            if all(fits(n) for n in lanes):
+                pos.update({n: x for n in lanes})
+    left = min(pos.values())
+    pos = {n: round(x - left, 3) for n, x in pos.items()}
+    boxes = {n: (pos[n], r) for r, names in rows.items() for n in names if not n.startswith("~")}
+    routed = [(u, v, [(pos[lane], layer[u] + 1 + i) for i, lane in enumerate(lanes)]) for u, v, lanes in edges]
+    return boxes, routed
+
+
+def graph_geometry() -> tuple[dict[str, tuple[float, float, float, float]], list[tuple[str, str, list[tuple[float, float]]]],
+                              tuple[int, int]]:
+    """The drawn graph: each statement's box (x0, y0, x1, y1), each edge (used, user, polyline) and the canvas size.
+
+    Edges are routed orthogonally: up out of the top of the used statement's box, across in the gap between two
+    rows (a track of its own per edge), up through the crossed rows in the edge's lane (a slot holding no box),
+    into the bottom of the user's box. So no edge passes through a box other than its two ends
+    (``tests/test_theory_status.py`` checks every segment against every other box)."""
+    boxes, routed = _layout()
+    top = max(r for _, r in boxes.values())
+    # tracks: every edge crossing the gap above row r gets its own height in that gap
+    gap_edges: dict[int, list[int]] = {}
+    for i, (u, v, lanes) in enumerate(routed):
+        for r in range(int(boxes[u][1]), int(boxes[v][1])):
+            gap_edges.setdefault(r, []).append(i)
+    gap = max(_GAP_MIN, 7 * (max(len(e) for e in gap_edges.values()) + 1))
+    dy = _BH + gap
+    n_slots = max([x for x, _ in boxes.values()] + [x for *_, lanes in routed for x, _ in lanes]) + 1
+    width = int(_SLOT * n_slots) + 20
+    height = int(dy * top + _BH) + 20 + _LEGEND
+
+    def cx(slot: float) -> float:
+        return 10 + _SLOT * slot + _SLOT / 2
+
+    def cy(row: int) -> float:
+        return 10 + _LEGEND + dy * (top - row) + _BH / 2
+
+    rects = {n: (cx(x) - _BW / 2, cy(r) - _BH / 2, cx(x) + _BW / 2, cy(r) + _BH / 2) for n, (x, r) in boxes.items()}
+    # ports: edges leave the top and enter the bottom of a box at distinct points, ordered by the other end's x
+    def spread(name: str, others: list[tuple[int, float]]) -> dict[int, float]:
+        others = sorted(others, key=lambda t: (t[1], t[0]))
+        k = len(others)
+        return {i: cx(boxes[name][0]) + (j - (k - 1) / 2) * min(14.0, (_BW - 16) / max(k - 1, 1))
+                for j, (i, _) in enumerate(others)}
+
+    out_port: dict[int, float] = {}
+    in_port: dict[int, float] = {}
+    for n in boxes:
+        outs = [(i, cx(lanes[0][0]) if lanes else cx(boxes[v][0])) for i, (u, v, lanes) in enumerate(routed) if u == n]
+        ins = [(i, cx(lanes[-1][0]) if lanes else cx(boxes[u][0])) for i, (u, v, lanes) in enumerate(routed) if v == n]
+        out_port.update(spread(n, outs))
+        in_port.update(spread(n, ins))
+    edges = []
+    for i, (u, v, lanes) in enumerate(routed):
+        r0, r1 = boxes[u][1], boxes[v][1]
+        xs = [out_port[i], *(cx(x) for x, _ in lanes), in_port[i]]
+        pts = [(xs[0], rects[u][1])]
+        for step, r in enumerate(range(r0, r1)):
+            k = gap_edges[r].index(i)
+            y_track = cy(r) - _BH / 2 - gap * (k + 1) / (len(gap_edges[r]) + 1)
+            pts += [(xs[step], y_track), (xs[step + 1], y_track)]
+        pts.append((xs[-1], rects[v][3]))
+        edges.append((u, v, pts))
+    return rects, edges, (width, height)
 
 
 def dependency_svg() -> str:
-    """The statements' dependency graph as SVG: an arrow from each statement to the ones whose proofs use it,
-    each node filled by its status (:data:`COLORS`)."""
-    xy = _layout()
-    top = max(y for _, y in xy.values())
-    W, H, dx, dy, bw, bh = 118, 62, 130, 78, 112, 34
-    width = int(dx * (max(x for x, _ in xy.values()) + 1)) + 20
-    legend_h = 30
-    height = int(dy * (top + 1)) + 20 + legend_h
-
-    def centre(name: str) -> tuple[float, float]:
-        x, y = xy[name]
-        return 10 + dx * x + W / 2, 10 + legend_h + dy * (top - y) + H / 2
-
+    """The statements' dependency graph as SVG: an arrow from each statement to the ones whose proofs use it
+    (routed around the boxes, :func:`graph_geometry`), each node filled by its status (:data:`COLORS`)."""
+    rects, edges, (width, height) = graph_geometry()
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
            f'height="{height}" font-family="sans-serif" font-size="12" role="img" '
            'aria-label="Dependency graph of the 18 numbered statements, coloured by how each is checked">',
@@ -396,27 +503,17 @@ def dependency_svg() -> str:
         out.append(f'<rect x="{lx}" y="6" width="14" height="14" fill="{COLORS[level]}" stroke="#333"/>'
                    f'<text x="{lx + 18}" y="17">{level}</text>')
         lx += 24 + 7 * len(level) + 14
-    for st in STATEMENTS:
-        x2, y2 = centre(st.number)
-        for u in st.uses:
-            x1, y1 = centre(u)
-            ang = math.atan2(y2 - y1, x2 - x1)
-            # leave and enter the boxes at their edges (clip the segment to the rectangles)
-            def clip(x: float, y: float, sign: int) -> tuple[float, float]:
-                tx = (bw / 2) / abs(math.cos(ang)) if math.cos(ang) else float("inf")
-                ty = (bh / 2) / abs(math.sin(ang)) if math.sin(ang) else float("inf")
-                t = min(tx, ty)
-                return x + sign * t * math.cos(ang), y + sign * t * math.sin(ang)
-            a, b = clip(x1, y1, 1), clip(x2, y2, -1)
-            out.append(f'<line x1="{a[0]:.1f}" y1="{a[1]:.1f}" x2="{b[0]:.1f}" y2="{b[1]:.1f}" stroke="#555" '
-                       'stroke-width="1.2" marker-end="url(#arrow)"/>')
-    for st in STATEMENTS:
-        level, _ = statement_status(st)
-        x, y = centre(st.number)
+    for u, v, pts in edges:
+        path = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
+        out.append(f'<polyline points="{path}" fill="none" stroke="#555" stroke-width="1.2" '
+                   f'marker-end="url(#arrow)"><title>{u} is used by {v}</title></polyline>')
+    by = {st.number: st for st in STATEMENTS}
+    for name, (x0, y0, x1, y1) in rects.items():
+        level, _ = statement_status(by[name])
         colour = "#ffffff" if level in _DARK else "#111111"
-        out.append(f'<g><title>{st.number}: {level}</title><rect x="{x - bw / 2:.1f}" y="{y - bh / 2:.1f}" '
-                   f'width="{bw}" height="{bh}" rx="6" fill="{COLORS[level]}" stroke="#333"/>'
-                   f'<text x="{x:.1f}" y="{y + 4:.1f}" text-anchor="middle" fill="{colour}">{st.number}</text></g>')
+        out.append(f'<g><title>{name}: {level}</title><rect x="{x0:.1f}" y="{y0:.1f}" width="{_BW}" height="{_BH}" '
+                   f'rx="6" fill="{COLORS[level]}" stroke="#333"/><text x="{(x0 + x1) / 2:.1f}" y="{(y0 + y1) / 2 + 4:.1f}" '
+                   f'text-anchor="middle" fill="{colour}">{name}</text></g>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
