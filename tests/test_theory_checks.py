@@ -88,6 +88,7 @@ NEGATIVE_TWINS = {
     "mc_lemma3_sin_theta": dict(exponent=-1.0),  # 1/(sn) for 1/sqrt(sn)
     "mc_lemma5_delta1_scaling": dict(exponent=-1.0),  # a delta_1^-1 law
     "mc_theorem1_q_hat": dict(exponent=-1.0),  # a delta_1^-1 law for q_hat
+    "mc_corollary1_q_max_log_m": dict(exponent=0.0),  # no log m in ||q_hat - q||_inf
     "mc_theorem2_perturbed_plugin": dict(dbar_power=0.5),  # s ~ 1/(n sqrt(Dbar)) would suffice
     "lemma6_second_moment": dict(constant=lambda rho: 2 / (1 - rho)),  # log(1/rho) dropped
     "textbook_concentration_exact": dict(hoeffding_const=4.0),
