@@ -244,7 +244,7 @@ def every_task_block_data(estimator: str, seed: int = 7, n: int = 800, M: int = 
     "alg2": ``TopTwo2`` as printed, s = 0.12; ``toptwo.theory.montecarlo.PAPER_ALGORITHM1``/``2``: the
     corollaries are about the paper's algorithms, whose stage 1 has one left vector per k); the M tasks of a draw are cut into M/m disjoint
     blocks, and a block fails when some task in it has (g_hat, h_hat) != (g, h).
-    Returns ``{m: (failed blocks, blocks)}`` and the sampling rate.
+    Returns ``{m: (failed blocks, blocks)}``, the sampling rate and the failed tasks of each draw.
     """
     import toptwo
     from toptwo.theory.montecarlo import PAPER_ALGORITHM1, PAPER_ALGORITHM2, _fixed_q_model
@@ -253,15 +253,44 @@ def every_task_block_data(estimator: str, seed: int = 7, n: int = 800, M: int = 
     model = _fixed_q_model(gen, n, M, K, (0.6, 1.0), 0.65)
     s = EVERY_TASK_RATES[estimator]
     failed = {m: 0 for m in blocks}
+    per_draw = []
     for _ in range(reps):
         if estimator == "alg1":
             est = toptwo.TopTwo1(**PAPER_ALGORITHM1, rng=gen)
         else:
             est = toptwo.TopTwo2(**PAPER_ALGORITHM2, rng=gen)
         wrong = np.any(est.fit(model.sample(s, rng=gen), K).top_two_ != model.top_two, axis=1)
+        per_draw.append(int(wrong.sum()))
         for m in blocks:
             failed[m] += int(wrong[: M // m * m].reshape(-1, m).any(axis=1).sum())
-    return {m: (failed[m], reps * (M // m)) for m in blocks}, s
+    return {m: (failed[m], reps * (M // m)) for m in blocks}, s, tuple(per_draw)
+
+
+def every_task_kappa_law(per_draw: tuple[int, ...], M: int, m: int, gen: np.random.Generator,
+                         sims: int = 20000) -> np.ndarray:
+    """The sampling distribution of kappa_hat (:func:`_block_exponent` between blocks of 1 and of ``m`` tasks) under
+    the claim kappa = 1 at the sizes used: tasks independent given the draw, each failing with the draw's rate f_r
+    (so a block of m tasks fails with probability 1 - (1 - f_r)^m exactly), the f_r spread between draws as the
+    data's failures are (a beta law with the pooled mean and the between-draw variance left after the binomial
+    part, var(f_hat_r) - mean f_hat (1 - f_hat)/M, floored at 0). Drawn with ``gen``: per replicate and draw, the
+    M/m blocks' failure counts Binomial(m, f_r). NaN where kappa_hat is undefined (no failure, or every block
+    failed)."""
+    f = np.asarray(per_draw, float) / M
+    mean = float(f.mean())
+    between = max(0.0, float(f.var(ddof=1)) - mean * (1 - mean) / M) if f.size > 1 else 0.0
+    R, B = f.size, M // m
+    if between > 0:
+        conc = mean * (1 - mean) / between - 1
+        rates = gen.beta(mean * conc, (1 - mean) * conc, size=(sims, R, 1))
+    else:
+        rates = np.full((sims, R, 1), mean)
+    y = gen.binomial(m, np.broadcast_to(rates, (sims, R, B)))
+    k1, km = y.sum(axis=(1, 2)), (y > 0).sum(axis=(1, 2))
+    n1, nm = R * B * m, R * B
+    ok = (k1 > 0) & (km > 0) & (km < nm)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = np.log(np.log1p(-km / nm) / np.log1p(-k1 / n1)) / math.log(m)
+    return np.where(ok, kappa, np.nan)
 
 
 def _block_exponent(f1: tuple[int, int], fm: tuple[int, int], m: int) -> tuple[float, float]:
@@ -278,21 +307,30 @@ def _block_exponent(f1: tuple[int, int], fm: tuple[int, int], m: int) -> tuple[f
 
 
 def _every_task_check(estimator: str, kappa: float, seed: int, label: str):
-    data, s = every_task_block_data(estimator, seed)
-    est, se = _block_exponent(data[1], data[100], 100)
-    tol = RESOLUTION + _Z * se
+    data, s, per_draw = every_task_block_data(estimator, seed)
+    est, _ = _block_exponent(data[1], data[100], 100)
+    law = every_task_kappa_law(per_draw, 1000, 100, np.random.default_rng(seed))
+    fin = law[np.isfinite(law)]
+    bias, sd = float(fin.mean()) - 1.0, float(fin.std(ddof=1))
+    lo, hi = (float(x) - 1.0 for x in np.quantile(fin, [MC_ALPHA / 2, 1 - MC_ALPHA / 2]))   # offsets from the claim
     fr = {m: f"{k}/{N}" for m, (k, N) in data.items()}
-    require(abs(est - kappa) <= tol, f"{label}: every-task failure exponent {est:.2f} +- {se:.2f} (blocks of m tasks "
-            f"failed: {fr}); claimed {kappa}: |difference| {abs(est - kappa):.2f} > {RESOLUTION} + {_Z:.2f} se = "
-            f"{tol:.2f} (alpha = {MC_ALPHA})")
-    return est, se, fr, s
+    require(kappa + lo <= est <= kappa + hi, f"{label}: every-task failure exponent {est:.2f} (blocks of m tasks "
+            f"failed: {fr}); claimed {kappa}: outside [kappa {lo:+.3f}, kappa {hi:+.3f}], the central 1 - {MC_ALPHA} of "
+            f"kappa_hat's law at these sizes (finite-size bias {bias:+.3f}, sd {sd:.3f})")
+    rate = float(np.mean(~((law >= 1 + lo) & (law <= 1 + hi))))
+    power = {c: float(np.mean(~((law >= c + lo) & (law <= c + hi)))) for c in (0.0, 2.0)}
+    return est, sd, fr, s, bias, rate, power
 
 
 _EVERY_TASK_METHOD = (
     "Monte Carlo, seeded: 10 draws of 1000 tasks cut into disjoint blocks of m = 1, 10, 100 tasks; kappa_hat = "
-    "log(log(1 - F_100)/log(1 - F_1))/log 100 (1 - F_m = (1 - F_1)^(m^kappa)); reject when |kappa_hat - 1| > 1/2 + "
-    "z se, alpha = 1e-3, delta-method se (blocks independent given the draw's u^(k); the between-draw variation "
-    "of u biases kappa_hat down (Jensen), covered by the resolution 1/2): false-alarm rate 5e-4"
+    "log(log(1 - F_100)/log(1 - F_1))/log 100 (1 - F_m = (1 - F_1)^(m^kappa)). Tolerance derived from kappa_hat's "
+    "sampling distribution under the claim at these sizes (every_task_kappa_law, 20000 replicates drawn with the "
+    "check's rng: tasks independent given the draw's u^(k), block failures Binomial, the draws' failure rates "
+    "spread as measured): its mean less 1 is the finite-size bias b (the estimator's nonlinearity at 10^4 tasks "
+    "and 100 blocks, and Jensen's bias from the between-draw spread); reject kappa when kappa_hat - kappa + 1 lies "
+    "outside the law's central 1 - 1e-3 (its 5e-4 and 1 - 5e-4 quantiles): false-alarm rate 1e-3 on that law "
+    "(undefined kappa_hat counted as alarms, in the note) and its power against kappa = 0 and 2 computed on it"
 )
 
 
@@ -317,10 +355,12 @@ def check_mc_corollary1_log_m(kappa: float = 1.0, seed: int = 7):
     seed
         Seed (the check holds for other seeds with probability >= 1 - 5e-4, nominal).
     """
-    est, se, fr, s = _every_task_check("alg1", kappa, seed, "Corollary 1 (Algorithm 1)")
+    est, se, fr, s, bias, rate, power = _every_task_check("alg1", kappa, seed, "Corollary 1 (Algorithm 1)")
     return {"note": (
         f"Corollary 1's log(m) measured through Algorithm 1 at s = {s}: blocks of m = 1, 10, 100 tasks failed "
-        f"{fr[1]}, {fr[10]}, {fr[100]}; kappa = {est:.2f} +- {se:.2f} (1 accepted, 0 and 2 rejected): the every-task "
+        f"{fr[1]}, {fr[10]}, {fr[100]}; kappa = {est:.2f} +- {se:.2f} against 1 + the finite-size bias {bias:+.3f} "
+        f"(false-alarm rate {rate:.1e} on kappa_hat's law at these sizes; power against kappa = 0 and 2: "
+        f"{power[0.0]:.3f}, {power[2.0]:.3f}): the every-task "
         "event needs log(m) more on s||p||^2 gap^2 than one task, as the union bound says (the K of log(mK/eps): "
         "check mc_corollary1_log_K)."
     ), "scope": f"TopTwo1 as printed, n=800, M=1000, K=4, q=0.65, s={s}, 10 draws, seed {seed}"}
@@ -348,10 +388,12 @@ def check_mc_corollary2_log_m(kappa: float = 1.0, seed: int = 7):
     seed
         Seed (the check holds for other seeds with probability >= 1 - 5e-4, nominal).
     """
-    est, se, fr, s = _every_task_check("alg2", kappa, seed, "Corollary 2 (Algorithm 2)")
+    est, se, fr, s, bias, rate, power = _every_task_check("alg2", kappa, seed, "Corollary 2 (Algorithm 2)")
     return {"note": (
         f"Corollary 2's log(m) measured through Algorithm 2 as printed (TopTwo2) at s = {s}: blocks of m = 1, 10, 100 tasks failed "
-        f"{fr[1]}, {fr[10]}, {fr[100]}; kappa = {est:.2f} +- {se:.2f} (1 accepted, 0 and 2 rejected). Its first term "
+        f"{fr[1]}, {fr[10]}, {fr[100]}; kappa = {est:.2f} +- {se:.2f} against 1 + the finite-size bias {bias:+.3f} "
+        f"(false-alarm rate {rate:.1e} on kappa_hat's law at these sizes; power against kappa = 0 and 2: "
+        f"{power[0.0]:.3f}, {power[2.0]:.3f}). Its first term "
         "(delta^2 ||p||^2) is not the binding one at this size (see minimax_optimality_gap); the K of Theorem 2's "
         "log(mK^2/eps): check mc_corollary2_log_K."
     ), "scope": f"TopTwo2 as printed, n=800, M=1000, K=4, q=0.65, s={s}, 10 draws, seed {seed}"}
