@@ -232,6 +232,18 @@ def test_mc_exponent_checks_other_seeds(name: str) -> None:
 
 
 @pytest.mark.slow
+def test_mv_law_exponent_tends_to_two() -> None:
+    """The majority-vote check's central-limit law: its exponent at (alpha, 3 alpha) tends to 2 as alpha shrinks
+    (ns and n scaled by 9 per step), the values the check's note quotes (MV_LAW_LIMIT)."""
+    from theory_checks.checks_montecarlo import MV_LAW_LIMIT, mv_law_exponent
+
+    got = [mv_law_exponent((a, 3 * a), sc, exact_tails=False)[0] for a, sc in ((0.1, 1.0), (0.1 / 3, 9.0),
+                                                                               (0.1 / 9, 81.0))]
+    assert ", ".join(f"{e:.3f}" for e in got) == MV_LAW_LIMIT
+    assert got[0] > got[1] > got[2] > 2.0 and got[2] - 2.0 < 0.01
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["mc_corollary1_log_m", "mc_corollary2_log_m"])
 def test_mc_log_m_checks_other_seeds(name: str) -> None:
     # false alarms: each seed fails with probability 1e-3 (on kappa_hat's law simulated at the sizes used),
