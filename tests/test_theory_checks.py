@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -229,6 +231,18 @@ def test_mc_exponent_checks_other_seeds(name: str) -> None:
         for wrong in (1.0, 4.0):
             with pytest.raises(ClaimFailed):
                 tc.CHECKS[name](exponent=wrong, seed=sd)
+
+
+def test_theorem1_law_limit_tends_to_two() -> None:
+    """The gap-exponent check's limit law (the weighted vote's Chernoff rates): its exponent at gaps 1/3 as large as
+    the check's is the value the note quotes, and it falls towards 2 as the gaps shrink."""
+    from theory_checks.checks_montecarlo import THEOREM1_LAW_LIMIT, theorem1_pool, weighted_vote_chernoff_rate
+
+    p = theorem1_pool(3)
+    e = [math.log(weighted_vote_chernoff_rate(p, 0.5 + 1.5 * g) / weighted_vote_chernoff_rate(p, 0.5 + g / 2))
+         / math.log(3) for g in (0.1, 0.1 / 3, 0.1 / 9)]
+    assert f"{e[1]:.3f}" == THEOREM1_LAW_LIMIT
+    assert e[0] > e[1] > e[2] > 2.0 and e[2] - 2.0 < 1e-3
 
 
 @pytest.mark.slow
