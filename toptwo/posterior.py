@@ -420,6 +420,11 @@ def calibrate(p_g: Any, correct: Any) -> GoldCalibration:
     if p.size < MIN_GOLD:
         raise ValueError(f"{owner} needs at least MIN_GOLD={MIN_GOLD} gold tasks to fit the "
                          f"calibration of p_g; got {p.size}.")
+    return _platt(p, y)
+
+
+def _platt(p: np.ndarray, y: np.ndarray) -> GoldCalibration:
+    """:func:`calibrate`'s fit without the checks (any number of gold tasks)."""
     order = np.lexsort((y, p))
     p, y = p[order], y[order]
     z = _logit(p)
