@@ -244,3 +244,23 @@ def test_cli_gold_label_base_and_option_errors(crowd_csv, tmp_path, capsys):
     g = _gold_file(tmp_path, [f"{t} {v}" for t, v in truth.items()])
     cap = _run(capsys, ["infer", path, "--gold", g, "--output", g], 2)
     assert "is the same file as --gold" in cap.err
+
+
+def test_cli_gold_with_uncertain_prints_the_calibrated_p_g(crowd_csv, tmp_path, capsys):
+    path, truth = crowd_csv
+    g = _gold_file(tmp_path, [f"{t} {v}" for t, v in list(truth.items())[:12]])
+    cap = _run(capsys, ["infer", path, "--gold", g, "--uncertain", "3"], 0)
+    p_g = {r.split(",")[0]: r.split(",")[4] for r in cap.out.strip().splitlines()[1:]}
+    rows = cap.err.strip().splitlines()
+    assert rows[0] == "task,expected_gain,p_g" and len(rows) == 4
+    assert all(p_g[r.split(",")[0]] == r.split(",")[2] for r in rows[1:])
+
+
+def test_gold_task_without_answers_is_refused():
+    A = np.zeros((6, 14), dtype=int)
+    A[:, :13] = np.tile([1, 1, 1, 2, 3, 1], (13, 1)).T
+    A[:3, 6:13] = 2
+    est = toptwo.MajorityVote().fit(A, n_labels=3)
+    gold = np.ones(14, dtype=int)
+    with pytest.raises(ValueError, match=r"gives task 13 a known answer, but nobody answered"):
+        gold_probabilities(est, gold)
