@@ -114,7 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
     infer.add_argument("--method", choices=_METHODS, default="toptwo2",
                        help="toptwo2: spectral + plug-in MLE (Algorithm 2, default); "
                             "toptwo1: spectral only (Algorithm 1); em: EM on the full top-two "
-                            "likelihood from TopTwo2 (slower; calibrated posteriors); "
+                            "likelihood from TopTwo2 (slower; posteriors calibrated on "
+                            "crowds drawn from the model, see docs/calibration.md); "
                             "majority: majority vote; "
                             "onecoin: one-coin Dawid-Skene (EM; also for binary tasks, K = 2)")
     infer.add_argument("--seed", type=_seed, default=0,
