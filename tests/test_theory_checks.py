@@ -224,8 +224,8 @@ def test_mc_lemma1_sampler_other_seeds() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["mc_theorem1_gap_exponent", "mc_majority_vote_rate"])
 def test_mc_exponent_checks_other_seeds(name: str) -> None:
-    # false alarms: each seed fails with probability <= 5e-4 (nominal), so P(any of 8 fails) <= 4e-3 (Bonferroni);
-    # power: the wrong exponents 1 and 4 must be rejected at every seed
+    # false alarms: each seed fails with probability 1e-3 (on the check's computed law), so P(any of 8 fails) <= 8e-3
+    # (Bonferroni); power: the wrong exponents 1 and 4 must be rejected at every seed
     for sd in range(21, 29):
         tc.CHECKS[name](seed=sd)
         for wrong in (1.0, 4.0):
@@ -267,6 +267,17 @@ def test_mc_log_m_checks_other_seeds(name: str) -> None:
         for wrong in (0.0, 2.0):
             with pytest.raises(ClaimFailed):
                 tc.CHECKS[name](kappa=wrong, seed=sd)
+
+
+@pytest.mark.slow
+def test_mc_q_max_check_other_seeds() -> None:
+    # false alarms: each seed fails with probability <= 1e-3 (nominal), P(any of 6 fails) <= 6e-3 (Bonferroni);
+    # power: no log m (gamma = 0) and the max linear in log m (gamma = 1) must be rejected at every seed
+    for sd in range(31, 37):
+        tc.CHECKS["mc_corollary1_q_max_log_m"](seed=sd)
+        for wrong in (0.0, 1.0):
+            with pytest.raises(ClaimFailed):
+                tc.CHECKS["mc_corollary1_q_max_log_m"](exponent=wrong, seed=sd)
 
 
 @pytest.mark.slow
