@@ -344,183 +344,304 @@ def _finding(st: Statement, level: str, earned: list[str]) -> str:
 
 
 # ---------------------------------------------------------------- the dependency graph
+# A layered (Sugiyama) drawing, as graphviz ``dot`` makes one: (1) rows that keep edges short, (2) dummy nodes for
+# the rows a long edge crosses, (3) an order in each row that removes crossings, (4) x-coordinates that keep edges
+# short and long edges straight, (5) edges as smooth curves through their dummy nodes. Pure Python, deterministic:
+# every tie is broken by name, so the drawing does not depend on the order of :data:`STATEMENTS`.
+
+#: Box width and height, gap between two rows, least gap between boxes, between a box and a long edge and between
+#: two long edges in a row, the legend's height and the canvas margin (pixels).
+_BW, _BH, _GAP, _SEP_BOX, _SEP_LANE, _SEP_LANES, _LEGEND, _MARGIN = 112, 34, 58, 26, 18, 16, 30, 10
+#: Weight of an edge piece in the x-placement: between two statements, a statement and a dummy, two dummies (dot's
+#: 1, 2, 8: long edges pull hardest, so they run straight).
+_WEIGHT = {0: 1.0, 1: 2.0, 2: 8.0}
+
+
+def _edges() -> list[tuple[str, str]]:
+    """(used, user) for every proof dependency, sorted."""
+    return sorted((u, st.number) for st in STATEMENTS for u in st.uses)
+
+
 def _layers() -> dict[str, int]:
-    by = {st.number: st for st in STATEMENTS}
+    """Each statement's row (sources at row 0): longest path first, then promotion (Nikolov and Tarassov 2006):
+    raise a statement one row, pushing the statements that use it up as needed, when that shortens the edges in
+    total; repeated until no raise helps."""
+    edges = _edges()
+    names = sorted(st.number for st in STATEMENTS)
+    users = {n: sorted(v for u, v in edges if u == n) for n in names}
+    used = {n: sorted(u for u, v in edges if v == n) for n in names}
 
     @functools.lru_cache(maxsize=None)
     def depth(name: str) -> int:
-        return 1 + max((depth(u) for u in by[name].uses), default=-1)
+        return 1 + max((depth(u) for u in used[name]), default=-1)
 
-    return {st.number: depth(st.number) for st in STATEMENTS}
+    layer = {n: depth(n) for n in names}
+
+    def span() -> int:
+        return sum(layer[v] - layer[u] for u, v in edges)
+
+    def raise_(n: str) -> None:
+        layer[n] += 1
+        for v in users[n]:
+            if layer[v] <= layer[n]:
+                raise_(v)
+
+    improved = True
+    while improved:
+        improved = False
+        for n in names:
+            if not (used[n] or users[n]):
+                continue
+            before, saved = span(), dict(layer)
+            raise_(n)
+            if span() < before:
+                improved = True
+            else:
+                layer = saved
+    low = min(layer.values())
+    return {n: r - low for n, r in layer.items()}
 
 
-#: Box width and height, slot width (a box or a long edge's lane), the vertical margin of a gap, legend height.
-_BW, _BH, _SLOT, _GAP_MIN, _LEGEND = 112, 34, 130, 44, 30
+def _is_dummy(n: str) -> bool:
+    return n.startswith("~")
 
 
-def _rows_with_lanes() -> tuple[dict[int, list[str]], dict[str, list[str]], dict[str, list[str]],
-                                list[tuple[str, str, list[str]]]]:
-    """Rows by proof depth (sources at row 0); an edge spanning several rows gets a lane (a dummy node "~...") in
-    every row it crosses. Returns the rows, each node's neighbours one row below and above, and the edges
-    (used, user, lanes)."""
+def _graph() -> tuple[dict[int, list[str]], dict[str, list[str]], dict[str, list[str]], list[tuple[str, str, list[str]]]]:
+    """Rows (each in its initial order: statements by name, then dummies), each node's neighbours one row below
+    and above, and the edges (used, user, dummies). An edge spanning several rows gets a dummy node "~u>v@r" in
+    every row r it crosses."""
     layer = _layers()
-    rows: dict[int, list[str]] = {}
-    for st in STATEMENTS:
-        rows.setdefault(layer[st.number], []).append(st.number)
-    below: dict[str, list[str]] = {n: [] for r in rows.values() for n in r}
-    above: dict[str, list[str]] = {n: [] for r in rows.values() for n in r}
-    edges: list[tuple[str, str, list[str]]] = []
-    for st in STATEMENTS:
-        for u in st.uses:
-            chain = [u]
-            for r in range(layer[u] + 1, layer[st.number]):
-                lane = f"~{u}>{st.number}@{r}"
-                rows[r].append(lane)
-                below[lane], above[lane] = [], []
-                chain.append(lane)
-            chain.append(st.number)
-            for a, b in zip(chain, chain[1:]):
-                above[a].append(b)
-                below[b].append(a)
-            edges.append((u, st.number, chain[1:-1]))
+    rows: dict[int, list[str]] = {r: [] for r in range(max(layer.values()) + 1)}
+    for n in sorted(layer):
+        rows[layer[n]].append(n)
+    below: dict[str, list[str]] = {n: [] for n in layer}
+    above: dict[str, list[str]] = {n: [] for n in layer}
+    edges = []
+    for u, v in _edges():
+        chain = [u, *(f"~{u}>{v}@{r}" for r in range(layer[u] + 1, layer[v])), v]
+        for r, d in enumerate(chain[1:-1], start=layer[u] + 1):
+            rows[r].append(d)
+            below[d], above[d] = [], []
+        for a, b in zip(chain, chain[1:]):
+            above[a].append(b)
+            below[b].append(a)
+        edges.append((u, v, chain[1:-1]))
     return rows, below, above, edges
 
 
+def crossings(rows: dict[int, list[str]], above: dict[str, list[str]]) -> int:
+    """Edge crossings of a layered order: pairs of edge pieces between two adjacent rows whose ends are in
+    opposite orders (each long edge counted piece by piece, as dot counts them)."""
+    total = 0
+    for r in range(len(rows) - 1):
+        upper = {n: i for i, n in enumerate(rows[r + 1])}
+        pieces = [(i, upper[b]) for i, a in enumerate(rows[r]) for b in above[a]]
+        total += sum((a1 - a2) * (b1 - b2) < 0 for k, (a1, b1) in enumerate(pieces) for a2, b2 in pieces[k + 1:])
+    return total
+
+
+def _ordered(rows: dict[int, list[str]], below: dict[str, list[str]], above: dict[str, list[str]]
+             ) -> dict[int, list[str]]:
+    """Crossing minimisation (as dot): 12 sweeps alternately up (each row by its neighbours below) and down, each
+    row sorted by its nodes' barycentres (a node without neighbours on that side keeps its place), then adjacent
+    swaps that remove crossings (transpose); the order with the fewest crossings seen is kept (the first on ties,
+    so the result is never worse than the initial order). Statements that no proof uses and that use none go to
+    the right end of their row."""
+    rows = {r: list(ns) for r, ns in rows.items()}
+    best, best_c = {r: list(ns) for r, ns in rows.items()}, crossings(rows, above)
+    top = max(rows)
+
+    def local(r: int) -> int:
+        c = crossings({0: rows[r - 1], 1: rows[r]}, above) if r else 0
+        if r < top:
+            c += crossings({0: rows[r], 1: rows[r + 1]}, above)
+        return c
+
+    for sweep in range(12):
+        up = sweep % 2 == 0
+        for r in (range(1, top + 1) if up else range(top - 1, -1, -1)):
+            side = below if up else above
+            ref = {n: i for i, n in enumerate(rows[r - 1] if up else rows[r + 1])}
+            here = {n: i for i, n in enumerate(rows[r])}
+            rows[r].sort(key=lambda n: (sum(ref[m] for m in side[n]) / len(side[n]) if side[n] else here[n], here[n]))
+        improved = True
+        while improved:
+            improved = False
+            for r in range(top + 1):
+                for i in range(len(rows[r]) - 1):
+                    c = local(r)
+                    rows[r][i], rows[r][i + 1] = rows[r][i + 1], rows[r][i]
+                    if local(r) < c:
+                        improved = True
+                    else:
+                        rows[r][i], rows[r][i + 1] = rows[r][i + 1], rows[r][i]
+        c = crossings(rows, above)
+        if c < best_c:
+            best, best_c = {r: list(ns) for r, ns in rows.items()}, c
+    for r in best:
+        best[r].sort(key=lambda n: not (below[n] or above[n]))
+    return best
+
+
+def _pava(target: list[float], weight: list[float]) -> list[float]:
+    """The nondecreasing y minimising sum weight_i (y_i - target_i)^2 (pool-adjacent-violators, exact)."""
+    blocks: list[list[float]] = []  # [weighted sum, weight, count]
+    for t, w in zip(target, weight):
+        blocks.append([t * w, w, 1])
+        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] >= blocks[-1][0] / blocks[-1][1]:
+            s, w2, k = blocks.pop()
+            blocks[-1][0] += s
+            blocks[-1][1] += w2
+            blocks[-1][2] += k
+    return [b[0] / b[1] for b in blocks for _ in range(int(b[2]))]
+
+
 def _sep(a: str, b: str) -> float:
-    """Least distance (in slots) between neighbours in a row: a slot between boxes, 0.55 between a box and a lane
-    (a lane clears a box's half-width 0.43), 0.15 between lanes."""
-    return {0: 1.0, 1: 0.55, 2: 0.15}[a.startswith("~") + b.startswith("~")]
+    """Least distance between the centres of two neighbours in a row (pixels)."""
+    return {0: _BW + _SEP_BOX, 1: _BW / 2 + _SEP_LANE, 2: _SEP_LANES}[_is_dummy(a) + _is_dummy(b)]
 
 
-def _order(rows: dict[int, list[str]], below: dict[str, list[str]], above: dict[str, list[str]]) -> dict[str, float]:
-    """Order every row by barycentre sweeps (up by the rows below, down by the rows above); initial positions."""
-    width = max(len(r) for r in rows.values())
-    pos = {n: float(i) for r in rows.values() for i, n in enumerate(r)}
-    top = max(rows)
-    for _ in range(6):
-        for r, key in [*((r, below) for r in range(1, top + 1)), *((r, above) for r in range(top - 1, -1, -1))]:
-            rows[r].sort(key=lambda n: (sum(pos[v] for v in key[n]) / len(key[n]) if key[n] else pos[n], n))
-            pos.update({n: i + (width - len(rows[r])) / 2 for i, n in enumerate(rows[r])})
-    for r in rows:  # a statement no proof uses and that uses none goes to the right end of its row
-        rows[r].sort(key=lambda n: not (below[n] or above[n]))
-    return pos
-
-
-def _coordinates(rows: dict[int, list[str]], below: dict[str, list[str]], above: dict[str, list[str]],
-                 pos: dict[str, float]) -> None:
-    """Keep each row's order, pull every node towards the weighted mean of its neighbours (lanes weigh 4, so long
-    edges run straight) subject to :func:`_sep`; isolated statements one slot apart at the row's end."""
-    def weight(n: str) -> float:
-        return 4.0 if n.startswith("~") else 1.0
-
-    top = max(rows)
-    for _ in range(12):
-        for r in (*range(top + 1), *range(top, -1, -1)):
-            names = [n for n in rows[r] if below[n] or above[n]]
-            want = [sum(weight(v) * pos[v] for v in below[n] + above[n]) / sum(weight(v) for v in below[n] + above[n])
-                    for n in names]
-            x = list(want)
-            for i in range(1, len(x)):
-                x[i] = max(x[i], x[i - 1] + _sep(names[i - 1], names[i]))
-            shift = sum(w - xi for w, xi in zip(want, x)) / max(len(x), 1)
-            pos.update({n: xi + shift for n, xi in zip(names, x)})
-            for i, n in enumerate(rows[r]):
-                if not (below[n] or above[n]):
-                    pos[n] = pos[rows[r][i - 1]] + 1.0 if i else 0.0
-
-
-def _straighten(rows: dict[int, list[str]], edges: list[tuple[str, str, list[str]]], pos: dict[str, float]) -> None:
-    """Put a long edge's lanes on one vertical where the separations allow it."""
+def _straighten(rows: dict[int, list[str]], edges: list[tuple[str, str, list[str]]], x: dict[str, float]) -> None:
+    """Put each long edge's dummies on one vertical (their mean) where the least gaps allow it."""
     rank = {n: r for r in rows for n in rows[r]}
-    for _u, _v, lanes in edges:
-        if not lanes:
+    for _u, _v, dummies in edges:
+        if not dummies:
             continue
-        x = sum(pos[n] for n in lanes) / len(lanes)
+        c = sum(x[d] for d in dummies) / len(dummies)
 
-        def fits(n: str) -> bool:
-            row = rows[rank[n]]
-            i = row.index(n)
-            return ((i == 0 or x - pos[row[i - 1]] >= _sep(row[i - 1], n) - 1e-9)
-                    and (i == len(row) - 1 or pos[row[i + 1]] - x >= _sep(n, row[i + 1]) - 1e-9))
+        def fits(d: str) -> bool:
+            row = rows[rank[d]]
+            i = row.index(d)
+            return ((i == 0 or c - x[row[i - 1]] >= _sep(row[i - 1], d) - 1e-9)
+                    and (i == len(row) - 1 or x[row[i + 1]] - c >= _sep(d, row[i + 1]) - 1e-9))
 
-        if all(fits(n) for n in lanes):
-            pos.update({n: x for n in lanes})
-
-
-def _layout() -> tuple[dict[str, tuple[float, int]], list[tuple[str, str, list[tuple[float, int]]]]]:
-    """A layered layout (sources at the bottom) whose long edges run in lanes, so they never pass through a box.
-    Returns the boxes' (slot, row) and, per edge (used, user), its lanes' (slot, row)."""
-    rows, below, above, edges = _rows_with_lanes()
-    pos = _order(rows, below, above)
-    _coordinates(rows, below, above, pos)
-    _straighten(rows, edges, pos)
-    left = min(pos.values())
-    pos = {n: round(x - left, 3) for n, x in pos.items()}
-    layer = _layers()
-    boxes = {n: (pos[n], r) for r, names in rows.items() for n in names if not n.startswith("~")}
-    routed = [(u, v, [(pos[lane], layer[u] + 1 + i) for i, lane in enumerate(lanes)]) for u, v, lanes in edges]
-    return boxes, routed
+        if all(fits(d) for d in dummies):
+            x.update({d: c for d in dummies})
 
 
-def graph_geometry() -> tuple[dict[str, tuple[float, float, float, float]], list[tuple[str, str, list[tuple[float, float]]]],
+def _x_coordinates(rows: dict[int, list[str]], below: dict[str, list[str]], above: dict[str, list[str]],
+                   edges: list[tuple[str, str, list[str]]]) -> dict[str, float]:
+    """Centres minimising sum w (x_a - x_b)^2 over the edge pieces (:data:`_WEIGHT`) with each row's order and
+    least gaps (:func:`_sep`) kept: 60 sweeps of exact per-row minimisation (:func:`_pava`), a convex problem;
+    then each long edge's dummies on one vertical where the gaps allow. Isolated statements one box apart at the
+    right end of their row."""
+    def w(a: str, b: str) -> float:
+        return _WEIGHT[_is_dummy(a) + _is_dummy(b)]
+
+    def linked(r: int) -> list[str]:
+        return [n for n in rows[r] if below[n] or above[n]]
+
+    x: dict[str, float] = {}
+    for r in rows:
+        acc = 0.0
+        for i, n in enumerate(linked(r)):
+            acc += _sep(linked(r)[i - 1], n) if i else 0.0
+            x[n] = acc
+    top = max(rows)
+    for sweep in range(60):
+        for r in (range(top + 1) if sweep % 2 == 0 else range(top, -1, -1)):
+            names = linked(r)
+            if not names:
+                continue
+            offset = [0.0]
+            for a, b in zip(names, names[1:]):
+                offset.append(offset[-1] + _sep(a, b))
+            weight = [sum(w(n, m) for m in below[n] + above[n]) for n in names]
+            target = [sum(w(n, m) * x[m] for m in below[n] + above[n]) / wt - off
+                      for n, wt, off in zip(names, weight, offset)]
+            x.update({n: y + off for n, y, off in zip(names, _pava(target, weight), offset)})
+    _straighten({r: linked(r) for r in rows}, edges, x)
+    for r in rows:
+        last = max((x[n] for n in linked(r)), default=-_BW - _SEP_BOX)
+        for n in rows[r]:
+            if n not in x:
+                last += _BW + _SEP_BOX
+                x[n] = last
+    return x
+
+
+def _layout() -> tuple[dict[int, list[str]], dict[str, float], list[tuple[str, str, list[str]]]]:
+    """The rows in their final order, every node's centre x and the edges (used, user, dummies)."""
+    rows, below, above, edges = _graph()
+    rows = _ordered(rows, below, above)
+    return rows, _x_coordinates(rows, below, above, edges), edges
+
+
+Point = tuple[float, float]
+Cubic = tuple[Point, Point, Point, Point]
+
+
+def graph_geometry() -> tuple[dict[str, tuple[float, float, float, float]], list[tuple[str, str, list[Cubic]]],
                               tuple[int, int]]:
-    """The drawn graph: each statement's box (x0, y0, x1, y1), each edge (used, user, polyline) and the canvas size.
+    """The drawn graph: each statement's box (x0, y0, x1, y1), each edge (used, user, cubic Bezier pieces) and the
+    canvas size.
 
-    Edges are routed orthogonally: up out of the top of the used statement's box, across in the gap between two
-    rows (a track of its own per edge), up through the crossed rows in the edge's lane (a slot holding no box),
-    into the bottom of the user's box. So no edge passes through a box other than its two ends
-    (``tests/test_theory_status.py`` checks every segment against every other box)."""
-    boxes, routed = _layout()
-    top = max(r for _, r in boxes.values())
-    # tracks: every edge crossing the gap above row r gets its own height in that gap
-    gap_edges: dict[int, list[int]] = {}
-    for i, (u, v, _lanes) in enumerate(routed):
-        for r in range(int(boxes[u][1]), int(boxes[v][1])):
-            gap_edges.setdefault(r, []).append(i)
-    gap = max(_GAP_MIN, 7 * (max(len(e) for e in gap_edges.values()) + 1))
-    dy = _BH + gap
-    n_slots = max([x for x, _ in boxes.values()] + [x for *_, lanes in routed for x, _ in lanes]) + 1
-    width = int(_SLOT * n_slots) + 20
-    height = int(dy * top + _BH) + 20 + _LEGEND
+    An edge leaves the top of the used statement's box at a port of its own (ports ordered by where the edges
+    go), crosses each gap between two rows as an S-curve (vertical at both ends, so the pieces join smoothly),
+    runs up through each row it crosses as a vertical line at its dummy node (which keeps clear of the boxes) and
+    enters the bottom of the user's box at a port of its own. A gap holds no box and an S-curve stays within its
+    gap, so no edge passes through a box other than its two ends (``tests/test_theory_status.py`` samples every
+    curve against every other box)."""
+    rows, x, edges = _layout()
+    top = max(rows)
+    left = min(x[n] for ns in rows.values() for n in ns) - _BW / 2
+    shift = _MARGIN - left
+    width = int(max(x[n] for ns in rows.values() for n in ns) + _BW / 2 + shift + _MARGIN + 0.5)
+    width = max(width, 620)  # the legend's width
+    height = int(_MARGIN + _LEGEND + (top + 1) * _BH + top * _GAP + _MARGIN)
 
-    def cx(slot: float) -> float:
-        return 10 + _SLOT * slot + _SLOT / 2
+    def cx(n: str) -> float:
+        return round(x[n] + shift, 1)
 
-    def cy(row: int) -> float:
-        return 10 + _LEGEND + dy * (top - row) + _BH / 2
+    def y_top(r: int) -> float:
+        return float(_MARGIN + _LEGEND + (top - r) * (_BH + _GAP))
 
-    rects = {n: (cx(x) - _BW / 2, cy(r) - _BH / 2, cx(x) + _BW / 2, cy(r) + _BH / 2) for n, (x, r) in boxes.items()}
-    # ports: edges leave the top and enter the bottom of a box at distinct points, ordered by the other end's x
-    def spread(name: str, others: list[tuple[int, float]]) -> dict[int, float]:
-        others = sorted(others, key=lambda t: (t[1], t[0]))
-        k = len(others)
-        return {i: cx(boxes[name][0]) + (j - (k - 1) / 2) * min(14.0, (_BW - 16) / max(k - 1, 1))
-                for j, (i, _) in enumerate(others)}
+    rank = {n: r for r in rows for n in rows[r]}
+    rects = {n: (cx(n) - _BW / 2, y_top(rank[n]), cx(n) + _BW / 2, y_top(rank[n]) + _BH)
+             for ns in rows.values() for n in ns if not _is_dummy(n)}
+
+    def ports(name: str, ends: list[tuple[int, float]]) -> dict[int, float]:
+        ends = sorted(ends, key=lambda t: (t[1], t[0]))
+        k = len(ends)
+        step = min(20.0, (_BW - 24) / max(k - 1, 1))
+        return {i: round(cx(name) + (j - (k - 1) / 2) * step, 1) for j, (i, _) in enumerate(ends)}
 
     out_port: dict[int, float] = {}
     in_port: dict[int, float] = {}
-    for n in boxes:
-        outs = [(i, cx(lanes[0][0]) if lanes else cx(boxes[v][0])) for i, (u, v, lanes) in enumerate(routed) if u == n]
-        ins = [(i, cx(lanes[-1][0]) if lanes else cx(boxes[u][0])) for i, (u, v, lanes) in enumerate(routed) if v == n]
-        out_port.update(spread(n, outs))
-        in_port.update(spread(n, ins))
-    edges = []
-    for i, (u, v, lanes) in enumerate(routed):
-        r0, r1 = boxes[u][1], boxes[v][1]
-        xs = [out_port[i], *(cx(x) for x, _ in lanes), in_port[i]]
-        pts = [(xs[0], rects[u][1])]
-        for step, r in enumerate(range(r0, r1)):
-            k = gap_edges[r].index(i)
-            y_track = cy(r) - _BH / 2 - gap * (k + 1) / (len(gap_edges[r]) + 1)
-            pts += [(xs[step], y_track), (xs[step + 1], y_track)]
-        pts.append((xs[-1], rects[v][3]))
-        edges.append((u, v, pts))
-    return rects, edges, (width, height)
+    for n in rects:
+        out_port.update(ports(n, [(i, cx((*d, v)[0])) for i, (u, v, d) in enumerate(edges) if u == n]))
+        in_port.update(ports(n, [(i, cx((u, *d)[-1])) for i, (u, v, d) in enumerate(edges) if v == n]))
+    drawn = []
+    for i, (u, v, dummies) in enumerate(edges):
+        # waypoints bottom to top: the used box's top, each dummy's row bottom and top, the user box's bottom
+        pts = [(out_port[i], y_top(rank[u]))]
+        for d in dummies:
+            pts += [(cx(d), y_top(rank[d]) + _BH), (cx(d), y_top(rank[d]))]
+        pts.append((in_port[i], y_top(rank[v]) + _BH))
+        pieces: list[Cubic] = []
+        for k, (a, b) in enumerate(zip(pts, pts[1:])):
+            if k % 2 == 0:  # across a gap: an S-curve
+                ym = (a[1] + b[1]) / 2
+                pieces.append((a, (a[0], ym), (b[0], ym), b))
+            else:  # up through a row, at the dummy
+                pieces.append((a, (a[0], (2 * a[1] + b[1]) / 3), (b[0], (a[1] + 2 * b[1]) / 3), b))
+        drawn.append((u, v, pieces))
+    return rects, drawn, (width, height)
+
+
+def _path(pieces: list[Cubic]) -> str:
+    def f(p: Point) -> str:
+        return f"{p[0]:g},{p[1]:g}"
+
+    out = [f"M{f(pieces[0][0])}"]
+    for p0, p1, p2, p3 in pieces:
+        out.append(f"V{p3[1]:g}" if p0[0] == p3[0] == p1[0] == p2[0] else f"C{f(p1)} {f(p2)} {f(p3)}")
+    return "".join(out)
 
 
 def dependency_svg() -> str:
     """The statements' dependency graph as SVG: an arrow from each statement to the ones whose proofs use it
-    (routed around the boxes, :func:`graph_geometry`), each node filled by its status (:data:`COLORS`)."""
+    (:func:`graph_geometry`), each node filled by its status (:data:`COLORS`)."""
     rects, edges, (width, height) = graph_geometry()
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
            f'height="{height}" font-family="sans-serif" font-size="12" role="img" '
@@ -532,17 +653,16 @@ def dependency_svg() -> str:
         out.append(f'<rect x="{lx}" y="6" width="14" height="14" fill="{COLORS[level]}" stroke="#333"/>'
                    f'<text x="{lx + 18}" y="17">{level}</text>')
         lx += 24 + 7 * len(level) + 14
-    for u, v, pts in edges:
-        path = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
-        out.append(f'<polyline points="{path}" fill="none" stroke="#555" stroke-width="1.2" '
-                   f'marker-end="url(#arrow)"><title>{u} is used by {v}</title></polyline>')
-    by = {st.number: st for st in STATEMENTS}
-    for name, (x0, y0, x1, y1) in rects.items():
-        level, _ = statement_status(by[name])
+    for u, v, pieces in edges:
+        out.append(f'<path d="{_path(pieces)}" fill="none" stroke="#555" stroke-width="1.2" '
+                   f'marker-end="url(#arrow)"><title>{u} is used by {v}</title></path>')
+    for st in STATEMENTS:
+        x0, y0, x1, y1 = rects[st.number]
+        level, _ = statement_status(st)
         colour = "#ffffff" if level in _DARK else "#111111"
-        out.append(f'<g><title>{name}: {level}</title><rect x="{x0:.1f}" y="{y0:.1f}" width="{_BW}" height="{_BH}" '
-                   f'rx="6" fill="{COLORS[level]}" stroke="#333"/><text x="{(x0 + x1) / 2:.1f}" y="{(y0 + y1) / 2 + 4:.1f}" '
-                   f'text-anchor="middle" fill="{colour}">{name}</text></g>')
+        out.append(f'<g><title>{st.number}: {level}</title><rect x="{x0:g}" y="{y0:g}" width="{_BW}" height="{_BH}" '
+                   f'rx="6" fill="{COLORS[level]}" stroke="#333"/><text x="{(x0 + x1) / 2:g}" y="{(y0 + y1) / 2 + 4:g}" '
+                   f'text-anchor="middle" fill="{colour}">{st.number}</text></g>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
