@@ -28,7 +28,7 @@ s in {0.1, 0.3}, 3 seeds each, seeds never used elsewhere): ECE of p_g.
 writes ``benchmarks/results/calibration.json`` and
 ``docs/images/calibration.png``; needs the datasets (``TOPTWO_DATA`` or the cache).
 ``--page`` regenerates the tables of ``docs/calibration.md`` from the stored JSON files
-(this one, ``relabel.json`` and ``diagnose.json``).
+(this one, ``gold_calibration.json``, ``relabel.json`` and ``diagnose.json``).
 """
 
 from __future__ import annotations
@@ -287,10 +287,15 @@ def page_tables() -> dict[str, str]:
     """marker -> table of docs/calibration.md, from the three stored JSON files."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import diagnose_datasets
+    import gold_calibration
     import relabel
     results = ROOT / "benchmarks" / "results"
     cal = json.loads((results / "calibration.json").read_text())
+    gold = json.loads((results / "gold_calibration.json").read_text())
     return {"calibration-table": table(cal), "synthetic-table": synthetic_table(cal),
+            "gold-table": gold_calibration.table(gold),
+            "gold-compare-table": gold_calibration.compare_table(gold),
+            "prior-table": gold_calibration.prior_table(gold),
             "relabel-table": relabel.table(json.loads((results / "relabel.json").read_text())),
             "diagnose-table": diagnose_datasets.table(
                 json.loads((results / "diagnose.json").read_text()))}

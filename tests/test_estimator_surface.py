@@ -38,7 +38,7 @@ ESTIMATORS.update({
 def test_same_surface(name):
     est = ESTIMATORS[name]()
     with pytest.raises(NotFittedError, match=r"is not fitted yet; call fit first"):
-        est.top_two_
+        est.top_two_  # noqa: B018 (the access is the test)
     params = est.get_params()
     assert isinstance(params, dict) and type(est)(**params).get_params().keys() == params.keys()
     assert repr(est).startswith(type(est).__name__ + "(")

@@ -159,9 +159,9 @@ def test_not_fitted_error_is_value_and_attribute_error():
     est = toptwo.baselines.MajorityVote()
     assert not hasattr(est, "top_two_")
     with pytest.raises(ValueError):
-        est.confusion_
+        est.confusion_  # noqa: B018 (the access is the test)
     with pytest.raises(AttributeError, match=r"'MajorityVote' object has no attribute 'nope'"):
-        est.nope
+        est.nope  # noqa: B018 (the access is the test)
     est.fit(np.array([[1, 2], [1, 1]]))
     check_is_fitted(est, "top_two_")               # no error once fitted
     with pytest.raises(NotFittedError, match=r"^TopTwo9 is not fitted yet; call fit first\.$"):

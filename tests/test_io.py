@@ -302,7 +302,6 @@ def test_write_reliability_csv():
 
 
 def test_read_write_roundtrip_through_estimator(tmp_path):
-    import toptwo
     model = toptwo.TopTwoModel.scenario("easy", n_workers=20, n_tasks=30, n_labels=4, rng=5)
     A = model.sample(0.5, rng=6)
     text = "worker,task,label\n" + "".join(

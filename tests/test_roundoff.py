@@ -17,7 +17,6 @@ import sys
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from hypothesis import assume, given, settings, strategies as st
 
 import toptwo

@@ -326,7 +326,6 @@ def test_observed_centering_matches_dense_reference(precise_iterative):
     est = toptwo.TopTwo1(centering="observed", left_vector="per_k").fit(R)
     np.testing.assert_array_equal(est.top_two_, ref_top)
     np.testing.assert_allclose(est.confusion_raw_, ref_q[:, 0], rtol=1e-8)
-    import toptwo.spectral as spectral_mod
     old = _linalg.DENSE_GRAM_MAX_WORKERS
     try:
         _linalg.DENSE_GRAM_MAX_WORKERS = 0
@@ -658,7 +657,6 @@ def test_chunked_steps_4_5_equal_the_reference_bit_for_bit(K, n_top, monkeypatch
 def test_fits_do_not_depend_on_the_chunk_sizes(monkeypatch):
     """The chunked passes (eq. (5), eq. (6), components, steps 4-5) give the bits of one
     whole pass: the same fits with tiny chunks (many chunk boundaries) are identical."""
-    from toptwo import spectral
 
     def fits():
         out = []

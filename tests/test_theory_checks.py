@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -88,6 +90,7 @@ NEGATIVE_TWINS = {
     "mc_lemma3_sin_theta": dict(exponent=-1.0),  # 1/(sn) for 1/sqrt(sn)
     "mc_lemma5_delta1_scaling": dict(exponent=-1.0),  # a delta_1^-1 law
     "mc_theorem1_q_hat": dict(exponent=-1.0),  # a delta_1^-1 law for q_hat
+    "mc_corollary1_q_max_log_m": dict(exponent=0.0),  # no log m in ||q_hat - q||_inf
     "mc_theorem2_perturbed_plugin": dict(dbar_power=0.5),  # s ~ 1/(n sqrt(Dbar)) would suffice
     "lemma6_second_moment": dict(constant=lambda rho: 2 / (1 - rho)),  # log(1/rho) dropped
     "textbook_concentration_exact": dict(hoeffding_const=4.0),
@@ -169,7 +172,10 @@ def test_code_check_rejects_wrong_code(name: str, monkeypatch) -> None:
         tc.CHECKS[name]()
 
 
-@pytest.mark.parametrize("name", list(NEGATIVE_TWINS))
+# the twins of the long Monte-Carlo checks (`python -m theory_checks --long`, CI's slow
+# stage) run with them: ~13 s of CPU, more than the other twins together
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow)
+                                  if n in tc.LONG_CHECKS else n for n in NEGATIVE_TWINS])
 def test_negative_twin_rejected(name: str) -> None:
     with pytest.raises(ClaimFailed):
         tc.CHECKS[name](**NEGATIVE_TWINS[name])
@@ -207,8 +213,8 @@ from theory_checks.mutants import KINDS, MUTANTS, _M, format_kill_table, kill_ra
 
 @pytest.mark.slow
 def test_mc_lemma1_sampler_other_seeds() -> None:
-    # each seed fails with probability <= 6e-3 (Bonferroni over its 6 tests): P(any of 20 fails) <= 0.12;
-    # the assertion allows one failure, P(>= 2 of 20) <= 190 * 6e-3**2 < 0.007
+    # each seed fails with probability <= 2.9e-3 (the exact sizes of its 6 tests, summed): P(any of 20 fails)
+    # <= 0.058; the assertion allows one failure, P(>= 2 of 20) <= 190 * 2.9e-3**2 < 0.0016
     fails = 0
     for sd in range(2, 22):
         try:
@@ -221,8 +227,8 @@ def test_mc_lemma1_sampler_other_seeds() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["mc_theorem1_gap_exponent", "mc_majority_vote_rate"])
 def test_mc_exponent_checks_other_seeds(name: str) -> None:
-    # false alarms: each seed fails with probability <= 5e-4 (nominal), so P(any of 8 fails) <= 4e-3 (Bonferroni);
-    # power: the wrong exponents 1 and 4 must be rejected at every seed
+    # false alarms: each seed fails with probability 1e-3 (on the check's computed law), so P(any of 8 fails) <= 8e-3
+    # (Bonferroni); power: the wrong exponents 1 and 4 must be rejected at every seed
     for sd in range(21, 29):
         tc.CHECKS[name](seed=sd)
         for wrong in (1.0, 4.0):
@@ -230,16 +236,51 @@ def test_mc_exponent_checks_other_seeds(name: str) -> None:
                 tc.CHECKS[name](exponent=wrong, seed=sd)
 
 
+def test_theorem1_law_limit_tends_to_two() -> None:
+    """The gap-exponent check's limit law (the weighted vote's Chernoff rates): its exponent at gaps 1/3 as large as
+    the check's is the value the note quotes, and it falls towards 2 as the gaps shrink."""
+    from theory_checks.checks_montecarlo import THEOREM1_LAW_LIMIT, theorem1_pool, weighted_vote_chernoff_rate
+
+    p = theorem1_pool(3)
+    e = [math.log(weighted_vote_chernoff_rate(p, 0.5 + 1.5 * g) / weighted_vote_chernoff_rate(p, 0.5 + g / 2))
+         / math.log(3) for g in (0.1, 0.1 / 3, 0.1 / 9)]
+    assert f"{e[1]:.3f}" == THEOREM1_LAW_LIMIT
+    assert e[0] > e[1] > e[2] > 2.0 and e[2] - 2.0 < 1e-3
+
+
+@pytest.mark.slow
+def test_mv_law_exponent_tends_to_two() -> None:
+    """The majority-vote check's central-limit law: its exponent at (alpha, 3 alpha) tends to 2 as alpha shrinks
+    (ns and n scaled by 9 per step), the values the check's note quotes (MV_LAW_LIMIT)."""
+    from theory_checks.checks_montecarlo import MV_LAW_LIMIT, mv_law_exponent
+
+    got = [mv_law_exponent((a, 3 * a), sc, exact_tails=False)[0] for a, sc in ((0.1, 1.0), (0.1 / 3, 9.0),
+                                                                               (0.1 / 9, 81.0))]
+    assert ", ".join(f"{e:.3f}" for e in got) == MV_LAW_LIMIT
+    assert got[0] > got[1] > got[2] > 2.0 and got[2] - 2.0 < 0.01
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["mc_corollary1_log_m", "mc_corollary2_log_m"])
 def test_mc_log_m_checks_other_seeds(name: str) -> None:
-    # false alarms: each seed fails with probability <= 5e-4 (nominal), P(any of 8 fails) <= 4e-3 (Bonferroni);
-    # power: kappa = 0 (no log m) and kappa = 2 must be rejected at every seed
+    # false alarms: each seed fails with probability 1e-3 (on kappa_hat's law simulated at the sizes used),
+    # P(any of 8 fails) <= 8e-3 (Bonferroni); power: kappa = 0 (no log m) and kappa = 2 must be rejected at every seed
     for sd in range(21, 29):
         tc.CHECKS[name](seed=sd)
         for wrong in (0.0, 2.0):
             with pytest.raises(ClaimFailed):
                 tc.CHECKS[name](kappa=wrong, seed=sd)
+
+
+@pytest.mark.slow
+def test_mc_q_max_check_other_seeds() -> None:
+    # false alarms: each seed fails with probability <= 1e-3 (nominal), P(any of 6 fails) <= 6e-3 (Bonferroni);
+    # power: no log m (gamma = 0) and the max linear in log m (gamma = 1) must be rejected at every seed
+    for sd in range(31, 37):
+        tc.CHECKS["mc_corollary1_q_max_log_m"](seed=sd)
+        for wrong in (0.0, 1.0):
+            with pytest.raises(ClaimFailed):
+                tc.CHECKS["mc_corollary1_q_max_log_m"](exponent=wrong, seed=sd)
 
 
 @pytest.mark.slow
@@ -266,7 +307,9 @@ def test_every_check_has_mutants_of_several_kinds() -> None:
     assert kinds == set(KINDS)
 
 
-@pytest.mark.parametrize("mutant", _M, ids=[f"{m.check}/{m.name}" for m in _M])
+@pytest.mark.parametrize("mutant", [pytest.param(m, marks=pytest.mark.slow)
+                                    if m.check in tc.LONG_CHECKS else m for m in _M],
+                         ids=[f"{m.check}/{m.name}" for m in _M])    # long checks: slow
 def test_every_mutant_is_killed(mutant) -> None:
     from theory_checks.status import claim_mutant_killed
 

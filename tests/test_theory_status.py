@@ -24,6 +24,9 @@ def test_every_statement_check_is_registered_and_can_fail() -> None:
         assert all(c in MUTANTS or c in CODE_CHECKS for c in st.checks), st.number
 
 
+# both run every check and claim mutant (~35-60 s of CPU, what `python -m theory_checks`
+# proves in the README's quick start): CI's slow stage regenerates them
+@pytest.mark.slow
 @pytest.mark.parametrize("path, make", [("docs/theory_status.md", status_page),
                                         ("docs/_generated/theory_graph.svg", lambda root: dependency_svg())])
 def test_committed_page_is_generated(path: str, make) -> None:
@@ -33,6 +36,7 @@ def test_committed_page_is_generated(path: str, make) -> None:
                                 "docs/theory_status.md --readme-table README.md")
 
 
+@pytest.mark.slow                  # runs every check (as the page above): CI's slow stage
 def test_every_label_is_earned_by_a_passing_check() -> None:
     """A statement's status is the strongest level among its passing checks; untouched ones say why."""
     from theory_checks.status import LEVELS, check_record, statement_status
@@ -56,6 +60,7 @@ def test_a_failing_check_lowers_the_label(monkeypatch) -> None:
     assert status.statement_status(st) == ("untouched", [])
 
 
+@pytest.mark.slow                  # runs every check (as the page above): CI's slow stage
 def test_status_cli_writes_both(tmp_path, capsys) -> None:
     from theory_checks.__main__ import main
 
@@ -117,3 +122,102 @@ def test_readme_shows_the_generated_table() -> None:
     end = readme.index("<!-- /theory-table -->")
     assert readme[start:end].strip() == body.strip(), (
         "README's theory table is stale: regenerate with python -m theory_checks --readme-table README.md")
+
+
+def _segment_hits_box(a: tuple[float, float], b: tuple[float, float], box: tuple[float, float, float, float]) -> bool:
+    """Does the closed segment a-b meet the closed rectangle box (Liang-Barsky clipping)?"""
+    (x0, y0, x1, y1), t0, t1 = box, 0.0, 1.0
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    for p, q in ((-dx, a[0] - x0), (dx, x1 - a[0]), (-dy, a[1] - y0), (dy, y1 - a[1])):
+        if p == 0:
+            if q < 0:
+                return False
+        elif p < 0:
+            t0 = max(t0, q / p)
+        else:
+            t1 = min(t1, q / p)
+    return t0 <= t1
+
+
+def _bezier_points(piece, n: int = 64) -> list[tuple[float, float]]:
+    """n + 1 points along a cubic Bezier piece (p0, p1, p2, p3)."""
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = piece
+    out = []
+    for k in range(n + 1):
+        t = k / n
+        a, b, c, d = (1 - t) ** 3, 3 * (1 - t) ** 2 * t, 3 * (1 - t) * t * t, t ** 3
+        out.append((a * x0 + b * x1 + c * x2 + d * x3, a * y0 + b * y1 + c * y2 + d * y3))
+    return out
+
+
+def _curve_hits(pieces, rects, skip) -> list[str]:
+    """The boxes (other than those named in skip) that a chain of Bezier pieces passes through, sampled densely."""
+    pts = [p for piece in pieces for p in _bezier_points(piece)]
+    return sorted({n for n, box in rects.items() if n not in skip
+                   for a, b in zip(pts, pts[1:]) if _segment_hits_box(a, b, box)})
+
+
+def test_graph_edges_go_around_the_boxes() -> None:
+    """No edge of the dependency graph passes through a box other than its two ends (every Bezier piece sampled
+    at 65 points, the chords clipped against every box); each edge leaves the top of the used statement's box and
+    enters the bottom of the user's box; the pieces join; one edge per proof dependency."""
+    from theory_checks.status import graph_geometry
+
+    rects, edges, (width, height) = graph_geometry()
+    assert len(rects) == 18 and len(edges) == sum(len(st.uses) for st in STATEMENTS)
+    for u, v, pieces in edges:
+        start, end = pieces[0][0], pieces[-1][-1]
+        assert start[1] == rects[u][1] and rects[u][0] < start[0] < rects[u][2], (u, v)
+        assert end[1] == rects[v][3] and rects[v][0] < end[0] < rects[v][2], (u, v)
+        assert all(p[-1] == q[0] for p, q in zip(pieces, pieces[1:])), (u, v)
+        for piece in pieces:
+            assert all(0 <= x <= width and 0 <= y <= height for x, y in piece), (u, v)
+        hit = _curve_hits(pieces, rects, (u, v))
+        assert not hit, f"the edge {u} -> {v} passes through {hit}"
+    # the twin: drawn as one S-curve from port to port (no dummy nodes), a long edge passes through a box
+    twins = [(u, v) for u, v, pieces in edges if len(pieces) > 1 and _curve_hits(
+        [(pieces[0][0], (pieces[0][0][0], (pieces[0][0][1] + pieces[-1][-1][1]) / 2),
+          (pieces[-1][-1][0], (pieces[0][0][1] + pieces[-1][-1][1]) / 2), pieces[-1][-1])], rects, (u, v))]
+    assert twins
+
+
+def test_graph_order_removes_crossings() -> None:
+    """The crossing minimisation never does worse than the initial order (statements by name): 11 crossings
+    become 2 (:func:`crossings`), and no swap of two neighbours in a row lowers that further (the twin: some swap
+    raises it, so the count sees a swap); the drawn curves cross exactly as often (counted on the sampled
+    curves: the ports add no crossing)."""
+    from theory_checks.status import _graph, _ordered, crossings, graph_geometry
+
+    rows, below, above, _ = _graph()
+    initial = crossings(rows, above)
+    best = _ordered(rows, below, above)
+    final = crossings(best, above)
+    assert final <= initial and (initial, final) == (11, 2)
+    swaps = []
+    for r, names in best.items():
+        for i in range(len(names) - 1):
+            order = {k: list(ns) for k, ns in best.items()}
+            order[r][i], order[r][i + 1] = order[r][i + 1], order[r][i]
+            swaps.append(crossings(order, above))
+    assert min(swaps) >= final and max(swaps) > final
+
+    def proper(p, q, r, s) -> bool:
+        def o(a, b, c):
+            return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+        return o(r, s, p) * o(r, s, q) < 0 and o(p, q, r) * o(p, q, s) < 0
+
+    _, edges, _ = graph_geometry()
+    curves = [[p for piece in pieces for p in _bezier_points(piece, 24)] for *_, pieces in edges]
+    drawn = sum(proper(a, b, c, d) for i, e in enumerate(curves) for f in curves[i + 1:]
+                for a, b in zip(e, e[1:]) for c, d in zip(f, f[1:]))
+    assert drawn == final
+
+
+def test_graph_layout_is_deterministic(monkeypatch) -> None:
+    """The drawing depends on the statements and their uses only, not on the order they are listed in."""
+    from theory_checks import status
+
+    first = status.graph_geometry()
+    assert status.graph_geometry() == first
+    monkeypatch.setattr(status, "STATEMENTS", tuple(reversed(STATEMENTS)))
+    assert status.graph_geometry() == first

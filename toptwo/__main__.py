@@ -38,10 +38,10 @@ with cli_imports():             # a failed import: one line, exit status 2 (issu
     from .baselines.majority import MajorityVote
     from .baselines.dawid_skene import OneCoinDawidSkene
     from .extensions.em import TopTwoEM
-    from .io import write_reliability_csv, write_results_csv
+    from .io import read_gold_csv, write_reliability_csv, write_results_csv
     from .metrics import top_two_errors
     from .mle import OracleMLE, TopTwo2
-    from .posterior import relabel_rows, task_probabilities
+    from .posterior import MIN_GOLD, gold_probabilities, relabel_rows, task_probabilities
     from .diagnose import add_parser as add_diagnose_parser, run as run_diagnose
     from .model import SCENARIOS, TopTwoModel
     from .responses import binary_labels_message, check_labels_used
@@ -98,7 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "that (g, h) is its pair, under the top-two model (one meaning for "
                     "every method; em: its own posterior; the others: reliabilities from "
                     "eq. (5) at their own pairs and a prior over q fitted to the crowd). "
-                    "How well calibrated they are on real crowds: docs/calibration.md.",
+                    "How well calibrated they are on real crowds: docs/calibration.md. "
+                    "With --gold, p_g and p_pair are recalibrated on the tasks whose answer "
+                    "is known and a column p_g_source follows (calibrated, or gold: the "
+                    "known answer, p_g = 1 if g is it, else 0).",
         epilog="Bad input (malformed file, labels out of range, repeated answers with "
                "--duplicates error, an output that cannot be written) is reported on stderr "
                "with exit status 2, before any output file is written. Output files are "
@@ -111,7 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
     infer.add_argument("--method", choices=_METHODS, default="toptwo2",
                        help="toptwo2: spectral + plug-in MLE (Algorithm 2, default); "
                             "toptwo1: spectral only (Algorithm 1); em: EM on the full top-two "
-                            "likelihood from TopTwo2 (slower; calibrated posteriors); "
+                            "likelihood from TopTwo2 (slower; posteriors calibrated on "
+                            "crowds drawn from the model, see docs/calibration.md); "
                             "majority: majority vote; "
                             "onecoin: one-coin Dawid-Skene (EM; also for binary tasks, K = 2)")
     infer.add_argument("--seed", type=_seed, default=0,
@@ -126,6 +130,14 @@ def build_parser() -> argparse.ArgumentParser:
                             "pair, in [-2/(K-2), 1], not clipped for eq. (6)) to this file; "
                             "needs --method toptwo2, em or onecoin; '-': standard output, "
                             "when --output names a file")
+    infer.add_argument("--gold", metavar="GOLDFILE", default=None,
+                       help="known answers of some tasks (gold questions), one 'task label' "
+                            "per line, as the paper's truth files (comma, tab, semicolon or "
+                            "space; an optional header 'task,label'; labels numbered as in "
+                            "FILE): p_g and p_pair of the other tasks are recalibrated on "
+                            f"them (Platt scaling, at least {MIN_GOLD} gold tasks; "
+                            "toptwo.posterior.gold_probabilities) and a column p_g_source "
+                            "says which tasks are gold")
     infer.add_argument("--uncertain", type=_positive_int, default=None, metavar="N",
                        help="also print to standard error the N tasks whose re-labelling "
                             "is expected to lower the g error most (task,expected_gain,p_g; "
@@ -495,6 +507,14 @@ def _run_infer(args: argparse.Namespace) -> None:  # noqa: C901 - the command's 
                           f"estimate worker reliabilities); got --method {args.method}.")
     # Every output is checked before the (possibly long) run and before any is written.
     others = {"FILE": args.file} if args.file != "-" else {}
+    if args.gold not in (None, "", "-"):
+        others["--gold"] = args.gold
+    if args.gold is not None:
+        if args.gold == "":
+            raise _UsageError("--gold needs a file name; got an empty one.")
+        if args.gold == "-" and args.file == "-":
+            raise _UsageError("FILE and --gold cannot both be standard input ('-'); give "
+                              "one of them as a file.")
     outputs: list[_Output] = []
     results_to_stdout = args.output in (None, "-")
     if args.workers_output == "-" and results_to_stdout:
@@ -513,6 +533,16 @@ def _run_infer(args: argparse.Namespace) -> None:  # noqa: C901 - the command's 
     if args.uncertain is not None and args.uncertain > R.n_tasks:
         raise _UsageError(f"--uncertain {args.uncertain} is more than the {R.n_tasks} "
                           f"task(s) in {input_name(args)}; give at most {R.n_tasks}.")
+    # the CSV reader always keeps the ids as written
+    task_ids = R.task_ids if R.task_ids is not None else np.arange(R.n_tasks)
+    gold = None
+    if args.gold is not None:
+        gold = read_gold_csv(args.gold, task_ids, R.n_labels, label_base=args.label_base)
+        if int((gold > 0).sum()) < MIN_GOLD:
+            gname = "standard input" if args.gold == "-" else _show(args.gold)
+            raise _UsageError(f"{gname}: {int((gold > 0).sum())} gold task(s); at least "
+                              f"{MIN_GOLD} are needed to calibrate p_g on them "
+                              f"(toptwo.posterior.MIN_GOLD).")
     name, make = _ESTIMATORS[args.method]
     _progress(R.nnz, f"read {R.nnz} answers ({R.n_workers} workers, {R.n_tasks} tasks, "
                      f"K={R.n_labels}); fitting {name}...")
@@ -525,12 +555,10 @@ def _run_infer(args: argparse.Namespace) -> None:  # noqa: C901 - the command's 
         est.fit(R)
     except ValueError as exc:
         raise ValueError(f"{input_name(args)}: {exc}") from None
-    # the CSV reader always keeps the ids as written
-    task_ids = R.task_ids if R.task_ids is not None else np.arange(R.n_tasks)
     worker_ids = R.worker_ids if R.worker_ids is not None else np.arange(R.n_workers)
     # everything that can fail is computed before anything is written
-    probs = task_probabilities(est, R)
-    relabel = (relabel_rows(est, R, task_ids, args.uncertain, DECIMALS)
+    probs = task_probabilities(est, R) if gold is None else gold_probabilities(est, gold, R)
+    relabel = (relabel_rows(est, R, task_ids, args.uncertain, DECIMALS, pg=probs["p_g"])
                if args.uncertain is not None else None)
 
     def results(fh: IO[str]) -> None:

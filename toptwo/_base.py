@@ -126,7 +126,7 @@ class BaseEstimator(FittedAttributesMixin, ParamsBase):
         self._responses_in = R
         self.__dict__.pop("_task_probabilities", None)
 
-    def to_frame(self, kind: str = "tasks") -> Any:
+    def to_frame(self, kind: str = "tasks", *, gold: Any = None) -> Any:
         """The fitted estimates as a pandas DataFrame indexed by the user's ids.
 
         Parameters
@@ -143,6 +143,14 @@ class BaseEstimator(FittedAttributesMixin, ParamsBase):
             names). ``"workers"``: one row per worker with
             the column ``reliability`` (``reliability_``, p_hat_i of eq. (3) for the
             paper's estimators).
+        gold : array-like or mapping, optional
+            Known answers of some tasks (gold tasks, labels 1..K: an integer array of
+            shape (n_tasks,) with 0 for the others, or a dict / pandas Series from task
+            id to label; at least :data:`toptwo.posterior.MIN_GOLD`). Then ``p_g`` and
+            ``p_pair`` are recalibrated on them
+            (:func:`toptwo.posterior.gold_probabilities`; on a gold task ``p_g`` is 1 or
+            0, whether g is its known answer) and a column ``p_g_source`` says which
+            (``"calibrated"`` or ``"gold"``). Only with ``kind="tasks"``.
 
         Returns
         -------
@@ -165,6 +173,10 @@ class BaseEstimator(FittedAttributesMixin, ParamsBase):
             raise ImportError(f"{self._name}.to_frame needs pandas, an optional dependency: "
                               f"pip install 'toptwo[pandas]'.") from None
         worker_ids, task_ids = getattr(self, "_ids_in", (None, None))
+        if gold is not None and kind != "tasks":
+            raise ValueError(f"{self._name}.to_frame takes gold only with kind='tasks' (the "
+                             f"known answers recalibrate the per-task p_g); got "
+                             f"kind={kind!r}.")
         if kind == "workers":
             if "reliability_" not in self.__dict__ or np.ndim(self.reliability_) != 1:
                 raise ValueError(f"{self._name} estimates no per-worker reliability "
@@ -186,8 +198,12 @@ class BaseEstimator(FittedAttributesMixin, ParamsBase):
             col = columns[name]
             col[col == 0] = pd.NA
         if "_responses_in" in self.__dict__:
-            from .posterior import task_probabilities
-            columns.update(task_probabilities(self))
+            from .posterior import gold_probabilities, task_probabilities
+            columns.update(task_probabilities(self) if gold is None
+                           else gold_probabilities(self, gold))
+        elif gold is not None:
+            raise ValueError(f"{self._name}.to_frame(gold=...) needs the data the estimator "
+                             f"was fitted on, which fit did not record.")
         return pd.DataFrame(columns, index=index)
 
     def fit(self, A: Any, n_labels: int | None = None) -> "BaseEstimator":  # pragma: no cover

@@ -9,7 +9,12 @@ also starts one BLAS thread instead of one per core (unless the environment says
 otherwise): OpenBLAS reserves a buffer per thread at load time, and with a few hundred
 MB of address space its thread start failed, retried for ever or exited from C
 (measured: ``ulimit -v 250000`` hung, 300000 exited "Memory allocation still failed").
-The outputs do not depend on the thread count. The library (``import toptwo``) is
+The outputs do not depend on the thread count. Even with one thread, OpenBLAS ends the
+process from C (status 1, no Python handler runs) when its buffer does not fit at load
+time, or retries for ever (measured, one thread: ``ulimit -v`` 62000 to 90000 KiB
+exited while numpy loaded, 170000 and 180000 hung while scipy.linalg loaded): under a
+limit the imports are therefore rehearsed first in a forked child (:func:`cli_imports`),
+and a child ended or hung that way becomes the same one line and status 2. The library (``import toptwo``) is
 unchanged: there an ImportError stays an ImportError.
 """
 
@@ -76,13 +81,64 @@ def _fail(exc: BaseException) -> None:
     limit = address_space_limit()
     note = (f"; the address space is limited to {limit // 1024} KiB (ulimit -v): raise "
             f"the limit" if limit is not None else "")
-    what = "out of memory" if isinstance(exc, MemoryError) else _reason(exc)
+    what = ("out of memory" if isinstance(exc, MemoryError) and not str(exc)
+            else _reason(exc))
     try:
         if sys.stderr is not None:
             print(f"{PROG}: error: cannot start: numpy/scipy could not be loaded "
                   f"({what}){note}", file=sys.stderr)
     except (OSError, ValueError, MemoryError):
         pass
+
+
+#: Seconds the forked rehearsal of the imports (:func:`cli_imports`) may take (about
+#: 0.5 s unloaded) before it counts as hung.
+REHEARSAL_SECONDS = 30.0
+
+
+def _rehearse() -> int | None:
+    """Fork: 0 in the child, which runs the imports with its output discarded and then
+    exits (see :func:`cli_imports`); the child's pid in the parent; None when there is
+    nothing to rehearse (numpy loaded already) or no ``fork``."""
+    if "numpy" in sys.modules or not hasattr(os, "fork"):
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        return None
+    if pid == 0:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.dup2(devnull, 2)
+        except OSError:
+            os._exit(0)
+    return pid
+
+
+def _rehearsal_problem(pid: int) -> str | None:
+    """How the rehearsal in child ``pid`` ended: None when it finished the imports or
+    failed in Python (the imports here then report that in one line); the reason in a
+    few words when it was ended from C (OpenBLAS: "Memory allocation still failed after
+    10 retries, giving up", status 1) or ran past :data:`REHEARSAL_SECONDS`."""
+    import time
+    deadline = time.monotonic() + REHEARSAL_SECONDS
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                return (f"out of memory: loading the BLAS library did not finish in "
+                        f"{REHEARSAL_SECONDS:g} s")
+            time.sleep(0.02)
+    except OSError:
+        return None
+    if os.waitstatus_to_exitcode(status) == 0:
+        return None
+    return "out of memory: the BLAS library could not allocate its buffer"
 
 
 def _interrupted(signum: int, frame: object) -> None:
@@ -120,21 +176,42 @@ def restore_interrupts() -> None:
 
 @contextlib.contextmanager
 def cli_imports() -> Iterator[None]:
-    """Around the package's imports of numpy and scipy (see the module docstring)."""
+    """Around the package's imports of numpy and scipy (see the module docstring).
+
+    Under an address-space limit the command line first rehearses the imports in a
+    forked child (:func:`_rehearse`): OpenBLAS can end a process from C or hang in it,
+    which no handler here would see."""
     cli = running_as_cli()
     if cli:
         quiet_interrupts()
+    rehearsal = None
     if cli and address_space_limit() is not None:
         for var in THREAD_VARIABLES:
             os.environ.setdefault(var, "1")
+        rehearsal = _rehearse()
+        if rehearsal:
+            problem = _rehearsal_problem(rehearsal)
+            if problem is not None:
+                _fail(MemoryError(problem))
+                raise SystemExit(2)
     try:
         yield
     except (ImportError, MemoryError, OSError) as exc:
+        if rehearsal == 0:
+            os._exit(0)
         if not cli:
             raise
         _fail(exc)
         raise SystemExit(2) from None
     except KeyboardInterrupt:           # Ctrl-C before the handler above was installed
+        if rehearsal == 0:
+            os._exit(0)
         if not cli:
             raise
         _interrupted(2, None)
+    except BaseException:
+        if rehearsal == 0:
+            os._exit(0)
+        raise
+    if rehearsal == 0:                  # the child: the imports ran to the end
+        os._exit(0)

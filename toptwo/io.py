@@ -54,8 +54,8 @@ from ._validation import check_choice, check_int
 from .responses import (DUPLICATE_POLICIES, INT32_MAX, MAX_INFERRED_LABELS, Responses,
                         _duplicates_error, _find_duplicates, exceeds_label_bound)
 
-__all__ = ["read_triples_csv", "write_results_csv", "write_reliability_csv",
-           "REQUIRED_COLUMNS"]
+__all__ = ["read_triples_csv", "read_gold_csv", "write_results_csv", "write_reliability_csv",
+           "REQUIRED_COLUMNS", "GOLD_COLUMNS"]
 
 #: The columns of a triples file, in the order used by the error messages.
 REQUIRED_COLUMNS = ("worker", "task", "label")
@@ -152,6 +152,116 @@ def read_triples_csv(path: str | os.PathLike | IO[Any], *, n_labels: int | None 
         if R is not None:
             return R
     return _read_strict(src, layout, base, K_given, duplicates)
+
+
+#: The columns of a gold file (``read_gold_csv``), in the order of a file without header.
+GOLD_COLUMNS = ("task", "label")
+
+
+def read_gold_csv(path: str | os.PathLike | IO[Any], task_ids: Sequence[Any] | np.ndarray,
+                  n_labels: int, *, label_base: int = 1, sep: str | None = None
+                  ) -> np.ndarray:
+    """Read known answers of some tasks (gold tasks): one ``task label`` pair per line.
+
+    The layout of the paper's truth files (``adult2_truth.txt``, ``web_truth.txt``...):
+    two fields, the task id and its true label, separated by a comma, a tab, a
+    semicolon or one space (sniffed from the first line, or ``sep``), with or without a
+    header row naming the columns ``task`` and ``label`` (any order). gzip, bzip2 and
+    xz files and ``"-"`` (standard input) are read as by :func:`read_triples_csv`. A
+    task may be listed more than once with the same label (``dog_truth.txt`` repeats
+    each task once per answer); with two different labels it is refused.
+
+    Parameters
+    ----------
+    path : str, path-like or file object
+        The gold file.
+    task_ids : sequence of length n_tasks
+        The task ids of the answers (:attr:`toptwo.Responses.task_ids` of
+        :func:`read_triples_csv`); every task of the gold file must be one of them.
+    n_labels : int
+        K; labels are ``label_base .. label_base + K - 1`` as in the answers file.
+    label_base : int, default=1
+        As in :func:`read_triples_csv`.
+    sep : {",", "\\t", ";", " "}, optional
+        The field separator (default: sniffed).
+
+    Returns
+    -------
+    ndarray of int64, shape (n_tasks,)
+        The known label of each task shifted to 1..K, 0 where the file gives none.
+
+    Raises
+    ------
+    ValueError
+        On an empty file, a line without exactly two fields, an unknown task id, a
+        label that is not an integer in range, or a task given two labels; the message
+        names the file and the line.
+    """
+    owner = "read_gold_csv"
+    base = check_int(label_base, "label_base", owner=owner, minimum=0)
+    K = check_int(n_labels, "n_labels", owner=owner, minimum=2)
+    layout = _Layout(sep, None, None)
+    src = open_source(path)
+    sep = _sniff(src, layout.sep)
+    name = src.name
+    index = {str(t): j for j, t in enumerate(list(task_ids))}
+    out = np.zeros(len(index), dtype=np.int64)
+    first_line = np.zeros(len(index), dtype=np.int64)
+    hi = base + K - 1
+    it, il = 0, 1
+    seen_row = False
+    with src.text() as fh:
+        reader = csv.reader(fh, delimiter=sep)
+        try:
+            for row in reader:
+                line = reader.line_num
+                if not row or all(not f.strip() for f in row) and (len(row) == 1 or sep == " "):
+                    continue
+                fields = [f.strip() for f in row]
+                if any(_not_utf8(f) for f in fields):
+                    raise _fail(name, line, f"{_UTF8_MSG} ({_show(row)}).")
+                if not seen_row:
+                    seen_row = True
+                    if sorted(fields) == sorted(GOLD_COLUMNS):       # a header row
+                        it, il = fields.index("task"), fields.index("label")
+                        continue
+                    if len(fields) == 2 and not _INT_RE.fullmatch(fields[1]):
+                        raise _fail(name, line, f"the first line {_show(row)} is neither a "
+                                    f"header naming the columns task and label nor a gold "
+                                    f"answer 'task{_sep_name(sep)}label' with an integer "
+                                    f"label.")
+                if len(row) != 2:
+                    raise _fail(name, line, f"expected 2 fields (task and label) separated by "
+                                f"{_sep_name(sep)!r}; got {len(row)}: {_show(row)}."
+                                f"{_width_hint(row, sep, 2)}")
+                t, lab = fields[it], fields[il]
+                j = index.get(t)
+                if j is None:
+                    raise _fail(name, line, f"task {_show(t)} is not among the {len(index)} "
+                                f"tasks of the answers; a gold task must be one of them "
+                                f"(the same id as written there).")
+                if not _INT_RE.fullmatch(lab) or not base <= _label_value(lab) <= hi:
+                    hint = (" If the file numbers the choices from 0 (0..K-1), pass "
+                            "label_base=0 (CLI: --label-base 0)."
+                            if _INT_RE.fullmatch(lab) and _label_value(lab) == base - 1 == 0
+                            else "")
+                    raise _fail(name, line, f"the label of task {_show(t)} must be an integer "
+                                f"in {base}..{hi} (K={K}, as in the answers); got "
+                                f"{_show(lab)}.{hint}")
+                value = _label_value(lab) - base + 1
+                if out[j] and out[j] != value:
+                    raise _fail(name, line, f"task {_show(t)} is given label {_show_int(lab)} here "
+                                f"and {out[j] + base - 1} on line {first_line[j]}; a gold "
+                                f"task has one known answer.")
+                if not out[j]:
+                    out[j], first_line[j] = value, line
+        except csv.Error as exc:
+            raise _fail(name, reader.line_num or None, f"not a readable CSV row ({exc}).") \
+                from None
+    if not out.any():
+        raise _fail(name, None, "the file holds no gold answers; expected one line "
+                    "'task label' per task with a known answer.")
+    return out
 
 
 #: The parsers of :func:`read_triples_csv`.
@@ -602,7 +712,8 @@ def write_results_csv(dest: str | os.PathLike | IO[str], task_ids: Sequence[Any]
 
     With ``probabilities`` (e.g. ``{"p_g": ..., "p_pair": ...}`` of
     :func:`toptwo.posterior.task_probabilities`) one more column per entry follows, in
-    the dict's order (NaN as an empty field).
+    the dict's order (NaN as an empty field; a column of strings, such as
+    ``p_g_source`` of :func:`toptwo.posterior.gold_probabilities`, as written).
 
     Parameters
     ----------
@@ -625,7 +736,8 @@ def write_results_csv(dest: str | os.PathLike | IO[str], task_ids: Sequence[Any]
         command line uses 6 so that files are identical across machines. By default
         the shortest text that reads back as the same float.
     probabilities : dict of str to ndarray of shape (n_tasks,), optional
-        Further columns, named by the keys (rounded like ``confusion``).
+        Further columns, named by the keys (numbers rounded like ``confusion``, strings
+        as they are).
     """
     top_two = np.asarray(top_two)
     confusion = np.asarray(confusion, dtype=float)
@@ -637,12 +749,16 @@ def write_results_csv(dest: str | os.PathLike | IO[str], task_ids: Sequence[Any]
     extra = {} if probabilities is None else dict(probabilities)
     cols = []
     for name, col in extra.items():
-        col = np.asarray(col, dtype=float)
+        col = np.asarray(col)
+        text = col.dtype.kind in "OUS"                  # a text column (p_g_source)
+        if not text:
+            col = col.astype(float)
         if col.shape != confusion.shape:
             raise ValueError(f"write_results_csv needs probabilities[{name!r}] of shape "
                              f"(n_tasks,) with n_tasks={len(task_ids)}; got {col.shape} "
                              f"instead.")
-        cols.append(col.tolist())
+        cols.append([str(v) for v in col.tolist()] if text else
+                    [_fmt_float(v, decimals) for v in col.tolist()])
     shift = int(label_base) - 1
     fh, close = _open_out(dest)
     try:
@@ -651,7 +767,7 @@ def write_results_csv(dest: str | os.PathLike | IO[str], task_ids: Sequence[Any]
         for e, (tid, (g, h), q) in enumerate(zip(task_ids, top_two[:, :2].tolist(),
                                                  confusion.tolist())):
             out.writerow([tid, g + shift if g else "", h + shift if h else "",
-                          _fmt_float(q, decimals), *(_fmt_float(c[e], decimals) for c in cols)])
+                          _fmt_float(q, decimals), *(c[e] for c in cols)])
     finally:
         if close:
             fh.close()
