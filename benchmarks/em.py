@@ -319,6 +319,8 @@ def run_scaling(seed: int, sizes, repeats: int, repeats_large: int) -> dict:
             "time_ratio_default": med["em"] / med["toptwo2_default"],
             "toptwo2_matvecs": med["toptwo2"] / med["matvec"],
             "em_matvecs": med["em"] / med["matvec"],
+            "time_ratios_default": [r["em"] / r["toptwo2_default"] for r in rows],
+            "within_4x_default": bool(med["em"] / med["toptwo2_default"] <= 4.0),
             "e_steps": int(rows[-1]["e_steps"]), "n_iter": int(rows[-1]["n_iter"]),
             "matvecs_per_e_step": per_e / med["matvec"],
             "pair_error": err, "gap_em": err["EM"] - err["oracle"],
@@ -360,15 +362,23 @@ def scaling_memory(seed: int, size: int) -> dict:
 
 def markdown_scaling(res: dict) -> str:
     lines = ["| responses | TopTwo2 eq. (5) s (mat-vecs) | TopTwoEM s (mat-vecs) | "
-             "EM / TopTwo2 eq. (5) | EM / TopTwo2 default | E-steps | mat-vecs per E-step | "
-             "gap EM | gap TopTwo2 | rounds |",
+             "EM / TopTwo2 eq. (5) | EM / TopTwo2 default (per-round range) | E-steps | "
+             "mat-vecs per E-step | gap EM | gap TopTwo2 | rounds |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for size, r in res["sizes"].items():
+        per = r.get("time_ratios_default")
+        rng_txt = f" ({min(per):.2f}–{max(per):.2f})" if per else ""
         lines.append(f"| {int(size):,} | {r['toptwo2_seconds']:.3f} ({r['toptwo2_matvecs']:.0f}) | "
                      f"{r['em_seconds']:.3f} ({r['em_matvecs']:.0f}) | {r['time_ratio']:.2f} | "
-                     f"{r.get('time_ratio_default', float('nan')):.2f} | "
+                     f"{r.get('time_ratio_default', float('nan')):.2f}{rng_txt} | "
                      f"{r['e_steps']} | {r['matvecs_per_e_step']:.0f} | {r['gap_em']:+.4f} | "
                      f"{r['gap_toptwo2']:+.4f} | {len(r['rounds'])} |")
+    ok = [r.get("within_4x_default") for r in res["sizes"].values()]
+    if ok and all(v is not None for v in ok):
+        lines.append("")
+        lines.append("Within 4x TopTwo2's default (ratio of medians) at every size: "
+                     + ("yes" if all(ok) else "NO") + f"; load average at the end "
+                     f"{res.get('load_average', [float('nan')])[0]:.1f}.")
     if "memory" in res:
         mem = res["memory"]
         lines.append("")

@@ -10,16 +10,17 @@ method (the CLI's ``p_g``/``p_pair`` columns and :meth:`toptwo.TopTwo2.to_frame`
 The posterior. Given worker reliabilities p_i and a task's confusion q, eq. (1) gives
 P(A_ij = c | a, b, q) = (1 - p_i)/K + p_i q 1(c = a) + p_i (1 - q) 1(c = b). The pair has
 a uniform prior over the K (K - 1) ordered pairs, and q an empirical-Bayes prior: weights
-pi over the GRID_NODES nodes of :class:`toptwo.TopTwoEM` (t = 2 q - 1 at the midpoints of
-equal bins of [0, 1]) fitted to the crowd by maximum marginal likelihood at fixed p
-(the same objective and Newton solver as TopTwoEM's grid weights). So
+pi over POSTERIOR_NODES nodes (t = 2 q - 1 at the midpoints of equal bins of [0, 1];
+:class:`toptwo.TopTwoEM` uses the same construction with its own GRID_NODES) fitted to the
+crowd by maximum marginal likelihood at fixed p (the same objective and Newton solver as
+TopTwoEM's grid weights). So
 
     P(a, b | answers of task j) proportional to  sum_k pi_k exp(Sa_jk(a) + Sb_jk(b)),   a != b,
 
 with Sa_jk(c) = sum_{i: A_ij = c} log(1 + K p_i q_k/(1 - p_i)) (Sb likewise with 1 - q_k).
 
 * :class:`toptwo.TopTwoEM`: its own posterior (``g_proba_``, ``pair_proba_``), at its
-  fitted p and grid weights: the same formula.
+  fitted p and grid weights, on its own grid (``confusion_grid_``): the same formula.
 * every other method: p from eq. (5) [`eqn:hatpi`] at the method's own pairs (hits per
   answer of each worker, clipped to [MIN_RELIABILITY, MAX_RELIABILITY]), pi fitted as
   above, the posterior evaluated at the method's (g, h).
@@ -34,8 +35,8 @@ on them: :func:`calibrate` fits a monotone map (Platt scaling of logit p_g, at l
 (the CLI's ``--gold FILE``, ``to_frame(gold=...)``); measured with 5-20% of the tasks as
 gold by ``benchmarks/gold_calibration.py``.
 
-O(nnz GRID_NODES + m K GRID_NODES) time, by TopTwoEM's exclusive sums (no (task, a, b,
-node) array), a chunk of tasks at a time, so memory is O(nnz + m (K + GRID_NODES));
+O(nnz G + m K G) time (G nodes), by TopTwoEM's exclusive sums (no (task, a, b,
+node) array), a chunk of tasks at a time, so memory is O(nnz + m (K + G));
 :func:`expected_gain` builds the (task, a, b, node) array, a chunk at a time.
 Every sum over a task's answers is taken in task-major order (workers increasing) by
 scipy's sparse product, without BLAS, so the result does not depend on the input order.
@@ -64,9 +65,15 @@ _CHUNK = 1 << 20
 _NODE_CHUNK = 1 << 18
 
 
+#: Nodes of the grid of q for every method but TopTwoEM: TopTwoEM's grid until it went
+#: to 5 nodes for speed (2026-12, issue 42); kept at 10 here, so the p_g and p_pair of
+#: TopTwo2 and the baselines, and their calibration measured in docs/calibration.md,
+#: did not change with it.
+POSTERIOR_NODES = 10
+
+
 def _nodes() -> np.ndarray:
-    from .extensions._em_grid import GRID_NODES
-    t = (np.arange(GRID_NODES) + 0.5) / GRID_NODES
+    t = (np.arange(POSTERIOR_NODES) + 0.5) / POSTERIOR_NODES
     return 0.5 * (1.0 + t)
 
 
@@ -153,7 +160,7 @@ def fit_grid_weights(R: Responses, p: np.ndarray, q_nodes: np.ndarray | None = N
     p : ndarray of shape (n_workers,)
         Reliabilities in (0, 1).
     q_nodes : ndarray, optional
-        The nodes (default: TopTwoEM's grid).
+        The nodes (default: the POSTERIOR_NODES midpoints).
 
     Returns
     -------
@@ -209,7 +216,7 @@ def grid_posterior(R: Responses, p: np.ndarray, pi: np.ndarray,
     pi : ndarray of shape (G,)
         Weights of the nodes.
     q_nodes : ndarray of shape (G,), optional
-        Default: TopTwoEM's grid.
+        Default: the POSTERIOR_NODES midpoints.
     pairs : ndarray of shape (n_tasks, 2), optional
         Labels 1..K (0 = none): the pair whose posterior is returned.
 

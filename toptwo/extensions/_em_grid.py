@@ -26,10 +26,11 @@ _EDGE = 1e-12
 #: m = 200000, K = 5, CPU time per E-step: 0.132 s with 2^16 and 0.130 s with 2^18,
 #: against 0.168 s with 2^14 and 0.158 s with 2^20).
 _GRID_CHUNK = 1 << 16
-#: The grid E-step keeps its unscaled g and h terms (2 K m GRID_NODES float64, m the
-#: answered tasks) between its two passes when they take at most this many bytes, and
-#: recomputes them block by block otherwise (the same bits): at 10^7 responses (m = 10^6,
-#: K = 5) keeping them would take 800 MB, and the fit peaked at 1.8 GiB.
+#: The grid E-step keeps the unscaled g and h terms (2 K GRID_NODES float64 per answered
+#: task) of as many of its first blocks as fit in this many bytes between its two passes,
+#: and recomputes the others' block by block (the same bits): at 10^7 responses (m = 10^6,
+#: K = 5, 5 nodes) keeping them all would take 400 MB (the fit peaked at 1.2 GiB against
+#: 0.89 GiB with none kept); with this budget 64% are kept.
 _GRID_CACHE_BYTES = 256 << 20
 #: Newton iterations per conditional maximisation (each halves the bracket at worst).
 _NEWTON_MAX = 100
@@ -65,32 +66,41 @@ def _newton(deriv, x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     x = np.clip(x, lo, hi).copy()
     lo0, hi0 = lo, hi
     lo, hi = lo.copy(), hi.copy()
-    for _ in range(_NEWTON_MAX):
-        d1, d2 = deriv(x)
-        up = d1 > 0
-        lo = np.where(up, x, lo)
-        hi = np.where(up, hi, x)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            delta = -d1 / d2
-        x_new = x + delta
-        # a Newton step below the tolerance is taken even if it does not move x in
-        # floating point (x then sits on the bracket's end): bisecting there would jump
-        # away from a converged root
-        small = np.abs(delta) <= _NEWTON_TOL
-        bad = ~np.isfinite(x_new) | (((x_new <= lo) | (x_new >= hi)) & ~small)
-        x_new = np.where(bad, 0.5 * (lo + hi), x_new)
-        x_new = np.clip(x_new, lo0, hi0)
-        done = not (~small | bad).any()
-        x = x_new
-        if done:
-            break
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for _ in range(_NEWTON_MAX):
+            d1, d2 = deriv(x)
+            up = d1 > 0
+            np.copyto(lo, x, where=up)
+            np.copyto(hi, x, where=~up)
+            delta = np.divide(d1, d2)
+            np.negative(delta, out=delta)
+            x_new = x + delta
+            # a Newton step below the tolerance is taken even if it does not move x in
+            # floating point (x then sits on the bracket's end): bisecting there would
+            # jump away from a converged root
+            small = np.abs(delta) <= _NEWTON_TOL
+            bad = (x_new <= lo) | (x_new >= hi)
+            bad &= ~small
+            bad |= ~np.isfinite(x_new)
+            any_bad = bool(bad.any())
+            if any_bad:
+                x_new = np.where(bad, 0.5 * (lo + hi), x_new)
+            np.maximum(x_new, lo0, out=x_new)
+            np.minimum(x_new, hi0, out=x_new)
+            x = x_new
+            if not any_bad and small.all():
+                break
     return x
 
 
 
 #: Nodes of the confusion grid (``confusion="grid"``): t = 2q - 1 at the midpoints of
-#: GRID_NODES equal bins of [0, 1].
-GRID_NODES = 10
+#: GRID_NODES equal bins of [0, 1]. Ten until 2026-12 (issue 42): on the 24 cells of
+#: benchmarks/em.py (30 paired replicates) 5 nodes gave a mean gap to the oracle of 0.0049
+#: against 0.0050 (paired difference -0.0001 +- 0.0001) and a largest ECE of pair_proba_
+#: of 0.028 (as with 10; 4 nodes: 0.034, 3: 0.068), at about half the E-step's cost
+#: (design notes, "TopTwoEM").
+GRID_NODES = 5
 #: Dirichlet pseudo-count added to every node's weight (keeps log pi finite).
 GRID_PSEUDO = 0.1
 
@@ -283,6 +293,11 @@ def _pi_newton(Z: np.ndarray, pi: np.ndarray, delta: float, max_steps: int | Non
     return pi / pi.sum(), f
 
 
+#: Largest number of (block, label) keys sorted by numpy's radix sort (a 16-bit key) in
+#: :func:`_grid_blocks`; beyond, the rows are sorted as int64 (the same permutation).
+_RADIX_KEYS = 1 << 16
+
+
 def _grid_blocks(R: Responses, tasks_per_block: int):
     """The (label, task) x worker incidence of the responses, cut into blocks of tasks.
 
@@ -318,12 +333,23 @@ def _grid_blocks(R: Responses, tasks_per_block: int):
     lo_t *= K
     rows += lo_t
     del lo_t
-    # a counting sort by row (stable: task-major order, workers increasing, within a row;
-    # each row holds distinct workers, so the matrix is canonical)
+    # a stable sort by row (task-major order, workers increasing, within a row; each row
+    # holds distinct workers, so the matrix is canonical). The responses already come in
+    # task order, so a stable sort by (block, label) is the same permutation: numpy sorts
+    # a 16-bit key by radix sort, O(nnz) (about 3 times faster at 10^7 responses)
     indptr = np.zeros(K * m + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=K * m), out=indptr[1:])
-    order = np.argsort(rows, kind="stable")
-    del rows
+    n_keys = K * ((m - 1) // tasks_per_block + 1) if m else 0
+    if n_keys <= _RADIX_KEYS:
+        del rows
+        key = np.repeat((np.arange(m) // tasks_per_block * K).astype(np.uint16),
+                        counts[counts > 0])
+        key += (labels_tm - 1).astype(np.uint16)
+        order = np.argsort(key, kind="stable")
+        del key
+    else:
+        order = np.argsort(rows, kind="stable")
+        del rows
     indices = workers_tm[order].astype(np.int32 if n < 2**31 else np.int64)
     del order
     inc = sp.csr_array((np.ones(indices.size), indices, indptr), shape=(K * m, n))
@@ -464,15 +490,16 @@ class _GridEM:
         self.qq = np.concatenate([self.q_nodes, 1.0 - self.q_nodes])
         self.x = (self.q_nodes - 1.0 / K)[:, None]
         self.y = (1.0 - self.q_nodes - 1.0 / K)[:, None]
+        self.xy = (self.qq - 1.0 / K)[:, None]          # x then y, as the M-step's (2 G, n)
         self.blocks = _grid_blocks(R, max(1, _GRID_CHUNK // (K * Gn)))
         largest = max((hi - lo for lo, hi, _, _ in self.blocks), default=0)
-        self.Gu: np.ndarray | None = None
-        self.Hu: np.ndarray | None = None
-        self.Wt: np.ndarray | None = None
-        if 2 * K * m * Gn * 8 <= _GRID_CACHE_BYTES:
-            self.Gu, self.Hu = np.empty((K, m, Gn)), np.empty((K, m, Gn))
-            self.Wt = np.empty((m, Gn))
-        else:            # pass 2 recomputes the terms and their shift factors w
+        # the unscaled g and h terms of the first blocks are kept between the passes, as
+        # many whole blocks as fit in _GRID_CACHE_BYTES; pass 2 recomputes the others
+        keep = _GRID_CACHE_BYTES // (2 * K * Gn * 8)
+        self.n_kept = max((hi for _, hi, _, _ in self.blocks if hi <= keep), default=0)
+        self.Gu, self.Hu = np.empty((K, self.n_kept, Gn)), np.empty((K, self.n_kept, Gn))
+        self.Wt = np.empty((self.n_kept, Gn))
+        if self.n_kept < m:
             self.gbuf, self.hbuf = np.empty(K * largest * Gn), np.empty(K * largest * Gn)
         self.Z, self.M = np.empty((m, Gn)), np.empty(m)
         self.work = np.empty((m, Gn))
@@ -500,25 +527,30 @@ class _GridEM:
             w[bad] = 1.0
         return z, w, Mc
 
+    def _terms(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, bool]:
+        """Where the g and h terms of the block of tasks lo..hi-1 go: the kept arrays
+        (True) or the scratch buffers that pass 2 refills (False)."""
+        if hi <= self.n_kept:
+            return self.Gu[:, lo:hi], self.Hu[:, lo:hi], True
+        n = self.K * (hi - lo) * self.Gn
+        shape = (self.K, hi - lo, self.Gn)
+        return self.gbuf[:n].reshape(shape), self.hbuf[:n].reshape(shape), False
+
     def e_step(self, p: np.ndarray, pi: np.ndarray, pi_steps: int | None = None) -> _GridPoint:
         """Pass 1: per-node terms at p, block by block (in cache); the grid weights are
         then moved to their optimum given p (:func:`_pi_newton`, at most ``pi_steps``
         Newton steps); pass 2: the posterior under the new weights, summed per (worker,
         node) for the M-step. The unscaled g and h terms of pass 1 are kept for pass 2
-        when they fit in _GRID_CACHE_BYTES, else pass 2 recomputes them block by block
-        (the same bits; memory O(nnz + m G) instead of O(m K G))."""
+        for as many blocks as fit in _GRID_CACHE_BYTES; pass 2 recomputes the others
+        block by block (the same bits; memory O(nnz + m G) beyond the budget instead of
+        O(m K G))."""
         K, Gn, Z, Wt, M = self.K, self.Gn, self.Z, self.Wt, self.M
         Ta, Tb = self.tables(p)
         for lo, hi, F, _ in self.blocks:
-            c = hi - lo
-            if self.Gu is not None and self.Hu is not None:
-                gu, hu = self.Gu[:, lo:hi], self.Hu[:, lo:hi]
-            else:
-                gu = self.gbuf[:K * c * Gn].reshape(K, c, Gn)
-                hu = self.hbuf[:K * c * Gn].reshape(K, c, Gn)
-            z, w, M[lo:hi] = self._block_terms(F, Ta, Tb, c, gu, hu)
+            gu, hu, kept = self._terms(lo, hi)
+            z, w, M[lo:hi] = self._block_terms(F, Ta, Tb, hi - lo, gu, hu)
             Z[lo:hi] = z
-            if Wt is not None:
+            if kept:
                 Wt[lo:hi] = w
         pi, f = _pi_newton(Z, pi, GRID_PSEUDO, pi_steps, self.work)
         pa = p[self.active]
@@ -531,12 +563,8 @@ class _GridEM:
         gh = np.empty((2, K, self.m)) if self.post_tol > 0 else None
         for lo, hi, F, FT in self.blocks:
             c = hi - lo
-            if self.Gu is not None and self.Hu is not None:
-                gu, hu = self.Gu[:, lo:hi], self.Hu[:, lo:hi]
-            else:
-                gu = self.gbuf[:K * c * Gn].reshape(K, c, Gn)
-                hu = self.hbuf[:K * c * Gn].reshape(K, c, Gn)
-            w = Wt[lo:hi] if Wt is not None else self._block_terms(F, Ta, Tb, c, gu, hu)[1]
+            gu, hu, kept = self._terms(lo, hi)
+            w = Wt[lo:hi] if kept else self._block_terms(F, Ta, Tb, c, gu, hu)[1]
             scale = w * ratio[lo:hi]
             buf = self.buf[:K * c * 2 * Gn].reshape(K, c, 2 * Gn)
             np.multiply(gu, scale[None], out=buf[..., :Gn])
@@ -552,23 +580,30 @@ class _GridEM:
         in place of q_j, so the responses aggregate per (worker, node). Returns the
         maximiser and the rise of the maximised function Q (the EM step's guaranteed rise
         of the log-posterior), summed from per-worker log-ratios."""
-        K, Gn, x, y, a_p, b_p = self.K, self.Gn, self.x, self.y, self.a_p, self.b_p
-        Wg, Wh = pt.WW[:, :Gn].T, pt.WW[:, Gn:].T
-        Wo = np.clip(self.Nw - Wg.sum(axis=0) - Wh.sum(axis=0), 0.0, None)
+        K, a_p, b_p = self.K, self.a_p, self.b_p
+        W = np.ascontiguousarray(pt.WW.T)             # (2 G, n): slot a, then slot b
+        Wo = np.clip(self.Nw - W.sum(axis=0), 0.0, None)
+        xy, c_o = self.xy, Wo + b_p
+        den, wu = np.empty_like(W), np.empty_like(W)
 
         def d_p(pv):
-            ux = x / (1.0 / K + pv[None, :] * x)
-            uy = y / (1.0 / K + pv[None, :] * y)
-            d1 = (Wg * ux + Wh * uy).sum(axis=0) - Wo / (1.0 - pv) + a_p / pv - b_p / (1.0 - pv)
-            d2 = (-(Wg * ux * ux + Wh * uy * uy).sum(axis=0) - Wo / (1.0 - pv) ** 2
-                  - a_p / pv ** 2 - b_p / (1.0 - pv) ** 2)
+            # u = (q - 1/K)/(1/K + p (q - 1/K)) per node and slot, one (2 G, n) array
+            np.multiply(xy, pv, out=den)
+            np.add(den, 1.0 / K, out=den)
+            np.divide(xy, den, out=den)
+            np.multiply(W, den, out=wu)
+            d1 = wu.sum(axis=0)
+            np.multiply(wu, den, out=wu)
+            d2 = wu.sum(axis=0)
+            r, s = 1.0 / (1.0 - pv), 1.0 / pv
+            d1 += a_p * s - c_o * r
+            d2 = -d2 - c_o * r * r - a_p * s * s
             return d1, d2
 
         p_new = _newton(d_p, pt.p, self.lo_p, self.hi_p)
-        dp = (p_new - pt.p)[None, :]
-        gain = (Wg * np.log1p(dp * x / (1.0 / K + pt.p[None, :] * x))
-                + Wh * np.log1p(dp * y / (1.0 / K + pt.p[None, :] * y))).sum(axis=0)
-        gain += (Wo + b_p) * np.log1p(-dp[0] / (1.0 - pt.p)) + a_p * np.log1p(dp[0] / pt.p)
+        dp = p_new - pt.p
+        gain = (W * np.log1p(dp * xy / (1.0 / K + pt.p * xy))).sum(axis=0)
+        gain += c_o * np.log1p(-dp / (1.0 - pt.p)) + a_p * np.log1p(dp / pt.p)
         return p_new, float(gain[self.active].sum())
 
     def labels(self, p: np.ndarray, pi: np.ndarray, tol: float) -> dict:
