@@ -76,6 +76,9 @@ def precise_iterative(monkeypatch):
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "theory_cli: duplicates `python -m theory_checks`; run with -m theory_cli")
+    config.addinivalue_line(
+        "markers", "nbgrader: needs the teaching extra (nbgrader); CI's instructors stage "
+        "runs exactly these, slow ones included (-m nbgrader)")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -161,6 +161,7 @@ def test_lesson07_spammer_checks_reject_wrong_answers():
 
 
 # ------------------------------------------------------ lesson 07 § 3: p_hat and q_hat
+@pytest.mark.slow                   # a seed sweep (the lesson shows seed 0)
 def test_lesson07_q_is_harder_than_p_on_100_seeds():
     ratios = np.array([(lambda r: r["rel_q"] / r["rel_p"])(findings.estimation_instance(s))
                        for s in range(100, 200)])

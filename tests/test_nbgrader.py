@@ -30,6 +30,9 @@ from pathlib import Path
 
 import pytest
 
+# CI's instructors stage (`-m nbgrader`, after installing the teaching extra)
+pytestmark = pytest.mark.nbgrader
+
 nbgrader_api = pytest.importorskip("nbgrader.api")
 nbformat = pytest.importorskip("nbformat")
 

@@ -123,6 +123,7 @@ def _run(seed: int, ratios, reps: int, targets):
             for t, d in res["accuracy"]["softmax regression"].items()}
 
 
+@pytest.mark.slow                   # a seed sweep (the notebook runs seed 0): ~20 s of CPU
 @pytest.mark.parametrize("seed", [1, 2])
 def test_notebook11_top_two_robust_and_ahead_of_hard_on_other_seeds(seed):
     # notebook 11, Appendix B.4 (stored run: seed 0): TopTwo2's top-two labels lose little

@@ -111,6 +111,7 @@ def test_mutate_applies_and_restores(tmp_path) -> None:
         main(["--only", "no such mutant"])
 
 
+@pytest.mark.slow                  # runs every check (as the page above): CI's slow stage
 def test_readme_shows_the_generated_table() -> None:
     """The README's theory table is the generated one, verbatim (it cannot go stale)."""
     root = Path(__file__).resolve().parent.parent
