@@ -102,7 +102,7 @@ Dirichlet(1 + delta) prior (delta = GRID_PSEUDO).
   are processed in blocks of about _GRID_CHUNK (label, task, node) entries: each block's
   sparse product, exponentials and exclusive sums stay in the processor's cache, and the
   only arrays of size K m GRID_NODES (the unscaled g and h terms) are allocated once per
-  fit (:class:`_GridEM`), for as many blocks as fit in 256 MiB: the second pass of each
+  fit (:class:`_GridEM`), for as many blocks as fit in 512 MiB: the second pass of each
   E-step recomputes the others block by block (the same bits), so beyond that budget
   the memory is O(nnz + m GRID_NODES).
 * Grid weights (ECME; Liu and Rubin 1994). For fixed p the log-posterior depends on pi
