@@ -20,10 +20,12 @@ difference of pair errors (EM minus baseline) with its 95% confidence interval (
 t quantile, ``scipy.stats.t``), and a flag when EM is worse beyond it (the interval lies
 above 0); per scenario, the expected calibration error (ECE, 10 equal bins of the
 posterior, weighted by bin size) of ``pair_proba_`` for the chosen pairs, pooled over
-rates and replicates. ``--timing`` also fits TopTwo2 and both TopTwoEM variants on
+rates and replicates. ``--timing`` also fits TopTwo2 (``reliability_estimator="moment"``,
+EM's start, and the default) and both TopTwoEM variants on
 n = 1000, m = 200000, K = 5, s = 0.01 (about 2 10^6 responses; hard scenario), in
 ``--timing-rounds`` alternating rounds (the machine is shared: each round times TopTwo2
-and then each variant, and the median of the per-round ratios is reported), and
+and then each variant, CPU time of this process, and the median of the per-round ratios
+is reported), and
 measures the peak resident memory of one fit of each method in a fresh process
 (``--memory``; the process loads the data's triples from a file, so the peak is that of
 the fit plus the data).
@@ -167,23 +169,29 @@ def run_timing(seed: int, rounds: int) -> dict:
     n, m, K, s = TIMING_SHAPE
     model, A = timing_data(seed)
     out: dict = {"n": n, "m": m, "K": K, "s": s, "nnz": int(A.nnz), "rounds": rounds}
-    secs: dict = {name: [] for name in TIMED}
+    timed = {"TopTwo2": TIMED["TopTwo2"], "TopTwo2 default": toptwo.TopTwo2,
+             "EM grid": TIMED["EM grid"], "EM map": TIMED["EM map"]}
+    secs: dict = {name: [] for name in timed}
+    out["clock"] = "process_time"
     for _ in range(rounds):
-        for name, make in TIMED.items():
-            t0 = time.perf_counter()
+        for name, make in timed.items():
+            t0 = time.process_time()
             est = make().fit(A)
-            secs[name].append(time.perf_counter() - t0)
+            secs[name].append(time.process_time() - t0)
             out[name] = {"pair_error": toptwo.top_two_errors(est.top_two_, model.top_two)["pair"]}
-            if name != "TopTwo2":
+            if name.startswith("EM"):
                 out[name]["n_iter"] = int(est.n_iter_)
             del est
-    for name in TIMED:
+    for name in timed:
         out[name]["seconds"] = secs[name]
         out[name]["seconds_median"] = float(np.median(secs[name]))
-        if name != "TopTwo2":
-            ratios = np.array(secs[name]) / np.array(secs["TopTwo2"])
-            out[name]["time_ratios"] = ratios.tolist()
-            out[name]["time_ratio"] = float(np.median(ratios))
+        if name.startswith("EM"):
+            # against TopTwo2(reliability_estimator="moment") (EM's start) and against the
+            # default TopTwo2 (leave-one-out step 3; issue 29's "4x TopTwo2" is against it)
+            for key, ref in (("", "TopTwo2"), ("_default", "TopTwo2 default")):
+                ratios = np.array(secs[name]) / np.array(secs[ref])
+                out[name][f"time_ratios{key}"] = ratios.tolist()
+                out[name][f"time_ratio{key}"] = float(np.median(ratios))
     out["load_average"] = list(os.getloadavg())
     return out
 
@@ -469,9 +477,11 @@ def markdown(res: dict) -> str:
         lines.append("")
         lines.append(f"Timing at n={t['n']}, m={t['m']}, K={t['K']}, s={t['s']} ({t['nnz']} "
                      f"responses), median of {t['rounds']} alternating rounds, load average "
-                     f"{t['load_average'][0]:.1f}: TopTwo2 {t['TopTwo2']['seconds_median']:.1f} s; "
+                     f"{t['load_average'][0]:.1f}: TopTwo2 {t['TopTwo2']['seconds_median']:.1f} s "
+                     f"(default {t['TopTwo2 default']['seconds_median']:.1f} s); "
                      + "; ".join(f"{nm} {t[nm]['seconds_median']:.1f} s ({t[nm]['n_iter']} "
-                                 f"iterations, ratio {t[nm]['time_ratio']:.1f})"
+                                 f"iterations, ratio {t[nm]['time_ratio']:.1f}, "
+                                 f"{t[nm]['time_ratio_default']:.1f} the default)"
                                  for nm in ("EM grid", "EM map"))
                      + "; pair error " + " / ".join(f"{t[nm]['pair_error']:.4f}" for nm in TIMED)
                      + " (" + " / ".join(TIMED) + ").")
@@ -497,6 +507,9 @@ def main(argv=None) -> int:
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--timing-rounds", type=int, default=3)
     ap.add_argument("--no-grid", action="store_true", help="skip the replicate grid")
+    ap.add_argument("--keep-grid", action="store_true",
+                    help="keep the replicate grid stored in --out (its cells, ECE and command); "
+                         "only --timing/--memory are re-measured")
     ap.add_argument("--no-baselines", action="store_true",
                     help="only TopTwo2 and TopTwoEM in the replicate grid")
     ap.add_argument("--memory", action="store_true",
@@ -538,7 +551,12 @@ def main(argv=None) -> int:
         return 0
     command = "OMP_NUM_THREADS=1 python benchmarks/em.py " + " ".join(argv or sys.argv[1:])
     res: dict = {"cells": [], "ece": {}}
-    if not args.no_grid:
+    if args.keep_grid:
+        old = json.loads(args.out.read_text())
+        res = {k: old[k] for k in ("cells", "ece")}
+        res["grid_command"], res["grid_seconds"] = (old.get("grid_command", old["command"]),
+                                                    old.get("grid_seconds", old["seconds"]))
+    elif not args.no_grid:
         res = run_grid(args.replicates, args.seed, not args.no_baselines,
                        partial=lambda r: args.out.write_text(json.dumps(
                            {**r, "command": command, "partial": True}, indent=1)))

@@ -16,7 +16,7 @@ measures the trade-off between the two:
 * time (``--timing``): at n = 1000, m = 200000, K = 5, s = 0.01 (``hard``), the fit time
   of ``TopTwoEM(max_iter=k)`` over TopTwo2's, best of 3 alternating rounds each.
 
-Results go to ``toptwo/experiments/results/em_budget.json``.
+Results go to ``benchmarks/results/em_budget.json`` (no lesson reads it: not package data).
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def main() -> None:
     ap.add_argument("--no-accuracy", action="store_true",
                     help="keep the stored accuracy part (e.g. to re-time on a quiet machine)")
     args = ap.parse_args()
-    path = HERE.parent / "toptwo" / "experiments" / "results" / "em_budget.json"
+    path = HERE / "results" / "em_budget.json"
     res = json.loads(path.read_text()) if path.exists() else {}
     if not args.no_accuracy:
         res.update({"replicates": args.replicates, "seed": SEED, "caps": list(CAPS),

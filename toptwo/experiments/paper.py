@@ -227,7 +227,7 @@ RESULT_NAMES = {
 
 #: Stored runs that no lesson and no installed code reads: kept in the repository
 #: (``benchmarks/results/``), not shipped with the package.
-BENCHMARK_RESULTS = frozenset({"core", "em_scaling", "reliability", "splitting",
+BENCHMARK_RESULTS = frozenset({"core", "em_budget", "em_scaling", "reliability", "splitting",
                                "u_precision"})
 
 #: Where each result set keeps its groups (scenarios, knobs, datasets, shapes).
