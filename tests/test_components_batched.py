@@ -126,7 +126,7 @@ def _grid():
     """Every (left_vector, sign_rule, split) x every instance; the not-slow suite keeps a
     cover (each combination once, each instance with every left vector: 12 of 48, ~3 s
     of the 12 s), the rest is marked slow (CI's slow stage runs the whole grid)."""
-    for i, lv in enumerate(["stacked", "averaged", "per_k"]):
+    for lv in ["stacked", "averaged", "per_k"]:
         for j, sign_rule in enumerate(["paper", "sum"]):
             for k, split in enumerate([False, True]):
                 for c, config in enumerate(_CONFIGS):
