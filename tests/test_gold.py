@@ -256,6 +256,20 @@ def test_cli_gold_with_uncertain_prints_the_calibrated_p_g(crowd_csv, tmp_path, 
     assert all(p_g[r.split(",")[0]] == r.split(",")[2] for r in rows[1:])
 
 
+def test_cli_uncertain_never_lists_a_gold_task(crowd_csv, tmp_path, capsys):
+    """A gold task's answer is known: re-labelling it cannot lower the g error, so
+    --uncertain lists only the other tasks, in the order of the run without gold."""
+    path, truth = crowd_csv
+    plain = _run(capsys, ["infer", path, "--uncertain", "5"], 0).err.strip().splitlines()[1:]
+    listed = [r.split(",")[0] for r in plain]
+    others = [t for t in truth if t not in listed]
+    known = {t: truth[t] for t in listed[:2] + others[:MIN_GOLD]}
+    g = _gold_file(tmp_path, [f"{t} {v}" for t, v in known.items()])
+    rows = _run(capsys, ["infer", path, "--gold", g, "--uncertain", "3"], 0).err
+    got = [r.split(",")[0] for r in rows.strip().splitlines()[1:]]
+    assert not set(got) & set(known) and got == listed[2:5]
+
+
 def test_gold_task_without_answers_is_refused():
     A = np.zeros((6, 14), dtype=int)
     A[:, :13] = np.tile([1, 1, 1, 2, 3, 1], (13, 1)).T

@@ -558,7 +558,8 @@ def _run_infer(args: argparse.Namespace) -> None:  # noqa: C901 - the command's 
     worker_ids = R.worker_ids if R.worker_ids is not None else np.arange(R.n_workers)
     # everything that can fail is computed before anything is written
     probs = task_probabilities(est, R) if gold is None else gold_probabilities(est, gold, R)
-    relabel = (relabel_rows(est, R, task_ids, args.uncertain, DECIMALS, pg=probs["p_g"])
+    relabel = (relabel_rows(est, R, task_ids, args.uncertain, DECIMALS, pg=probs["p_g"],
+                            known=None if gold is None else gold > 0)
                if args.uncertain is not None else None)
 
     def results(fh: IO[str]) -> None:
