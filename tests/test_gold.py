@@ -278,3 +278,18 @@ def test_gold_task_without_answers_is_refused():
     gold = np.ones(14, dtype=int)
     with pytest.raises(ValueError, match=r"gives task 13 a known answer, but nobody answered"):
         gold_probabilities(est, gold)
+
+
+def test_gold_mapping_with_an_id_of_another_type_names_the_mismatch():
+    model = toptwo.TopTwoModel.random(20, 30, 4, rng=3)
+    est = toptwo.TopTwo2(rng=0).fit(model.sample(0.5, rng=4))
+    gold = {j: int(model.top_two[j, 0]) for j in range(MIN_GOLD)}
+    gold["3"] = gold.pop(3)
+    with pytest.raises(ValueError, match=r"names task '3'.*a task 3 exists: the id's type "
+                                         r"differs, str here, int in the data"):
+        gold_probabilities(est, gold)
+    gold[4 + 100] = 1
+    del gold["3"]
+    with pytest.raises(ValueError, match=r"names task 104, which is not among the 30 tasks of "
+                                         r"the data the estimator was fitted on\.$"):
+        gold_probabilities(est, gold)

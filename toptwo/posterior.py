@@ -470,8 +470,13 @@ def _gold_vector(gold: Any, R: Responses, owner: str) -> np.ndarray:
                 int(t) if isinstance(t, (int, np.integer)) and not isinstance(t, bool)
                 and 0 <= t < m else None)
             if j is None:
+                alike = ([u for u in (ids.tolist() if ids is not None else range(m))
+                          if str(u) == str(t)][:1])
+                hint = (f" (a task {alike[0]!r} exists: the id's type differs, "
+                        f"{type(t).__name__} here, {type(alike[0]).__name__} in the data)"
+                        if alike else "")
                 raise ValueError(f"`gold` of {owner} names task {t!r}, which is not among the "
-                                 f"{m} tasks of the data the estimator was fitted on.")
+                                 f"{m} tasks of the data the estimator was fitted on{hint}.")
             if isinstance(lab, (bool, np.bool_)) or not isinstance(lab, (int, np.integer)) \
                     or not 1 <= lab <= K:
                 raise ValueError(f"`gold` of {owner} gives task {t!r} the label {lab!r}; "
