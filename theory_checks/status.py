@@ -115,7 +115,7 @@ STATEMENTS: tuple[Statement, ...] = (
          "mc_theorem1_gap_exponent": "shape", "mc_corollary1_log_K": "shape", "mc_theorem1_q_hat": "shape"},
         found="needs d1 < min(2q-1, 1-q)/4 (tight), so the rate hides 16/gap(q)^2; Sec. 4.1's E[X] lacks a factor 2 "
               "(step 3 as printed estimates 2||p||)",
-        short="needs δ₁ < gap(q)/4: the rate hides 16/gap(q)²", uses=("Lemma 5", "Proposition 1"),
+        short="the proof needs δ₁ below a quarter of gap(q) = min(2q − 1, 1 − q), the margin between the top two answers' shares, and this is tight: the rate hides a factor 16/gap(q)²", uses=("Lemma 5", "Proposition 1"),
         untestable="the Omega constant is unspecified: the gap(q)^2, the log K and q_hat's delta_1^-2 are measured "
                    "instead",
         elsewhere="toptwo.theory.theorem1_decay (notebook 05): exponential decay in s||p||^2 gap(q)^2"),
@@ -141,7 +141,7 @@ STATEMENTS: tuple[Statement, ...] = (
          "code_eq5_reliability": "proof steps"},
         found="the proof's two-sided Bernstein step lacks the factor 2 and its exponent is Theta(d2^2), not Theta(d2) "
               "(l. 1287); the bound is loose by more than 5x wherever it lies in [1e-3, 0.5]",
-        short="a missing factor 2; the bound is loose > 5x", uses=("Theorem 7",)),
+        short="holds; the proof's Bernstein step misses a factor 2, and the bound is more than 5× loose", uses=("Theorem 7",)),
     Statement(
         "Theorem 2", "thm:plugmin_mle", "plug-in MLE recovers all pairs given ||p_hat - p||, ||q_hat - q|| <= "
         "delta if s = Omega((log(1/rho) log(mK^2/eps) + log(m/eps))/(n Dbar))",
@@ -155,7 +155,7 @@ STATEMENTS: tuple[Statement, ...] = (
               "holds (eq. (1) forces rho <= 1/K <= 1/3, where 80/3 suffices; 33 holds for rho <= 43/91); l_i ranges "
               "over [-log(1/rho), log(1/rho)], not [0, log(1/rho)]; the K^2 of log(mK^2/eps) is loose: only the K - 2 "
               "pairs (g, c) bind (log K measured, K^2 rejected)",
-        short="a missing factor 2; 33 holds (ρ ≤ 1/K); K² loose (log K measured)",
+        short="the proof misses a factor 2; its constant 33 holds because eq. (1) forces ρ ≤ 1/K; the K² is loose (log K measured)",
         uses=("Lemma 6", "Theorem 7"),
         untestable="the Omega constant is unspecified: the 1/(n Dbar) under the hypothesis (p_hat, q_hat within "
                    "delta) and the log K of log(mK^2/eps) are measured instead"),
@@ -183,11 +183,11 @@ STATEMENTS: tuple[Statement, ...] = (
          "mc_majority_vote_rate": "shape"},
         found="(a) the condition is s <= s* = 0.79681..., not pbar <= 2/3; (b) Pinsker gives 1/2 - sqrt(2)/8, not 3/8, "
               "and (b) fails for heterogeneous q_j with Dbar = min_j",
-        short="(a) s ≤ s* = 0.7968; (b) 3/8 wrong, false for mixed q"),
+        short="(a) holds when the sampling rate s ≤ s* = 0.7968, not under the printed p̄ ≤ 2/3; (b) needs the constant 1/2 − √2/8 from Pinsker (the printed 3/8 is wrong) and is false when the tasks' q differ (a certified counterexample)"),
     Statement(
         "Lemma 2", "lem:spnorm", "||E|| <= 4 sqrt(s max(m,n)) + c~ sqrt(log(n+m)), <= 5 sqrt(sm) for large m",
         "The noise matrix E = A⁽ᵏ⁾ − E[A⁽ᵏ⁾] has spectral norm at most about 4√(s·max(m, n)).",
-        {"mc_lemma2_noise_norm": "instances"}, short="holds on every draw with c~ = 0; constants loose ~2x",
+        {"mc_lemma2_noise_norm": "instances"}, short="holds on every draw even with the unspecified constant c̃ set to 0; the constants are about 2× loose",
         uses=("Corollary 3",), extra=(_U,),
         untestable="c~ is unspecified (checked with c~ = 0, which implies every c~) and 5 sqrt(sm) needs "
                    "'sufficiently large m' (checked at m = 64 n)"),
@@ -226,7 +226,7 @@ STATEMENTS: tuple[Statement, ...] = (
     Statement(
         "Corollary 3", "cor:spect_norm", "||X|| <= 4 sigma sqrt(max(m,n)) + c~ B sqrt(log(n+m)) w.p. 1 - (n+m)^-8",
         "The same bound with every entry's variance at most σ².", {"mc_theorem4_corollary3_norm": "instances"},
-        short="holds on every draw with c~ = 0", uses=("Theorem 4",), extra=(_U,),
+        short="holds on every draw even with the unspecified constant c̃ set to 0", uses=("Theorem 4",), extra=(_U,),
         untestable="c~ is unspecified (checked with c~ = 0, which implies every c~)"),
     Statement(
         "Theorem 5", "thm:WedinSin", "dist <= sqrt(2) ||E||/(sigma_r* - sigma_{r+1}* - ||E||)",
@@ -317,7 +317,7 @@ def _esc(text: str) -> str:
 
 def _counts_block(c: dict[str, int]) -> str:
     src = (f"{c['source_killed']}/{c['source_mutants']} source mutants killed "
-           f"({c['source_explained']} survivors with a written reason)") if c["source_mutants"] else "no source-mutant run stored"
+           f"({c['source_explained']} survivor{'s' if c['source_explained'] != 1 else ''} with a written reason)") if c["source_mutants"] else "no source-mutant run stored"
     return (f"- `python -m theory_checks`: **{c['passed']}/{c['checks']} checks passed**\n"
             f"- `python -m theory_checks --mutants`: **{c['claim_killed']}/{c['claim_mutants']} claim mutants killed**\n"
             f"- `python -m theory_checks.mutate` (stored run): **{src}**\n")
