@@ -46,6 +46,8 @@ from scipy.special import expit
 
 import toptwo
 from toptwo.datasets import load_dataset
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from calibration import ece  # noqa: E402  (the ECE of the calibration page, one definition)
 from toptwo.posterior import (MIN_GOLD, _at_pairs, _logit, _node_terms, _nodes, _platt,
                               plugin_reliability, task_probabilities)
 
@@ -64,14 +66,9 @@ SEED = 20260421
 
 
 def _bins(p: np.ndarray) -> np.ndarray:
+    """The bin of each p under toptwo.softlabels.calibration_bins' rule (equal width, p = 1
+    in the last bin), as indices, so that noise() can bin all its draws in one product."""
     return np.minimum((p * N_BINS).astype(np.int64), N_BINS - 1)
-
-
-def ece(p: np.ndarray, hit: np.ndarray) -> float:
-    """ECE, 10 equal-width bins (as toptwo.softlabels.calibration_bins / calibration.py)."""
-    b = _bins(p)
-    return float(np.abs(np.bincount(b, p, N_BINS) - np.bincount(b, hit, N_BINS)).sum()
-                 / p.size)
 
 
 def noise(p: np.ndarray, rng: np.random.Generator) -> tuple[float, float]:
